@@ -1,0 +1,1 @@
+"""The Telegram front end of arxiv-watcher: commands, notifications and delivery."""

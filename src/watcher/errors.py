@@ -1,0 +1,71 @@
+"""The exception tree of the watcher core.
+
+    WatcherError                 anything the core raises on purpose
+    ├── ConfigError              a setting is missing or malformed (names the variable)
+    ├── ArxivError(url, attempt) talking to arXiv failed
+    │   ├── ArxivHTTPError(status)      a non-2xx answer that retries did not cure
+    │   ├── ArxivAPIError(message)      arXiv's own error feed (HTTP 400, entry titled "Error")
+    │   ├── ArxivUnreachable            timeouts and connection errors after all retries
+    │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
+    │   └── ArxivEmptyPage              an empty page where records are known to exist
+    └── UnknownCategory(category, suggestions)
+
+Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
+"""
+
+from __future__ import annotations
+
+
+class WatcherError(Exception):
+    """Base class for every error the watcher core raises on purpose."""
+
+
+class ConfigError(WatcherError):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+class ArxivError(WatcherError):
+    """Talking to arXiv failed. Carries the URL (never a secret) and the attempt number."""
+
+    def __init__(self, message: str, *, url: str = "", attempt: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.url = url
+        self.attempt = attempt
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ArxivHTTPError(ArxivError):
+    """arXiv answered with an HTTP error status that retrying did not cure."""
+
+    def __init__(self, status: int, *, url: str = "", attempt: int = 0) -> None:
+        super().__init__(f"arXiv answered HTTP {status}", url=url, attempt=attempt)
+        self.status = status
+
+
+class ArxivAPIError(ArxivError):
+    """arXiv refused the query and said why in its error feed."""
+
+
+class ArxivUnreachable(ArxivError):
+    """arXiv could not be reached (timeouts, refused or reset connections) after all retries."""
+
+
+class ArxivBadFeed(ArxivError):
+    """The answer was not a complete Atom feed (HTML, truncated, garbage)."""
+
+
+class ArxivEmptyPage(ArxivError):
+    """arXiv answered with an empty page where records are known to exist: the answer is unknown."""
+
+
+class UnknownCategory(WatcherError):
+    """A category that arXiv's taxonomy does not know; carries close matches."""
+
+    def __init__(self, category: str, suggestions: list[str]) -> None:
+        hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"Unknown arXiv category {category!r}.{hint}")
+        self.category = category
+        self.suggestions = suggestions

@@ -1,0 +1,49 @@
+"""The domain record: one arXiv paper as the API describes it, free of feed and database types.
+
+Everything downstream of the parser (matching, storing, rendering) speaks in `Record`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One author of a paper, in the order arXiv lists them."""
+
+    name: str
+    affiliations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One arXiv paper at one version.
+
+    `arxiv_id` never carries the version ("2604.01234", "astro-ph/0601001"); `version` does.
+    `published` is the v1 date and `updated` the current version's; both are timezone-aware UTC.
+    """
+
+    arxiv_id: str
+    version: int
+    title: str
+    abstract: str
+    authors: tuple[Author, ...]
+    primary_category: str
+    categories: tuple[str, ...]
+    published: datetime
+    updated: datetime
+    abs_url: str
+    pdf_url: str
+    comment: str | None = None
+    journal_ref: str | None = None
+    doi: str | None = None
+
+    @property
+    def author_names(self) -> list[str]:
+        return [author.name for author in self.authors]
+
+    @property
+    def versioned_id(self) -> str:
+        return f"{self.arxiv_id}v{self.version}"

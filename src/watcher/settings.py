@@ -1,0 +1,133 @@
+"""Typed settings, read from the environment and an optional `.env` file.
+
+Built once, in the entry point, and passed down; nothing imports a settings singleton.
+A bad value stops the program at start with a message that names the variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import (
+    Field,
+    HttpUrl,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from watcher.errors import ConfigError
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+def parse_author_spec(spec: str) -> list[str]:
+    """Split one `WATCH_AUTHORS` entry into its names: the first is the display name."""
+    return [name.strip() for name in spec.split("|") if name.strip()]
+
+
+class Settings(BaseSettings):
+    """Every setting of arxiv-watcher. `.env.example` documents each with its default."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        hide_input_in_errors=True,
+    )
+
+    data_dir: Path = Field(default=Path("data"), description="Where the SQLite file lives.")
+    database_url: str = Field(
+        default="",
+        description="SQLAlchemy URL; empty means a SQLite file in DATA_DIR.",
+    )
+    arxiv_api_url: HttpUrl = HttpUrl("https://export.arxiv.org/api/query")
+    arxiv_min_interval: float = Field(default=3.0, ge=0)
+    arxiv_page_size: int = Field(default=100, ge=1, le=2000)
+    arxiv_timeout: float = Field(default=30.0, gt=0)
+    arxiv_max_retries: int = Field(default=4, ge=0, le=10)
+    watch_authors: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["Dezun Dong"])
+    poll_interval: int = Field(default=3600, ge=1, description="Seconds between polls.")
+    log_level: LogLevel = "INFO"
+
+    telegram_bot_token: SecretStr | None = None
+    telegram_api_url: HttpUrl = HttpUrl("https://api.telegram.org/bot")
+    admin_chat_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    telegram_rate_overall: float = Field(default=30.0, gt=0, description="Messages a second.")
+    telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
+    telegram_rate_group: float = Field(default=20.0, gt=0, description="A minute, per group.")
+
+    health_port: int | None = Field(default=None, ge=1, le=65535)
+
+    @field_validator("watch_authors", mode="before")
+    @classmethod
+    def _split_authors(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(";") if part.strip()]
+        return value
+
+    @field_validator("watch_authors")
+    @classmethod
+    def _check_authors(cls, value: list[str]) -> list[str]:
+        for spec in value:
+            for name in parse_author_spec(spec):
+                if len(name) > 100:
+                    raise ValueError(f"author name longer than 100 characters: {name[:40]}...")
+        return value
+
+    @field_validator("admin_chat_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.replace(";", ",").split(",") if part.strip()]
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("telegram_bot_token", mode="before")
+    @classmethod
+    def _empty_token_is_none(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("telegram_bot_token")
+    @classmethod
+    def _check_token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        token = value.get_secret_value()
+        bot_id, _, secret = token.partition(":")
+        if not bot_id.isdigit() or len(secret) < 10 or any(c.isspace() for c in token):
+            raise ValueError("not a bot token; it looks like 123456789:AA... (from @BotFather)")
+        return value
+
+    @model_validator(mode="after")
+    def _default_database(self) -> Settings:
+        if not self.database_url:
+            self.database_url = f"sqlite:///{self.data_dir / 'arxiv-watcher.db'}"
+        return self
+
+    @property
+    def followed_specs(self) -> list[list[str]]:
+        """The watched authors, each as [display name, *aliases]."""
+        return [parse_author_spec(spec) for spec in self.watch_authors]
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build the settings, turning validation errors into one readable `ConfigError`."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            variable = "_".join(str(part) for part in error["loc"][:1]).upper() or "settings"
+            problems.append(f"{variable}: {error['msg']}")
+        raise ConfigError("Invalid setting " + "; ".join(problems)) from None
