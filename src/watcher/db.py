@@ -1,0 +1,130 @@
+"""Database engines and migrations: one place that knows SQLite from PostgreSQL.
+
+`open_database` turns `DATABASE_URL` into a ready engine: it creates the SQLite data directory,
+switches SQLite to WAL with foreign keys on, checks that the server answers, and applies pending
+Alembic migrations (the service migrates at start; `arxiv-watcher db upgrade` does the same alone).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from watcher.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def normalise_url(url: str) -> str:
+    """Accept the usual spellings: `postgres://` and `postgresql://` mean psycopg 3 here."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def safe_url(url: str) -> str:
+    """The URL with any password hidden, fit for messages and logs."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable URL>"
+
+
+def create_db_engine(url: str) -> Engine:
+    """An engine for `url`; raises ConfigError naming DATABASE_URL when the URL is unusable."""
+    url = normalise_url(url)
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ConfigError(
+            "DATABASE_URL is not a database URL; use sqlite:///path/to/file.db "
+            "or postgresql://user:password@host:5432/name"
+        ) from None
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:":
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        connect_args = {"check_same_thread": False, "timeout": 30}
+    elif parsed.get_backend_name() == "postgresql":
+        connect_args = {"connect_timeout": 10}
+    else:
+        raise ConfigError(
+            f"DATABASE_URL names an unsupported database ({parsed.get_backend_name()}); "
+            "use sqlite:/// or postgresql://"
+        )
+    try:
+        engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise ConfigError(f"DATABASE_URL cannot be used: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def check_connection(engine: Engine) -> None:
+    """Fail fast, naming DATABASE_URL, when the database cannot be reached or opened."""
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        raise ConfigError(
+            f"DATABASE_URL {safe_url(str(engine.url))} cannot be opened: {reason}"
+        ) from None
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade(engine: Engine) -> None:
+    """Apply every pending migration."""
+    command.upgrade(alembic_config(engine), "head")
+
+
+def pending_migrations(engine: Engine) -> list[str]:
+    """Revisions not yet applied, oldest first."""
+    script = ScriptDirectory.from_config(alembic_config(engine))
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_heads()
+    return [
+        revision.revision
+        for revision in reversed(list(script.iterate_revisions("head", current or "base")))
+        if revision.revision not in current
+    ]
+
+
+def open_database(url: str, *, migrate: bool = True) -> Engine:
+    """An engine that answers, with the schema at the newest migration."""
+    engine = create_db_engine(url)
+    check_connection(engine)
+    if migrate:
+        pending = pending_migrations(engine)
+        if pending:
+            log.info("applying %d database migration(s): %s", len(pending), ", ".join(pending))
+            upgrade(engine)
+    return engine

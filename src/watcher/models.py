@@ -1,0 +1,171 @@
+"""The database tables (SQLModel). Alembic migrations in `watcher/migrations` own the schema.
+
+Papers are unique on their arXiv id and keep their current version. A paper's authors are an
+ordered link to `author`; `paper_match` says which followed authors a paper belongs to.
+Chats, subscriptions and deliveries are the front end's outbox: a delivery row is written in the
+same transaction that stores a new paper, and is marked sent only once the far side confirmed it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from typing import Any
+
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Text, UniqueConstraint
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is always timezone-aware UTC in Python, also on SQLite (which drops zones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _timestamp(*, nullable: bool = False, index: bool = False) -> Column[datetime]:
+    return Column(UTCDateTime(), nullable=nullable, index=index)
+
+
+def _chat_id(*, primary_key: bool = False) -> Column[int]:
+    return Column(
+        BigInteger, ForeignKey("chat.id"), primary_key=primary_key, nullable=False, index=True
+    )
+
+
+class Paper(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    arxiv_id: str = Field(max_length=64, unique=True)
+    version: int
+    title: str = Field(sa_type=Text)
+    abstract: str = Field(sa_type=Text)
+    primary_category: str = Field(max_length=32)
+    published: datetime = Field(sa_column=_timestamp(index=True))
+    updated: datetime = Field(sa_column=_timestamp())
+    abs_url: str = Field(max_length=255)
+    pdf_url: str = Field(max_length=255)
+    comment: str | None = Field(default=None, sa_type=Text)
+    journal_ref: str | None = Field(default=None, sa_type=Text)
+    doi: str | None = Field(default=None, max_length=255)
+    first_seen: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class PaperCategory(SQLModel, table=True):
+    """Every category of a paper, the primary one included; `position` 0 is the primary."""
+
+    __tablename__ = "paper_category"
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    category: str = Field(max_length=32, primary_key=True, index=True)
+    position: int
+
+
+class Author(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=512, unique=True)
+
+
+class PaperAuthor(SQLModel, table=True):
+    __tablename__ = "paper_author"
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    position: int = Field(primary_key=True)
+    author_id: int = Field(foreign_key="author.id", index=True)
+    affiliations: str | None = Field(default=None, sa_type=Text)
+
+
+class FollowedAuthor(SQLModel, table=True):
+    """A person the service watches. `name_key` makes "Dong Dezun" and "Dezun Dong" one row."""
+
+    __tablename__ = "followed_author"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100)
+    name_key: str = Field(max_length=255, unique=True)
+    aliases: str = Field(default="", sa_type=Text)  # "|"-joined, as in WATCH_AUTHORS
+    created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class PollState(SQLModel, table=True):
+    """How polling one followed author went. No `last_success` yet means its backfill is pending."""
+
+    __tablename__ = "poll_state"
+    followed_author_id: int = Field(
+        foreign_key="followed_author.id", primary_key=True, ondelete="CASCADE"
+    )
+    last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    last_error: str | None = Field(default=None, sa_type=Text)
+    consecutive_failures: int = 0
+    next_poll: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+
+
+class PaperMatch(SQLModel, table=True):
+    """A paper belongs to a followed author: one of its authors IS that person."""
+
+    __tablename__ = "paper_match"
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    followed_author_id: int = Field(
+        foreign_key="followed_author.id", primary_key=True, index=True, ondelete="CASCADE"
+    )
+
+
+class Chat(SQLModel, table=True):
+    """A place notifications go to. Inactive chats (blocked the bot, removed it) get nothing."""
+
+    id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    kind: str = Field(default="private", max_length=16)
+    title: str | None = Field(default=None, max_length=255)
+    active: bool = True
+    inactive_reason: str | None = Field(default=None, sa_type=Text)
+    notify_revisions: bool = False
+    created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class Subscription(SQLModel, table=True):
+    chat_id: int = Field(sa_column=_chat_id(primary_key=True))
+    followed_author_id: int = Field(
+        foreign_key="followed_author.id", primary_key=True, index=True, ondelete="CASCADE"
+    )
+    created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class Delivery(SQLModel, table=True):
+    """One announcement of one paper version to one chat: the outbox row.
+
+    status: "pending" until the far side confirms ("sent"), or "failed" with `last_error` for a
+    permanent refusal. Pending rows of an inactive chat are parked, not dropped.
+    """
+
+    __table_args__ = (
+        UniqueConstraint("chat_id", "paper_id", "version"),
+        Index("ix_delivery_due", "status", "next_attempt"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_column=_chat_id())
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    version: int
+    kind: str = Field(default="new", max_length=16)
+    status: str = Field(default="pending", max_length=16)
+    attempts: int = 0
+    next_attempt: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    last_error: str | None = Field(default=None, sa_type=Text)
+    created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    sent: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
