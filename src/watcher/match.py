@@ -1,0 +1,122 @@
+"""Match step: decides whether a record is by a followed author, and builds the arXiv queries.
+
+arXiv's own author search is only a first sieve (it lets "D. Dong", "Daoyi Dong" and papers that
+merely mention the name through), so every record it returns is checked here against the
+author list itself. Two names are the same person when they have the same `name_key`: equal up
+to case, accents, punctuation and word order. Nothing fuzzier: an extra or missing name word
+("Dezun Dong Li", "D. Dong") is a different person, because announcing a stranger's paper is
+worse than asking the user to add an alias.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from urllib.parse import quote
+
+from watcher.records import Record
+
+# Letters NFKD does not decompose into a base letter plus accent; arXiv's search folds them too.
+_UNDECOMPOSED_LETTERS = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"}
+)
+# Joined rather than split, so "De-Zun" and "Dezun", "O'Brien" and "OBrien" agree.
+_JOINING_MARKS = frozenset("'’ʼ`´")
+_QUERY_OR = " OR "
+
+
+def name_key(name: str) -> tuple[str, ...]:
+    """A normalised, order-independent key for a person's name.
+
+    "Dézun Dong", "Dong, Dezun", "DEZUN DONG" and "De-Zun Dong" all give ("dezun", "dong").
+    """
+    folded = unicodedata.normalize("NFKD", name.casefold()).translate(_UNDECOMPOSED_LETTERS)
+    characters: list[str] = []
+    for character in folded:
+        category = unicodedata.category(character)
+        if category == "Mn" or category == "Pd" or character in _JOINING_MARKS:
+            continue  # accents dropped; hyphens and apostrophes join their neighbours
+        if category[0] in "PSZC":
+            characters.append(" ")  # other punctuation, symbols and spaces separate words
+        else:
+            characters.append(character)
+    return tuple(sorted("".join(characters).split()))
+
+
+def is_same_person(author_name: str, names: Sequence[str]) -> bool:
+    """True when `author_name` is one of `names` (a followed author's name and aliases)."""
+    return _matches_any(author_name, _keys(names))
+
+
+def record_matches(record: Record, names: Sequence[str]) -> bool:
+    """True when one of the record's authors is the person; the title and abstract never count."""
+    keys = _keys(names)
+    return any(_matches_any(author.name, keys) for author in record.authors)
+
+
+def author_query(names: Sequence[str]) -> str:
+    """The arXiv `search_query` finding papers by any of `names`: 'au:"A B" OR au:"C D"'.
+
+    Names are always quoted whole: unquoted names turn into `all:` searches and underscore forms
+    into initials on arXiv's side. Characters that could end the quote or change the query's
+    meaning are dropped. Raises ValueError when no usable name is left.
+    """
+    cleaned: list[str] = []
+    seen: set[str] = set()
+    for name in names:
+        clean = _query_safe(name)
+        if clean and clean.casefold() not in seen:
+            seen.add(clean.casefold())
+            cleaned.append(clean)
+    if not cleaned:
+        raise ValueError(f"no usable author name in {list(names)!r}")
+    return _QUERY_OR.join(f'au:"{name}"' for name in cleaned)
+
+
+def group_queries(
+    name_lists: Sequence[Sequence[str]], *, max_query_length: int = 1000
+) -> list[list[int]]:
+    """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`.
+
+    The length is measured URL-encoded with spaces as %20, the longest encoding a client may
+    use, so the query fits however it is sent. Authors keep their order; an author whose own
+    query is already too long goes alone. Raises ValueError for an author without usable names.
+    """
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for index, names in enumerate(name_lists):
+        try:
+            author_query(names)
+        except ValueError as error:
+            raise ValueError(f"followed author #{index}: {error}") from error
+        candidate = [*current, index]
+        query = author_query([name for member in candidate for name in name_lists[member]])
+        if current and _encoded_length(query) > max_query_length:
+            groups.append(current)
+            candidate = [index]
+        current = candidate
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _keys(names: Iterable[str]) -> frozenset[tuple[str, ...]]:
+    return frozenset(key for key in map(name_key, names) if key)
+
+
+def _matches_any(author_name: str, keys: frozenset[tuple[str, ...]]) -> bool:
+    key = name_key(author_name)
+    return bool(key) and key in keys
+
+
+def _query_safe(name: str) -> str:
+    """Keep letters, digits and the punctuation real names use; everything else becomes a space."""
+    kept = [
+        character if unicodedata.category(character)[0] in "LMN" or character in "-'’." else " "
+        for character in name
+    ]
+    return " ".join("".join(kept).split())
+
+
+def _encoded_length(query: str) -> int:
+    return len(quote(query, safe=""))
