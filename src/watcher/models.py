@@ -9,7 +9,6 @@ same transaction that stores a new paper, and is marked sent only once the far s
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
 from typing import Any
 
 from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Text, UniqueConstraint
@@ -23,7 +22,7 @@ def utcnow() -> datetime:
 
 
 class UTCDateTime(TypeDecorator[datetime]):
-    """A timestamp that is always timezone-aware UTC in Python, also on SQLite (which drops zones)."""
+    """A timestamp that is timezone-aware UTC in Python, also on SQLite (which drops zones)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -100,6 +99,10 @@ class FollowedAuthor(SQLModel, table=True):
     name_key: str = Field(max_length=255, unique=True)
     aliases: str = Field(default="", sa_type=Text)  # "|"-joined, as in WATCH_AUTHORS
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+    @property
+    def alias_list(self) -> list[str]:
+        return [alias for alias in self.aliases.split("|") if alias]
 
 
 class PollState(SQLModel, table=True):

@@ -1,0 +1,156 @@
+"""Chats and what each follows: the subscriber side of the store, free of any chat framework.
+
+A chat is identified by its integer id. It is *active* until the far side says it is gone
+(the user blocked the bot, it was removed from the group); its pending deliveries are then
+parked, and they resume when the chat comes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, delete, func, update
+from sqlmodel import Session, col, select
+
+from watcher.models import Chat, Delivery, PaperMatch, Subscription
+from watcher.outbox import PENDING
+
+MAX_SUBSCRIPTIONS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ChatInfo:
+    id: int
+    kind: str
+    title: str | None
+    active: bool
+    notify_revisions: bool
+
+
+class Chats:
+    """Every read and write of chats and subscriptions. Each method is one transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
+        """Record that the chat spoke to us; reactivates it. True when it was inactive."""
+        with Session(self.engine) as session:
+            chat = session.get(Chat, chat_id)
+            if chat is None:
+                session.add(Chat(id=chat_id, kind=kind, title=title))
+                session.commit()
+                return False
+            came_back = not chat.active
+            chat.active, chat.inactive_reason = True, None
+            chat.kind, chat.title = kind, title or chat.title
+            session.commit()
+            return came_back
+
+    def get(self, chat_id: int) -> ChatInfo | None:
+        with Session(self.engine) as session:
+            chat = session.get(Chat, chat_id)
+            if chat is None:
+                return None
+            return ChatInfo(chat.id, chat.kind, chat.title, chat.active, chat.notify_revisions)
+
+    def deactivate(self, chat_id: int, *, reason: str) -> None:
+        """The chat is gone for now: park its deliveries (they stay pending)."""
+        with Session(self.engine) as session:
+            session.exec(
+                update(Chat)
+                .where(col(Chat.id) == chat_id)
+                .values(active=False, inactive_reason=reason)
+            )
+            session.commit()
+
+    def migrate(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup with a new id: move everything it had."""
+        with Session(self.engine) as session:
+            old = session.get(Chat, old_id)
+            if old is None or session.get(Chat, new_id) is not None:
+                return
+            session.add(
+                Chat(
+                    id=new_id,
+                    kind="supergroup",
+                    title=old.title,
+                    active=old.active,
+                    notify_revisions=old.notify_revisions,
+                    created=old.created,
+                )
+            )
+            session.flush()
+            for table in (Subscription, Delivery):
+                session.exec(
+                    update(table).where(col(table.chat_id) == old_id).values(chat_id=new_id)
+                )
+            session.exec(delete(Chat).where(col(Chat.id) == old_id))
+            session.commit()
+
+    def set_notify_revisions(self, chat_id: int, enabled: bool) -> None:
+        with Session(self.engine) as session:
+            session.exec(
+                update(Chat).where(col(Chat.id) == chat_id).values(notify_revisions=enabled)
+            )
+            session.commit()
+
+    def subscribe(self, chat_id: int, followed_id: int) -> bool:
+        """Follow an author in this chat. False when it already did."""
+        with Session(self.engine) as session:
+            if session.get(Subscription, (chat_id, followed_id)) is not None:
+                return False
+            session.add(Subscription(chat_id=chat_id, followed_author_id=followed_id))
+            session.commit()
+            return True
+
+    def subscribed_ids(self, chat_id: int) -> list[int]:
+        with Session(self.engine) as session:
+            return list(
+                session.exec(
+                    select(Subscription.followed_author_id).where(
+                        col(Subscription.chat_id) == chat_id
+                    )
+                )
+            )
+
+    def unsubscribe(self, chat_id: int, followed_id: int | None = None) -> int:
+        """Stop following one author, or everything (`None`). Returns how many were dropped.
+
+        Pending deliveries the chat no longer wants are dropped with them.
+        """
+        with Session(self.engine) as session:
+            query = delete(Subscription).where(col(Subscription.chat_id) == chat_id)
+            if followed_id is not None:
+                query = query.where(col(Subscription.followed_author_id) == followed_id)
+            removed = session.exec(query).rowcount
+            still_wanted = select(PaperMatch.paper_id).where(
+                col(PaperMatch.followed_author_id).in_(
+                    select(Subscription.followed_author_id).where(
+                        col(Subscription.chat_id) == chat_id
+                    )
+                )
+            )
+            session.exec(
+                delete(Delivery).where(
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.status) == PENDING,
+                    col(Delivery.paper_id).not_in(still_wanted),
+                )
+            )
+            session.commit()
+            return int(removed or 0)
+
+    def subscribers(self, followed_id: int) -> int:
+        with Session(self.engine) as session:
+            return session.exec(
+                select(func.count()).where(col(Subscription.followed_author_id) == followed_id)
+            ).one()
+
+    def counts(self) -> tuple[int, int, int]:
+        """(chats, active chats, subscriptions)."""
+        with Session(self.engine) as session:
+            chats = session.exec(select(func.count()).select_from(Chat)).one()
+            active = session.exec(select(func.count()).where(col(Chat.active))).one()
+            subscriptions = session.exec(select(func.count()).select_from(Subscription)).one()
+            return chats, active, subscriptions

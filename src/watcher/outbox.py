@@ -1,0 +1,171 @@
+"""The outbox: one row per announcement owed to one chat, until the far side confirms it.
+
+This is how nothing is lost and nothing doubled. `enqueue_deliveries` runs inside the store's
+transaction that saves a new paper, so a paper is never stored without its deliveries. A front
+end then drains `due()` and calls `mark_sent` only after the far side confirmed the message: a
+crash in between re-sends at most what was in flight, and never skips anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, func, update
+from sqlmodel import Session, col, select
+
+from watcher.models import Chat, Delivery, Paper, Subscription, utcnow
+from watcher.records import Record
+from watcher.rows import load_records
+
+PENDING, SENT, FAILED = "pending", "sent", "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDelivery:
+    id: int
+    chat_id: int
+    kind: str  # "new" or "revision"
+    attempts: int
+    record: Record
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxStats:
+    pending: int
+    parked: int  # pending, but for an inactive chat
+    sent: int
+    failed: int
+
+
+def enqueue_deliveries(
+    session: Session, *, paper_id: int, version: int, kind: str, followed_ids: Iterable[int]
+) -> int:
+    """Queue one delivery of this paper version to every chat following one of `followed_ids`.
+
+    Revisions go only to chats that asked for them. Returns how many were queued.
+    """
+    chats = select(Subscription.chat_id).where(
+        col(Subscription.followed_author_id).in_(list(followed_ids))
+    )
+    if kind == "revision":
+        chats = chats.join(Chat, col(Chat.id) == col(Subscription.chat_id)).where(
+            col(Chat.notify_revisions)
+        )
+    already = set(
+        session.exec(
+            select(Delivery.chat_id).where(
+                col(Delivery.paper_id) == paper_id, col(Delivery.version) == version
+            )
+        )
+    )
+    queued = 0
+    for chat_id in set(session.exec(chats.distinct())) - already:
+        session.add(Delivery(chat_id=chat_id, paper_id=paper_id, version=version, kind=kind))
+        queued += 1
+    return queued
+
+
+class Outbox:
+    """Reads and writes of the delivery queue. Each method is one short transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def due(self, *, limit: int, now: datetime | None = None) -> list[PendingDelivery]:
+        """Pending deliveries whose time has come, for active chats, oldest first."""
+        now = now or utcnow()
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Delivery, Paper)
+                .join(Paper, col(Paper.id) == col(Delivery.paper_id))
+                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                .where(
+                    col(Delivery.status) == PENDING,
+                    col(Delivery.next_attempt) <= now,
+                    col(Chat.active),
+                )
+                .order_by(col(Delivery.id))
+                .limit(limit)
+            ).all()
+            papers = {paper.id: paper for _, paper in rows}
+            by_paper = dict(zip(papers, load_records(session, list(papers.values())), strict=True))
+            return [
+                PendingDelivery(
+                    id=delivery.id or 0,
+                    chat_id=delivery.chat_id,
+                    kind=delivery.kind,
+                    attempts=delivery.attempts,
+                    record=by_paper[delivery.paper_id],
+                )
+                for delivery, _ in rows
+            ]
+
+    def next_due(self) -> datetime | None:
+        """When the earliest pending delivery of an active chat falls due, if any is pending."""
+        with Session(self.engine) as session:
+            return session.exec(
+                select(func.min(Delivery.next_attempt))
+                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                .where(col(Delivery.status) == PENDING, col(Chat.active))
+            ).one()
+
+    def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
+        """Confirmed by the far side: never send it again."""
+        self._update(delivery_id, status=SENT, sent=utcnow(), message_id=message_id)
+
+    def retry_later(self, delivery_id: int, *, error: str, at: datetime) -> None:
+        """A passing fault: try again at `at`."""
+        with Session(self.engine) as session:
+            session.exec(
+                update(Delivery)
+                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
+                .values(attempts=Delivery.attempts + 1, last_error=error, next_attempt=at)
+            )
+            session.commit()
+
+    def mark_failed(self, delivery_id: int, *, error: str) -> None:
+        """A permanent refusal: keep the reason for the admins, and never retry it in a loop."""
+        self._update(delivery_id, status=FAILED, last_error=error)
+
+    def _update(self, delivery_id: int, **values: object) -> None:
+        with Session(self.engine) as session:
+            session.exec(
+                update(Delivery)
+                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
+                .values(**values)
+            )
+            session.commit()
+
+    def stats(self) -> OutboxStats:
+        with Session(self.engine) as session:
+            counts = dict(
+                session.exec(
+                    select(Delivery.status, func.count()).group_by(col(Delivery.status))
+                ).all()
+            )
+            parked = session.exec(
+                select(func.count())
+                .select_from(Delivery)
+                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                .where(col(Delivery.status) == PENDING, ~col(Chat.active))
+            ).one()
+        return OutboxStats(
+            pending=counts.get(PENDING, 0) - parked,
+            parked=parked,
+            sent=counts.get(SENT, 0),
+            failed=counts.get(FAILED, 0),
+        )
+
+    def failures(self, *, limit: int = 10) -> list[tuple[int, str, str]]:
+        """The latest permanent failures: (chat id, arXiv id, reason)."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Delivery.chat_id, Paper.arxiv_id, Delivery.last_error)
+                .join(Paper, col(Paper.id) == col(Delivery.paper_id))
+                .where(col(Delivery.status) == FAILED)
+                .order_by(col(Delivery.id).desc())
+                .limit(limit)
+            ).all()
+            return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]

@@ -1,0 +1,413 @@
+"""The store: papers, followed authors and their poll state, and the questions asked of them.
+
+Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
+stored at the same version changes nothing, a newer version is a *revision*, and only a paper
+the store did not have is *new*. In the same transaction it queues one delivery per subscribed
+chat (see `watcher.outbox`), so a paper can never be stored without its announcements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Engine, delete, func
+from sqlmodel import Session, col, select
+
+from watcher import records
+from watcher.match import name_key
+from watcher.models import (
+    Author,
+    FollowedAuthor,
+    Paper,
+    PaperAuthor,
+    PaperCategory,
+    PaperMatch,
+    PollState,
+)
+from watcher.outbox import enqueue_deliveries
+from watcher.rows import load_records
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    """A followed author with its poll state, as the CLI and the bot show it."""
+
+    id: int
+    name: str
+    aliases: tuple[str, ...]
+    record_count: int
+    last_attempt: datetime | None
+    last_success: datetime | None
+    last_error: str | None
+    consecutive_failures: int
+    next_poll: datetime | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    @property
+    def backfilled(self) -> bool:
+        """Whether its history has been fetched once; until then nothing of it is announced."""
+        return self.last_success is not None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedRecord:
+    """A record and the followed authors (by id) it belongs to."""
+
+    record: records.Record
+    followed_ids: frozenset[int]
+
+
+@dataclass(slots=True)
+class SaveResult:
+    """What a save changed: papers the store did not have, and newer versions of ones it had."""
+
+    new: list[records.Record] = field(default_factory=list)
+    revisions: list[records.Record] = field(default_factory=list)
+
+
+def key_of(name: str) -> str:
+    return " ".join(name_key(name))
+
+
+class Store:
+    """Every read and write of papers and followed authors. Each method is one transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- followed authors ------------------------------------------------------------------
+
+    def follow(self, names: Sequence[str]) -> tuple[Followed, bool]:
+        """Follow a person (display name first, then aliases). Returns it and whether it is new."""
+        display, *aliases = names
+        with Session(self.engine) as session:
+            followed = session.exec(
+                select(FollowedAuthor).where(col(FollowedAuthor.name_key) == key_of(display))
+            ).first()
+            created = followed is None
+            if followed is None:
+                followed = FollowedAuthor(name=display, name_key=key_of(display))
+                session.add(followed)
+                session.flush()
+                assert followed.id is not None
+                session.add(PollState(followed_author_id=followed.id))
+            known = {key_of(name) for name in followed.alias_list} | {followed.name_key}
+            extra = [alias for alias in aliases if key_of(alias) not in known]
+            if extra:
+                followed.aliases = "|".join([*followed.alias_list, *extra])
+            session.commit()
+            assert followed.id is not None
+            return self._followed(session, [followed.id])[0], created
+
+    def find_followed(self, name: str) -> Followed | None:
+        """The followed author called `name` (or having it as an alias)."""
+        key = key_of(name)
+        for followed in self.followed():
+            if any(key_of(known) == key for known in followed.names):
+                return followed
+        return None
+
+    def unfollow(self, followed_id: int) -> None:
+        """Stop following; the papers stay, as they may belong to others or be asked for."""
+        with Session(self.engine) as session:
+            session.exec(delete(FollowedAuthor).where(col(FollowedAuthor.id) == followed_id))
+            session.commit()
+
+    def followed(self, ids: Iterable[int] | None = None) -> list[Followed]:
+        """Followed authors with their poll state and record counts, by name."""
+        with Session(self.engine) as session:
+            return self._followed(session, None if ids is None else list(ids))
+
+    def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
+        counts = (
+            select(PaperMatch.followed_author_id, func.count().label("n"))
+            .group_by(col(PaperMatch.followed_author_id))
+            .subquery()
+        )
+        query = (
+            select(FollowedAuthor, PollState, counts.c.n)
+            .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
+            .outerjoin(counts, counts.c.followed_author_id == col(FollowedAuthor.id))
+            .order_by(col(FollowedAuthor.name))
+        )
+        if ids is not None:
+            query = query.where(col(FollowedAuthor.id).in_(ids))
+        return [
+            Followed(
+                id=author.id or 0,
+                name=author.name,
+                aliases=tuple(author.alias_list),
+                record_count=count or 0,
+                last_attempt=state.last_attempt,
+                last_success=state.last_success,
+                last_error=state.last_error,
+                consecutive_failures=state.consecutive_failures,
+                next_poll=state.next_poll,
+            )
+            for author, state, count in session.exec(query).all()
+        ]
+
+    # -- poll state ------------------------------------------------------------------------
+
+    def due_for_poll(self, now: datetime) -> list[Followed]:
+        """Followed authors whose next poll time has come (or who were never polled)."""
+        return [f for f in self.followed() if f.next_poll is None or f.next_poll <= now]
+
+    def record_poll_success(
+        self, followed_ids: Iterable[int], *, now: datetime, next_poll: datetime
+    ) -> None:
+        self._update_poll_state(
+            followed_ids,
+            last_attempt=now,
+            last_success=now,
+            last_error=None,
+            consecutive_failures=0,
+            next_poll=next_poll,
+        )
+
+    def record_poll_failure(
+        self, followed_ids: Iterable[int], *, error: str, now: datetime, next_poll: datetime
+    ) -> None:
+        with Session(self.engine) as session:
+            for state in session.exec(
+                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
+            ):
+                state.last_attempt = now
+                state.last_error = error
+                state.consecutive_failures += 1
+                state.next_poll = next_poll
+            session.commit()
+
+    def _update_poll_state(self, followed_ids: Iterable[int], **values: object) -> None:
+        with Session(self.engine) as session:
+            for state in session.exec(
+                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
+            ):
+                for name, value in values.items():
+                    setattr(state, name, value)
+            session.commit()
+
+    # -- saving records --------------------------------------------------------------------
+
+    def stored_versions(self, arxiv_ids: Iterable[str]) -> dict[str, int]:
+        """The stored version of each of `arxiv_ids` that the store has."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Paper.arxiv_id, Paper.version).where(
+                    col(Paper.arxiv_id).in_(list(arxiv_ids))
+                )
+            ).all()
+            return {arxiv_id: version for arxiv_id, version in rows}
+
+    def save_records(
+        self, matched: Sequence[MatchedRecord], *, announce_for: frozenset[int]
+    ) -> SaveResult:
+        """Store `matched` in one transaction and say what was new and what was revised.
+
+        Deliveries are queued only for the followed authors in `announce_for`: those whose
+        history was already fetched once. A first poll therefore stores silently.
+        """
+        result = SaveResult()
+        with Session(self.engine) as session:
+            authors = _AuthorCache(session)
+            for item in matched:
+                record = item.record
+                paper = session.exec(
+                    select(Paper).where(col(Paper.arxiv_id) == record.arxiv_id)
+                ).one_or_none()
+                if paper is None:
+                    paper = _new_paper(session, record, authors)
+                    kind = "new"
+                elif record.version > paper.version:
+                    _revise_paper(paper, record)
+                    kind = "revision"
+                else:
+                    kind = None
+                assert paper.id is not None
+                _link_followed(session, paper.id, item.followed_ids)
+                if kind is None:
+                    continue
+                (result.new if kind == "new" else result.revisions).append(record)
+                announced = item.followed_ids & announce_for
+                if announced:
+                    enqueue_deliveries(
+                        session,
+                        paper_id=paper.id,
+                        version=record.version,
+                        kind=kind,
+                        followed_ids=announced,
+                    )
+            session.commit()
+        return result
+
+    # -- questions -------------------------------------------------------------------------
+
+    def recent(
+        self, *, limit: int, offset: int = 0, followed_ids: Iterable[int] | None = None
+    ) -> list[records.Record]:
+        """Stored papers, newest first by their v1 date."""
+        query = _papers_of(followed_ids)
+        return self._records(query.order_by(*_NEWEST_FIRST).limit(limit).offset(offset))
+
+    def count(self, *, followed_ids: Iterable[int] | None = None) -> int:
+        return self._count(_papers_of(followed_ids))
+
+    def by_category(
+        self,
+        category: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        followed_ids: Iterable[int] | None = None,
+    ) -> list[records.Record]:
+        """Stored papers having `category`, as primary or cross-list, newest first."""
+        query = _papers_of(followed_ids).where(_has_category(category))
+        return self._records(query.order_by(*_NEWEST_FIRST).limit(limit).offset(offset))
+
+    def count_category(self, category: str, *, followed_ids: Iterable[int] | None = None) -> int:
+        return self._count(_papers_of(followed_ids).where(_has_category(category)))
+
+    def category_counts(
+        self, *, followed_ids: Iterable[int] | None = None
+    ) -> list[tuple[str, int]]:
+        """Each category of the stored papers with its paper count, most papers first."""
+        papers = _papers_of(followed_ids).with_only_columns(col(Paper.id)).subquery()
+        query = (
+            select(PaperCategory.category, func.count().label("n"))
+            .where(col(PaperCategory.paper_id).in_(select(papers.c.id)))
+            .group_by(col(PaperCategory.category))
+            .order_by(func.count().desc(), col(PaperCategory.category))
+        )
+        with Session(self.engine) as session:
+            return [(category, n) for category, n in session.exec(query).all()]
+
+    def paper(self, arxiv_id: str) -> records.Record | None:
+        found = self._records(select(Paper).where(col(Paper.arxiv_id) == arxiv_id))
+        return found[0] if found else None
+
+    def paper_followed_ids(self, arxiv_id: str) -> set[int]:
+        """The followed authors a stored paper belongs to."""
+        with Session(self.engine) as session:
+            return set(
+                session.exec(
+                    select(PaperMatch.followed_author_id)
+                    .join(Paper, col(Paper.id) == col(PaperMatch.paper_id))
+                    .where(col(Paper.arxiv_id) == arxiv_id)
+                )
+            )
+
+    def _count(self, query: object) -> int:
+        with Session(self.engine) as session:
+            subquery = query.subquery()  # type: ignore[attr-defined]
+            return int(session.exec(select(func.count()).select_from(subquery)).one())
+
+    def _records(self, query: object) -> list[records.Record]:
+        with Session(self.engine) as session:
+            papers = list(session.exec(query))  # type: ignore[call-overload]
+            return load_records(session, papers)
+
+
+_NEWEST_FIRST = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
+
+
+def _papers_of(followed_ids: Iterable[int] | None):  # type: ignore[no-untyped-def]
+    query = select(Paper)
+    if followed_ids is not None:
+        query = query.where(
+            col(Paper.id).in_(
+                select(PaperMatch.paper_id).where(
+                    col(PaperMatch.followed_author_id).in_(list(followed_ids))
+                )
+            )
+        )
+    return query
+
+
+def _has_category(category: str):  # type: ignore[no-untyped-def]
+    return col(Paper.id).in_(
+        select(PaperCategory.paper_id).where(col(PaperCategory.category) == category)
+    )
+
+
+class _AuthorCache:
+    """Author rows by name within one transaction, created on first use."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.ids: dict[str, int] = {}
+
+    def id_of(self, name: str) -> int:
+        if name not in self.ids:
+            author_id = self.session.exec(
+                select(Author.id).where(col(Author.name) == name)
+            ).one_or_none()
+            if author_id is None:
+                author = Author(name=name)
+                self.session.add(author)
+                self.session.flush()
+                author_id = author.id
+            assert author_id is not None
+            self.ids[name] = author_id
+        return self.ids[name]
+
+
+def _new_paper(session: Session, record: records.Record, authors: _AuthorCache) -> Paper:
+    paper = Paper(
+        arxiv_id=record.arxiv_id,
+        version=record.version,
+        title=record.title,
+        abstract=record.abstract,
+        primary_category=record.primary_category,
+        published=record.published,
+        updated=record.updated,
+        abs_url=record.abs_url,
+        pdf_url=record.pdf_url,
+        comment=record.comment,
+        journal_ref=record.journal_ref,
+        doi=record.doi,
+    )
+    session.add(paper)
+    session.flush()
+    assert paper.id is not None
+    _replace_details(session, paper.id, record, authors)
+    return paper
+
+
+def _revise_paper(paper: Paper, record: records.Record) -> None:
+    for name in ("version", "updated", "title", "abstract", "comment", "journal_ref", "doi"):
+        setattr(paper, name, getattr(record, name))
+    paper.abs_url, paper.pdf_url = record.abs_url, record.pdf_url
+
+
+def _replace_details(
+    session: Session, paper_id: int, record: records.Record, authors: _AuthorCache
+) -> None:
+    categories = [record.primary_category] + [
+        c for c in dict.fromkeys(record.categories) if c != record.primary_category
+    ]
+    for position, category in enumerate(categories):
+        session.add(PaperCategory(paper_id=paper_id, category=category, position=position))
+    for position, author in enumerate(record.authors):
+        session.add(
+            PaperAuthor(
+                paper_id=paper_id,
+                position=position,
+                author_id=authors.id_of(author.name),
+                affiliations="\n".join(author.affiliations) or None,
+            )
+        )
+
+
+def _link_followed(session: Session, paper_id: int, followed_ids: Iterable[int]) -> None:
+    have = set(
+        session.exec(
+            select(PaperMatch.followed_author_id).where(col(PaperMatch.paper_id) == paper_id)
+        )
+    )
+    for followed_id in set(followed_ids) - have:
+        session.add(PaperMatch(paper_id=paper_id, followed_author_id=followed_id))

@@ -1,0 +1,52 @@
+"""Shared fixtures: a real database per test (SQLite file, or a fresh PostgreSQL schema).
+
+`TEST_DATABASE=postgres` runs the suite on the machine's PostgreSQL (127.0.0.1:5432, user
+postgres, database test); each test gets a schema of its own, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+
+from watcher.db import open_database
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+BACKEND = os.environ.get("TEST_DATABASE", "sqlite")
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database of the backend under test."""
+    if BACKEND == "sqlite":
+        yield f"sqlite:///{tmp_path / 'watcher.db'}"
+        return
+    if BACKEND != "postgres":
+        raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgres, not {BACKEND!r}")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """An engine on an empty database with every migration applied."""
+    engine = open_database(database_url)
+    yield engine
+    engine.dispose()
