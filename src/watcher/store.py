@@ -64,10 +64,15 @@ class MatchedRecord:
 
 @dataclass(slots=True)
 class SaveResult:
-    """What a save changed: papers the store did not have, and newer versions of ones it had."""
+    """What a save changed: papers the store did not have, and newer versions of ones it had.
+
+    `silent` counts the new papers and revisions stored without a word: those found by a
+    followed author's first poll (its backfill).
+    """
 
     new: list[records.Record] = field(default_factory=list)
     revisions: list[records.Record] = field(default_factory=list)
+    silent: int = 0
 
 
 def key_of(name: str) -> str:
@@ -194,15 +199,21 @@ class Store:
 
     # -- saving records --------------------------------------------------------------------
 
-    def stored_versions(self, arxiv_ids: Iterable[str]) -> dict[str, int]:
-        """The stored version of each of `arxiv_ids` that the store has."""
+    def linked_versions(
+        self, arxiv_ids: Iterable[str], followed_ids: Iterable[int]
+    ) -> dict[tuple[str, int], int]:
+        """For each stored paper of `arxiv_ids` already matched to one of `followed_ids`:
+        (arXiv id, followed id) → stored version. A complete poll of that author saw it."""
         with Session(self.engine) as session:
             rows = session.exec(
-                select(Paper.arxiv_id, Paper.version).where(
-                    col(Paper.arxiv_id).in_(list(arxiv_ids))
+                select(Paper.arxiv_id, PaperMatch.followed_author_id, Paper.version)
+                .join(PaperMatch, col(PaperMatch.paper_id) == col(Paper.id))
+                .where(
+                    col(Paper.arxiv_id).in_(list(arxiv_ids)),
+                    col(PaperMatch.followed_author_id).in_(list(followed_ids)),
                 )
             ).all()
-            return {arxiv_id: version for arxiv_id, version in rows}
+            return {(arxiv_id, followed_id): version for arxiv_id, followed_id, version in rows}
 
     def save_records(
         self, matched: Sequence[MatchedRecord], *, announce_for: frozenset[int]
@@ -232,16 +243,18 @@ class Store:
                 _link_followed(session, paper.id, item.followed_ids)
                 if kind is None:
                     continue
-                (result.new if kind == "new" else result.revisions).append(record)
                 announced = item.followed_ids & announce_for
-                if announced:
-                    enqueue_deliveries(
-                        session,
-                        paper_id=paper.id,
-                        version=record.version,
-                        kind=kind,
-                        followed_ids=announced,
-                    )
+                if not announced:
+                    result.silent += 1
+                    continue
+                (result.new if kind == "new" else result.revisions).append(record)
+                enqueue_deliveries(
+                    session,
+                    paper_id=paper.id,
+                    version=record.version,
+                    kind=kind,
+                    followed_ids=announced,
+                )
             session.commit()
         return result
 

@@ -1,0 +1,52 @@
+"""Logging set-up: one line per event, and no secret in any of them.
+
+httpx logs every request URL at INFO, and a Telegram Bot API URL carries the bot token, so the
+`httpx` and `httpcore` loggers are raised to WARNING and every handler gets a redacting filter
+that masks the configured secrets and anything shaped like a bot token.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+# A Telegram bot token: the bot's numeric id, a colon, then 30-odd URL-safe characters.
+BOT_TOKEN_PATTERN = re.compile(r"\b\d{5,}:[A-Za-z0-9_-]{20,}")
+REDACTED = "[REDACTED]"
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces secrets in the final message (arguments and tracebacks included)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.secrets = [secret for secret in secrets if secret]
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        return BOT_TOKEN_PATTERN.sub(REDACTED, text)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = self.redact(message), None
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        return True
+
+
+def setup_logging(level: str, *, secrets: Iterable[str] = ()) -> None:
+    """Configure the root logger once, in the entry point."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(RedactingFilter(secrets))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    quiet = logging.WARNING if level != "DEBUG" else logging.INFO
+    for name in ("httpx", "httpcore", "apscheduler", "telegram.ext.Updater"):
+        logging.getLogger(name).setLevel(max(quiet, logging.getLevelName(level)))

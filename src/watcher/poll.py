@@ -1,0 +1,167 @@
+"""The poll cycle: for every followed author that is due, fetch → parse → match → store.
+
+It reads top to bottom in `Poller.poll`. A group of authors is fetched whole before anything
+is stored, so the store only ever holds the result of complete fetches; that is what makes
+"stop paging at records already stored" safe. An author's first poll stores its history
+silently. One group's failure is recorded in its authors' poll state (with a growing delay
+before the next try) and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from watcher.aio import in_db_thread
+from watcher.errors import ArxivEmptyPage, ArxivError
+from watcher.fetch import ArxivClient
+from watcher.match import author_query, group_queries, record_matches
+from watcher.models import utcnow
+from watcher.parse import parse_feed
+from watcher.records import Record
+from watcher.store import Followed, MatchedRecord, Store
+
+log = logging.getLogger(__name__)
+
+RETRY_FIRST = timedelta(seconds=60)
+
+
+@dataclass(slots=True)
+class PollReport:
+    """What one poll cycle found: new papers, revisions, and which authors failed why."""
+
+    new: list[Record] = field(default_factory=list)
+    revisions: list[Record] = field(default_factory=list)
+    polled: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    backfilled: int = 0  # records stored silently by first polls
+
+
+class Poller:
+    """Polls arXiv for the followed authors. Two polls never run at once."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        client: ArxivClient,
+        poll_interval: float,
+        page_size: int = 100,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.poll_interval = timedelta(seconds=poll_interval)
+        self.page_size = page_size
+        self.clock = clock
+        self._lock = asyncio.Lock()
+
+    async def poll(self, *, only: Sequence[int] | None = None, force: bool = False) -> PollReport:
+        """Poll the due authors (all of them with `force`, or just the ids in `only`)."""
+        async with self._lock:
+            now = self.clock()
+            followed = await in_db_thread(self.store.followed, only)
+            if not force and only is None:
+                followed = [f for f in followed if f.next_poll is None or f.next_poll <= now]
+            report = PollReport()
+            for group in self._groups(followed):
+                await self._poll_group(group, report)
+            return report
+
+    def _groups(self, followed: list[Followed]) -> list[list[Followed]]:
+        """Authors whose history is known share OR-queries; a first poll goes alone."""
+        known = [f for f in followed if f.backfilled]
+        groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
+        return groups + [[f] for f in followed if not f.backfilled]
+
+    async def _poll_group(self, group: list[Followed], report: PollReport) -> None:
+        names = ", ".join(f.name for f in group)
+        ids = [f.id for f in group]
+        try:
+            matched = await self._fetch_group(group)
+        except ArxivError as error:
+            failures = max(f.consecutive_failures for f in group) + 1
+            retry = min(RETRY_FIRST * 2 ** (failures - 1), self.poll_interval)
+            log.warning(
+                "poll failed for %s (attempt %d): %s; next try in %s", names, failures, error, retry
+            )
+            await in_db_thread(
+                self.store.record_poll_failure,
+                ids,
+                error=str(error),
+                now=self.clock(),
+                next_poll=self.clock() + retry,
+            )
+            report.failures.update({f.name: str(error) for f in group})
+            return
+        announce_for = frozenset(f.id for f in group if f.backfilled)
+        saved = await in_db_thread(self.store.save_records, matched, announce_for=announce_for)
+        now = self.clock()
+        await in_db_thread(
+            self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
+        )
+        log.info(
+            "polled %s: %d new, %d revised, %d stored silently",
+            names,
+            len(saved.new),
+            len(saved.revisions),
+            saved.silent,
+        )
+        report.polled.extend(f.name for f in group)
+        report.new.extend(saved.new)
+        report.revisions.extend(saved.revisions)
+        report.backfilled += saved.silent
+
+    async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
+        """Fetch, parse and match every page this group needs; nothing is stored here."""
+        query = author_query([name for f in group for name in f.names])
+        backfill = not all(f.backfilled for f in group)
+        matched: list[MatchedRecord] = []
+        start = 0
+        while True:
+            body = await self.client.query(
+                search_query=query, start=start, max_results=self.page_size
+            )
+            page = await asyncio.to_thread(parse_feed, body)
+            if not page.records:
+                self._check_empty_page(group, start=start, total=page.total_results)
+                return matched
+            page_matches = [
+                MatchedRecord(record, ids)
+                for record in page.records
+                if (ids := frozenset(f.id for f in group if record_matches(record, f.names)))
+            ]
+            matched.extend(page_matches)
+            if len(page.records) < self.page_size:
+                return matched
+            if not backfill and await self._all_seen(page_matches):
+                return matched
+            start += len(page.records)
+
+    @staticmethod
+    def _check_empty_page(group: list[Followed], *, start: int, total: int | None) -> None:
+        """An empty page where records exist is arXiv's quirk, not proof of absence."""
+        if start == 0 and any(f.record_count for f in group):
+            raise ArxivEmptyPage(
+                "arXiv answered an empty page for authors with stored records; will retry"
+            )
+        if start > 0 and total is not None and start < total:
+            raise ArxivEmptyPage(f"arXiv answered an empty page at {start} of {total}; will retry")
+
+    async def _all_seen(self, page_matches: list[MatchedRecord]) -> bool:
+        """Whether every matching record on the page was stored, at this version, for each of
+        its authors by an earlier complete poll: older pages hold nothing new then."""
+        if not page_matches:
+            return False
+        ids = {fid for item in page_matches for fid in item.followed_ids}
+        linked = await in_db_thread(
+            self.store.linked_versions, [m.record.arxiv_id for m in page_matches], ids
+        )
+        return all(
+            linked.get((item.record.arxiv_id, fid)) == item.record.version
+            for item in page_matches
+            for fid in item.followed_ids
+        )

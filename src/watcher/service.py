@@ -1,0 +1,145 @@
+"""The long-running service: a scheduler that polls arXiv and a front end that announces.
+
+`arxiv-watcher run` lands here. The front end is found through the `arxiv_watcher.frontends`
+entry point (the Telegram bot registers itself there), so this package never imports the chat
+framework. Without a bot token the console front end prints each new paper to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import entry_points
+from typing import Protocol
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from watcher.aio import in_db_thread
+from watcher.chats import Chats
+from watcher.db import open_database
+from watcher.fetch import ArxivClient
+from watcher.outbox import Outbox
+from watcher.poll import Poller, PollReport
+from watcher.settings import Settings
+from watcher.store import Store
+from watcher.text import describe_record
+
+log = logging.getLogger(__name__)
+
+# The scheduler wakes at least this often, so an author whose poll failed is retried on time.
+MAX_TICK_SECONDS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceContext:
+    """Everything a front end may use of the core."""
+
+    settings: Settings
+    store: Store
+    chats: Chats
+    outbox: Outbox
+    poller: Poller
+
+
+class Frontend(Protocol):
+    """Where the news goes. `notify` runs after every poll cycle."""
+
+    async def start(self) -> None: ...
+    async def notify(self, report: PollReport) -> None: ...
+    async def stop(self) -> None: ...
+
+
+class ConsoleFrontend:
+    """Prints each new paper to stdout: the service without a Telegram bot."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    async def start(self) -> None:
+        log.info("no TELEGRAM_BOT_TOKEN set: console mode, new papers are printed here")
+
+    async def notify(self, report: PollReport) -> None:
+        for record in report.new:
+            print(describe_record(record), flush=True)
+
+    async def stop(self) -> None:
+        return None
+
+
+def load_frontend(context: ServiceContext) -> Frontend:
+    if context.settings.telegram_bot_token is None:
+        return ConsoleFrontend(context)
+    (telegram,) = entry_points(group="arxiv_watcher.frontends", name="telegram")
+    frontend: Frontend = telegram.load()(context)
+    return frontend
+
+
+def build_context(settings: Settings, client: ArxivClient) -> ServiceContext:
+    engine = open_database(settings.database_url)
+    store = Store(engine)
+    for names in settings.followed_specs:
+        store.follow(names)
+    poller = Poller(
+        store=store,
+        client=client,
+        poll_interval=settings.poll_interval,
+        page_size=settings.arxiv_page_size,
+    )
+    return ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+
+
+def arxiv_client(settings: Settings) -> ArxivClient:
+    return ArxivClient(
+        str(settings.arxiv_api_url),
+        min_interval=settings.arxiv_min_interval,
+        timeout=settings.arxiv_timeout,
+        max_retries=settings.arxiv_max_retries,
+    )
+
+
+async def run_service(settings: Settings) -> None:
+    """Run until SIGTERM or SIGINT: poll at start, then every POLL_INTERVAL seconds."""
+    async with arxiv_client(settings) as client:
+        context = await in_db_thread(build_context, settings, client)
+        frontend = load_frontend(context)
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stopping.set)
+
+        async def poll_and_notify() -> None:
+            try:
+                report = await context.poller.poll()
+                await frontend.notify(report)
+            except Exception:
+                # The job must outlive any single failure; the next tick tries again.
+                log.exception("poll cycle failed")
+
+        scheduler = AsyncIOScheduler(timezone=UTC)
+        scheduler.add_job(
+            poll_and_notify,
+            "interval",
+            seconds=min(settings.poll_interval, MAX_TICK_SECONDS),
+            next_run_time=datetime.now(UTC),
+            id="poll",
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            misfire_grace_time=None,
+        )
+        await frontend.start()
+        scheduler.start()
+        log.info(
+            "arxiv-watcher running: watching %s, polling every %ss",
+            "; ".join(settings.watch_authors),
+            settings.poll_interval,
+        )
+        try:
+            await stopping.wait()
+        finally:
+            log.info("stopping")
+            scheduler.shutdown(wait=False)
+            await frontend.stop()

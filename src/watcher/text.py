@@ -1,0 +1,61 @@
+"""Plain-text and JSON views of records, for the command line and the console front end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from watcher.records import Record
+
+
+def summary_line(record: Record) -> str:
+    """One line: date, id, primary category, title, first author."""
+    authors = record.author_names
+    who = authors[0] + (" et al." if len(authors) > 1 else "") if authors else "unknown"
+    return (
+        f"{record.published:%Y-%m-%d}  {record.versioned_id:<22} {record.primary_category:<8} "
+        f"{record.title} — {who}"
+    )
+
+
+def describe_record(record: Record, *, kind: str = "new") -> str:
+    """A paper in full, as the console front end prints it."""
+    heading = "New paper" if kind == "new" else f"Updated to v{record.version}"
+    lines = [
+        f"{heading}: {record.title}",
+        f"  {', '.join(record.author_names)}",
+        f"  {record.primary_category}"
+        + (
+            f" (also {', '.join(c for c in record.categories if c != record.primary_category)})"
+            if len(record.categories) > 1
+            else ""
+        )
+        + f" · submitted {record.published:%Y-%m-%d} · arXiv:{record.versioned_id}",
+        f"  {record.abs_url}",
+        "",
+        f"  {record.abstract}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def record_json(record: Record, *, kind: str | None = None) -> dict[str, Any]:
+    """The JSON object of `--json` output; `kind` ("new"/"revision") only for `poll`."""
+    data: dict[str, Any] = {
+        "arxiv_id": record.arxiv_id,
+        "version": record.version,
+        "title": record.title,
+        "authors": record.author_names,
+        "primary_category": record.primary_category,
+        "categories": list(record.categories),
+        "published": record.published.isoformat(),
+        "updated": record.updated.isoformat(),
+        "abstract": record.abstract,
+        "abs_url": record.abs_url,
+        "pdf_url": record.pdf_url,
+        "doi": record.doi,
+        "comment": record.comment,
+        "journal_ref": record.journal_ref,
+    }
+    if kind is not None:
+        data["kind"] = kind
+    return data
