@@ -48,5 +48,5 @@ def setup_logging(level: str, *, secrets: Iterable[str] = ()) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     quiet = logging.WARNING if level != "DEBUG" else logging.INFO
-    for name in ("httpx", "httpcore", "apscheduler", "telegram.ext.Updater"):
+    for name in ("httpx", "httpcore", "apscheduler", "alembic", "telegram.ext.Updater"):
         logging.getLogger(name).setLevel(max(quiet, logging.getLevelName(level)))

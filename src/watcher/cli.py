@@ -1,0 +1,312 @@
+"""The `arxiv-watcher` command line (also `python -m watcher`).
+
+Exit codes: 0 success; 2 usage or configuration errors, with a message that says what would be
+right; 1 runtime failures, with a one-line message (a traceback only with LOG_LEVEL=DEBUG).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+
+from watcher import __version__, db
+from watcher.errors import ConfigError, UnknownCategory, WatcherError
+from watcher.logs import setup_logging
+from watcher.poll import Poller
+from watcher.records import Record
+from watcher.service import arxiv_client, run_service
+from watcher.settings import Settings, load_settings, parse_author_spec
+from watcher.store import Followed, Store
+from watcher.taxonomy import resolve_category
+from watcher.text import record_json, summary_line
+
+log = logging.getLogger("watcher.cli")
+
+MAX_LIST = 1000
+
+
+class UsageError(WatcherError):
+    """The command line was understood but its values are wrong (exit 2)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"arxiv-watcher: {error}", file=sys.stderr)
+        return 2
+    secret = settings.telegram_bot_token
+    setup_logging(settings.log_level, secrets=[secret.get_secret_value()] if secret else [])
+    try:
+        result: int = args.handler(args, settings)
+        return result
+    except (ConfigError, UsageError) as error:
+        print(f"arxiv-watcher: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        if settings.log_level == "DEBUG":
+            log.exception("failed")
+        print(f"arxiv-watcher: {one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def count(text: str) -> int:
+    """argparse type for -n: a whole number from 1 to MAX_LIST."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_LIST:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIST}, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arxiv-watcher",
+        description="Watch arXiv for new papers by the authors you follow.",
+        epilog="Settings come from the environment or a .env file; see .env.example.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    def command(name: str, handler: object, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    command("run", cmd_run, "run the service: poll on a schedule and announce on Telegram")
+    poll = command("poll", cmd_poll, "poll arXiv once now and print what is new")
+    poll.add_argument("--json", action="store_true", help="print a JSON array")
+    recent = command("recent", cmd_recent, "list stored papers, newest first")
+    recent.add_argument("-n", type=count, default=10, metavar="N", help="how many (default 10)")
+    recent.add_argument("--author", metavar="NAME", help="only this followed author's papers")
+    recent.add_argument("--json", action="store_true", help="print a JSON array")
+    subject = command("subject", cmd_subject, "list stored papers in an arXiv category")
+    subject.add_argument("category", metavar="CATEGORY", help="an arXiv category, e.g. cs.DC")
+    subject.add_argument("-n", type=count, default=10, metavar="N", help="how many (default 10)")
+    subject.add_argument("--json", action="store_true", help="print a JSON array")
+    follow = command("follow", cmd_follow, "follow an author (aliases after |)")
+    follow.add_argument(
+        "name", metavar="NAME", help='e.g. "Dezun Dong" or "Dezun Dong|De-Zun Dong"'
+    )
+    unfollow = command("unfollow", cmd_unfollow, "stop following an author")
+    unfollow.add_argument("name", metavar="NAME")
+    command("authors", cmd_authors, "list followed authors with their poll state")
+    command("health", cmd_health, "exit 0 when the database answers and polling is recent")
+    database = command("db", cmd_db, "database maintenance")
+    database.add_argument("action", choices=["upgrade", "current"], help="apply migrations / show")
+    return parser
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def open_store(settings: Settings, *, migrate: bool = True) -> tuple[Engine, Store]:
+    engine = db.open_database(settings.database_url, migrate=migrate)
+    store = Store(engine)
+    for names in settings.followed_specs:
+        store.follow(names)
+    return engine, store
+
+
+def print_records(records: Sequence[Record], *, as_json: bool, empty: str) -> None:
+    if as_json:
+        print(json.dumps([record_json(record) for record in records], indent=2, ensure_ascii=False))
+    elif not records:
+        print(empty)
+    else:
+        for record in records:
+            print(summary_line(record))
+
+
+def ago(moment: datetime | None) -> str:
+    if moment is None:
+        return "never"
+    seconds = int((datetime.now(UTC) - moment).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{max(seconds, 0)} s ago"
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    asyncio.run(run_service(settings))
+    return 0
+
+
+def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
+    _, store = open_store(settings)
+
+    async def poll_once() -> tuple[list[tuple[str, Record]], dict[str, str], int]:
+        async with arxiv_client(settings) as client:
+            poller = Poller(
+                store=store,
+                client=client,
+                poll_interval=settings.poll_interval,
+                page_size=settings.arxiv_page_size,
+            )
+            report = await poller.poll(force=True)
+        found = [("new", r) for r in report.new] + [("revision", r) for r in report.revisions]
+        return found, report.failures, report.backfilled
+
+    found, failures, backfilled = asyncio.run(poll_once())
+    if args.json:
+        print(
+            json.dumps(
+                [record_json(r, kind=kind) for kind, r in found], indent=2, ensure_ascii=False
+            )
+        )
+    else:
+        for kind, record in found:
+            print(("NEW      " if kind == "new" else "REVISED  ") + summary_line(record))
+        if backfilled:
+            print(
+                f"Stored {backfilled} earlier record(s) silently (first poll of an author). "
+                "List them with: arxiv-watcher recent"
+            )
+        if not found and not backfilled and not failures:
+            print("Nothing new.")
+    for name, error in failures.items():
+        print(f"arxiv-watcher: polling {name} failed: {error}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def cmd_recent(args: argparse.Namespace, settings: Settings) -> int:
+    _, store = open_store(settings)
+    followed_ids = None
+    if args.author:
+        followed = store.find_followed(args.author)
+        if followed is None:
+            names = ", ".join(f.name for f in store.followed()) or "none"
+            raise UsageError(
+                f"{args.author!r} is not followed (followed: {names}); "
+                f"add it with: arxiv-watcher follow {args.author!r}"
+            )
+        followed_ids = [followed.id]
+    records = store.recent(limit=args.n, followed_ids=followed_ids)
+    print_records(
+        records,
+        as_json=args.json,
+        empty="No papers stored yet. Fetch them with: arxiv-watcher poll",
+    )
+    return 0
+
+
+def cmd_subject(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        category = resolve_category(args.category)
+    except UnknownCategory as error:
+        raise UsageError(str(error)) from None
+    _, store = open_store(settings)
+    records = store.by_category(category, limit=args.n)
+    if records or args.json:
+        print_records(records, as_json=args.json, empty="")
+        return 0
+    have = ", ".join(c for c, _ in store.category_counts()[:10])
+    print(f"No stored papers in {category}." + (f" Categories with papers: {have}" if have else ""))
+    return 0
+
+
+def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
+    names = parse_author_spec(args.name)
+    if not names or any(len(name) > 100 for name in names):
+        raise UsageError('give a name of at most 100 characters, e.g. "Dezun Dong"')
+    _, store = open_store(settings)
+    followed, created = store.follow(names)
+    verb = "Now following" if created else "Already following"
+    print(f"{verb} {followed.name}. Its history is fetched silently at the next poll.")
+    return 0
+
+
+def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
+    _, store = open_store(settings)
+    followed = store.find_followed(args.name)
+    if followed is None:
+        raise UsageError(f"{args.name!r} is not followed; see: arxiv-watcher authors")
+    store.unfollow(followed.id)
+    print(f"No longer following {followed.name}.")
+    if any(followed.name in names for names in settings.followed_specs):
+        print(
+            "Note: it is in WATCH_AUTHORS, so the next start follows it again; "
+            "remove it there to stop for good."
+        )
+    return 0
+
+
+def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
+    _, store = open_store(settings)
+    for followed in store.followed():
+        print(describe_followed(followed))
+    return 0
+
+
+def describe_followed(followed: Followed) -> str:
+    aliases = f" (also {', '.join(followed.aliases)})" if followed.aliases else ""
+    state = f"{followed.record_count} records, last success {ago(followed.last_success)}"
+    if followed.consecutive_failures:
+        state += f", {followed.consecutive_failures} failure(s) in a row: {followed.last_error}"
+    return f"{followed.name}{aliases}: {state}"
+
+
+def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
+    """Healthy when the database answers and some author was polled within two intervals."""
+    engine = db.create_db_engine(settings.database_url)
+    try:
+        db.check_connection(engine)
+        if db.pending_migrations(engine):
+            print("unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)")
+            return 1
+        followed = Store(engine).followed()
+    except ConfigError as error:
+        print(f"unhealthy: {error}")
+        return 1
+    successes = [f.last_success for f in followed if f.last_success]
+    limit = timedelta(seconds=2 * settings.poll_interval)
+    if not successes:
+        print("unhealthy: no successful poll yet")
+        return 1
+    newest = max(successes)
+    if datetime.now(UTC) - newest > limit:
+        print(f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals")
+        return 1
+    failing = [f.name for f in followed if f.consecutive_failures]
+    print(
+        f"ok: last successful poll {ago(newest)}"
+        + (f"; failing: {', '.join(failing)}" if failing else "")
+    )
+    return 0
+
+
+def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    engine = db.create_db_engine(settings.database_url)
+    db.check_connection(engine)
+    pending = db.pending_migrations(engine)
+    if args.action == "current":
+        print(f"{len(pending)} migration(s) pending" if pending else "database is up to date")
+        return 0
+    db.upgrade(engine)
+    print(f"applied {len(pending)} migration(s)" if pending else "database is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
