@@ -1,0 +1,242 @@
+"""The poll cycle end to end: real fake-arXiv over HTTP, real client, real store (SQLite/PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+import pytest
+from sqlalchemy import Engine
+
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import (
+    LOOKALIKES_BY_THE_AUTHOR,
+    dezun_dong_records,
+    dezun_dong_revision,
+    lookalike_records,
+    make_record,
+)
+from watcher.chats import Chats
+from watcher.fetch import ArxivClient
+from watcher.outbox import Outbox
+from watcher.poll import Poller
+from watcher.records import Record
+from watcher.store import Store
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeArxiv]:
+    with FakeArxiv([*dezun_dong_records(), *lookalike_records()]) as server:
+        yield server
+
+
+@pytest.fixture
+async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=2, max_retries=2, backoff_base=0.01, backoff_max=0.05
+    ) as arxiv:
+        yield arxiv
+
+
+@pytest.fixture
+def store(engine: Engine) -> Store:
+    store = Store(engine)
+    store.follow(["Dezun Dong"])
+    return store
+
+
+def poller(store: Store, client: ArxivClient, *, page_size: int = 100) -> Poller:
+    return Poller(store=store, client=client, poll_interval=3600, page_size=page_size)
+
+
+def new_paper(arxiv_id: str = "2611.99999") -> Record:
+    return make_record(arxiv_id=arxiv_id, title="Fresh Results on HyperX Routing",
+                       authors=["Ziyu Wang", "Dezun Dong"])
+
+
+async def test_first_poll_stores_history_silently(store: Store, client: ArxivClient) -> None:
+    report = await poller(store, client).poll()
+
+    assert report.new == [] and report.revisions == []
+    expected = len(dezun_dong_records()) + len(LOOKALIKES_BY_THE_AUTHOR)
+    assert report.backfilled == expected
+    assert store.count() == expected
+    (followed,) = store.followed()
+    assert followed.record_count == expected and followed.backfilled
+
+
+async def test_lookalikes_are_never_stored(store: Store, client: ArxivClient) -> None:
+    await poller(store, client).poll()
+
+    stored = {record.arxiv_id for record in store.recent(limit=100)}
+    for record in lookalike_records():
+        assert (record.arxiv_id in stored) == (record.arxiv_id in LOOKALIKES_BY_THE_AUTHOR)
+
+
+async def test_new_record_is_reported_once(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    watcher = poller(store, client)
+    await watcher.poll()
+    fake.add(new_paper())
+
+    first = await watcher.poll(force=True)
+    again = await watcher.poll(force=True)
+
+    assert [r.arxiv_id for r in first.new] == ["2611.99999"]
+    assert again.new == [] and again.revisions == []
+    assert store.paper("2611.99999") is not None
+
+
+async def test_new_version_is_a_revision_not_a_new_paper(
+    engine: Engine, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    v1, v2 = dezun_dong_revision()
+    store = Store(engine)
+    store.follow(["Dezun Dong"])
+    fake.replace(v1)
+    watcher = poller(store, client)
+    await watcher.poll()
+    assert store.paper(v1.arxiv_id) == v1
+
+    fake.replace(v2)
+    report = await watcher.poll(force=True)
+
+    assert report.new == []
+    assert [r.versioned_id for r in report.revisions] == [v2.versioned_id]
+    stored = store.paper(v1.arxiv_id)
+    assert stored is not None
+    assert (stored.version, stored.abstract, stored.updated) == (2, v2.abstract, v2.updated)
+
+
+async def test_deliveries_are_queued_with_the_new_paper(
+    engine: Engine, store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    chats, outbox = Chats(engine), Outbox(engine)
+    (followed,) = store.followed()
+    for chat_id in (1, 2, -100):
+        chats.seen(chat_id, kind="private" if chat_id > 0 else "group")
+        chats.subscribe(chat_id, followed.id)
+    watcher = poller(store, client)
+    await watcher.poll()
+    assert outbox.due(limit=100) == []  # the backfill announces nothing
+
+    fake.add(new_paper())
+    await watcher.poll(force=True)
+    await watcher.poll(force=True)
+
+    due = outbox.due(limit=100)
+    assert sorted(d.chat_id for d in due) == [-100, 1, 2]
+    assert {d.record.arxiv_id for d in due} == {"2611.99999"}
+
+
+@pytest.mark.parametrize("fault", ["503", "429", "html", "truncated", "timeout", "reset", "empty"])
+async def test_a_fault_loses_nothing_and_invents_nothing(
+    store: Store, client: ArxivClient, fake: FakeArxiv, fault: str
+) -> None:
+    watcher = poller(store, client)
+    await watcher.poll()
+    before = {r.arxiv_id: r.version for r in store.recent(limit=100)}
+    fake.add(new_paper())
+    fake.inject(fault, times=10)  # type: ignore[arg-type]  # outlasts the client's retries
+
+    failed = await watcher.poll(force=True)
+
+    assert failed.new == [] and "Dezun Dong" in failed.failures
+    assert {r.arxiv_id: r.version for r in store.recent(limit=100)} == before
+    (followed,) = store.followed()
+    assert followed.consecutive_failures == 1 and followed.last_error
+    assert followed.next_poll is not None
+
+    fake.faults.clear()
+    recovered = await watcher.poll(force=True)
+    assert [r.arxiv_id for r in recovered.new] == ["2611.99999"]
+    (followed,) = store.followed()
+    assert followed.consecutive_failures == 0 and followed.last_error is None
+
+
+async def test_failed_author_waits_before_its_next_try(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    watcher = poller(store, client)
+    await watcher.poll()
+    fake.inject("503", times=10)
+    await watcher.poll(force=True)
+    requests = len(fake.api_requests())
+
+    skipped = await watcher.poll()  # not forced: the author is not due again yet
+
+    assert skipped.polled == [] and skipped.failures == {}
+    assert len(fake.api_requests()) == requests
+
+
+async def test_one_author_failing_does_not_stop_the_others(
+    engine: Engine, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    store = Store(engine)
+    store.follow(["Dezun Dong"])
+    store.follow(["Daoyi Dong"])
+    fake.inject("503", times=3)  # the first query (one of the two backfills) fails
+
+    report = await poller(store, client).poll()
+
+    assert len(report.failures) == 1 and len(report.polled) == 1
+
+
+async def test_paging_walks_the_whole_history_then_stops_at_known_records(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    watcher = poller(store, client, page_size=4)
+    await watcher.poll()
+    history = len(dezun_dong_records()) + len(LOOKALIKES_BY_THE_AUTHOR)
+    assert store.count() == history
+    backfill_requests = len(fake.api_requests())
+    assert backfill_requests >= history // 4
+
+    fake.add(new_paper())
+    report = await watcher.poll(force=True)
+
+    assert [r.arxiv_id for r in report.new] == ["2611.99999"]
+    assert len(fake.api_requests()) - backfill_requests <= 2
+
+
+async def test_empty_page_for_a_known_author_is_unknown_not_nothing(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    watcher = poller(store, client)
+    await watcher.poll()
+    count = store.count()
+    fake.inject("empty", times=10)
+
+    report = await watcher.poll(force=True)
+
+    assert "Dezun Dong" in report.failures
+    assert "empty" in report.failures["Dezun Dong"]
+    assert store.count() == count
+
+
+async def test_author_without_records_is_polled_fine(
+    engine: Engine, client: ArxivClient
+) -> None:
+    store = Store(engine)
+    followed, _ = store.follow(["Nobody Atall"])
+
+    report = await poller(store, client).poll()
+
+    assert report.failures == {} and report.polled == ["Nobody Atall"]
+    assert store.followed()[0].record_count == 0
+
+
+async def test_several_known_authors_share_one_query(
+    engine: Engine, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    store = Store(engine)
+    store.follow(["Dezun Dong"])
+    store.follow(["Daoyi Dong"])
+    watcher = poller(store, client)
+    await watcher.poll()  # two backfills, one query each
+    first = len(fake.api_requests())
+    fake.add(new_paper())
+
+    await watcher.poll(force=True)
+
+    queries = [r.params["search_query"] for r in fake.api_requests()[first:]]
+    assert queries == ['au:"Daoyi Dong" OR au:"Dezun Dong"']

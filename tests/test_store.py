@@ -1,0 +1,228 @@
+"""The store, chats and outbox on a real database (SQLite file, or PostgreSQL)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+from tests.fakes.corpus import dezun_dong_records, make_record
+from watcher.chats import Chats
+from watcher.outbox import Outbox
+from watcher.records import Author
+from watcher.store import MatchedRecord, Store
+
+
+@pytest.fixture
+def store(engine: Engine) -> Store:
+    return Store(engine)
+
+
+def matched(record, *ids: int) -> MatchedRecord:  # type: ignore[no-untyped-def]
+    return MatchedRecord(record, frozenset(ids))
+
+
+def test_a_record_round_trips_with_every_field(store: Store) -> None:
+    followed, _ = store.follow(["Dezun Dong"])
+    record = make_record(
+        arxiv_id="astro-ph/0601001",
+        authors=[Author("Dézun Dong", ("NUDT", "KTH")), Author("Ann O'Neil")],
+        categories=("cs.DC", "cs.LG", "cs.NI"),
+        comment="12 pages", journal_ref="J. Par. Dist. 1 (2026)", doi="10.1/abc",
+        title="Latency < 200 µs & more",
+    )
+    store.save_records([matched(record, followed.id)], announce_for=frozenset())
+
+    assert store.paper("astro-ph/0601001") == record
+
+
+def test_same_version_twice_changes_nothing(store: Store) -> None:
+    followed, _ = store.follow(["Dezun Dong"])
+    record = make_record()
+    first = store.save_records([matched(record, followed.id)], announce_for=frozenset({followed.id}))
+    second = store.save_records(
+        [matched(record, followed.id)], announce_for=frozenset({followed.id})
+    )
+
+    assert [r.arxiv_id for r in first.new] == [record.arxiv_id]
+    assert second.new == [] and second.revisions == [] and second.silent == 0
+    assert store.count() == 1
+
+
+def test_newer_version_is_a_revision_and_an_older_one_is_ignored(store: Store) -> None:
+    followed, _ = store.follow(["Dezun Dong"])
+    v1 = make_record()
+    v2 = replace(v1, version=2, title="Better title", abstract="Better abstract",
+                 updated=v1.updated + timedelta(days=3))
+    ids = frozenset({followed.id})
+    store.save_records([matched(v1, followed.id)], announce_for=ids)
+
+    revised = store.save_records([matched(v2, followed.id)], announce_for=ids)
+    stale = store.save_records([matched(v1, followed.id)], announce_for=ids)
+
+    assert revised.new == [] and [r.version for r in revised.revisions] == [2]
+    assert stale.new == [] and stale.revisions == []
+    stored = store.paper(v1.arxiv_id)
+    assert stored is not None and (stored.version, stored.title) == (2, "Better title")
+
+
+def test_queries_order_filter_and_count(store: Store) -> None:
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Someone Else"])
+    records = dezun_dong_records()
+    store.save_records([matched(r, dong.id) for r in records], announce_for=frozenset())
+    extra = make_record(arxiv_id="2611.00001", authors=["Someone Else"],
+                        primary_category="math.CO", categories=("math.CO", "cs.DC"),
+                        published=datetime(2027, 1, 1, tzinfo=UTC))
+    store.save_records([matched(extra, other.id)], announce_for=frozenset())
+
+    newest = store.recent(limit=3)
+    assert newest[0].arxiv_id == "2611.00001"
+    assert [r.published for r in newest] == sorted((r.published for r in newest), reverse=True)
+    assert store.count() == len(records) + 1
+    assert store.count(followed_ids=[dong.id]) == len(records)
+    assert all(r.arxiv_id != "2611.00001" for r in store.recent(limit=50, followed_ids=[dong.id]))
+
+    in_dc = store.by_category("cs.DC", limit=100)
+    assert "2611.00001" in {r.arxiv_id for r in in_dc}  # as a cross-list
+    assert all("cs.DC" in r.categories for r in in_dc)
+    assert store.count_category("cs.DC") == len(in_dc)
+    assert store.by_category("cs.DC", limit=2, offset=2) == in_dc[2:4]
+    counts = dict(store.category_counts())
+    assert counts["math.CO"] == 1 and counts["cs.DC"] == len(in_dc)
+
+
+def test_follow_is_idempotent_across_name_forms(store: Store) -> None:
+    first, created = store.follow(["Dezun Dong"])
+    again, created_again = store.follow(["Dong, Dézun", "D.-Z. Dong"])
+
+    assert created and not created_again and first.id == again.id
+    assert again.aliases == ("D.-Z. Dong",)
+    assert store.find_followed("dong dezun") == again
+    assert store.find_followed("D.-Z. Dong") == again
+    assert store.find_followed("Daoyi Dong") is None
+
+
+def test_unfollow_keeps_papers_and_drops_the_link(store: Store) -> None:
+    followed, _ = store.follow(["Dezun Dong"])
+    store.save_records([matched(make_record(), followed.id)], announce_for=frozenset())
+    store.unfollow(followed.id)
+
+    assert store.followed() == [] and store.count() == 1
+
+
+def test_poll_state_records_failures_and_success(store: Store) -> None:
+    followed, _ = store.follow(["Dezun Dong"])
+    now = datetime.now(UTC)
+    store.record_poll_failure([followed.id], error="arXiv answered HTTP 503", now=now,
+                              next_poll=now + timedelta(minutes=1))
+    store.record_poll_failure([followed.id], error="timed out", now=now,
+                              next_poll=now + timedelta(minutes=2))
+    (state,) = store.followed()
+    assert (state.consecutive_failures, state.last_error) == (2, "timed out")
+    assert store.due_for_poll(now) == []
+    assert store.due_for_poll(now + timedelta(minutes=3)) == [state]
+
+    store.record_poll_success([followed.id], now=now, next_poll=now + timedelta(hours=1))
+    (state,) = store.followed()
+    assert (state.consecutive_failures, state.last_error, state.last_success) == (0, None, now)
+
+
+# -- chats and the outbox ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def subscribed(engine: Engine, store: Store) -> tuple[Chats, Outbox, int]:
+    chats = Chats(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    for chat_id in (10, 20):
+        chats.seen(chat_id, kind="private")
+        chats.subscribe(chat_id, followed.id)
+    return chats, Outbox(engine), followed.id
+
+
+def test_new_paper_queues_one_delivery_per_chat_and_only_once(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    ids = frozenset({followed_id})
+    store.save_records([matched(make_record(), followed_id)], announce_for=ids)
+    store.save_records([matched(make_record(), followed_id)], announce_for=ids)
+
+    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [10, 20]
+
+
+def test_revisions_only_reach_chats_that_asked(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    ids = frozenset({followed_id})
+    v1 = make_record()
+    store.save_records([matched(v1, followed_id)], announce_for=ids)
+    for delivery in outbox.due(limit=10):
+        outbox.mark_sent(delivery.id, message_id=1)
+    chats.set_notify_revisions(20, True)
+
+    store.save_records([matched(replace(v1, version=2), followed_id)], announce_for=ids)
+
+    (due,) = outbox.due(limit=10)
+    assert (due.chat_id, due.kind, due.record.version) == (20, "revision", 2)
+
+
+def test_sent_failed_and_retry_states(store: Store, subscribed: tuple[Chats, Outbox, int]) -> None:
+    chats, outbox, followed_id = subscribed
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+    first, second = sorted(outbox.due(limit=10), key=lambda d: d.chat_id)
+
+    outbox.mark_sent(first.id, message_id=7)
+    outbox.retry_later(second.id, error="timed out", at=datetime.now(UTC) + timedelta(hours=1))
+    assert outbox.due(limit=10) == []
+    later = outbox.due(limit=10, now=datetime.now(UTC) + timedelta(hours=2))
+    assert [(d.chat_id, d.attempts) for d in later] == [(20, 1)]
+
+    outbox.mark_failed(second.id, error="Bad Request: chat not found")
+    outbox.mark_sent(second.id, message_id=8)  # a failed delivery is never flipped back
+    stats = outbox.stats()
+    assert (stats.pending, stats.sent, stats.failed) == (0, 1, 1)
+    assert outbox.failures() == [(20, "2604.00001", "Bad Request: chat not found")]
+
+
+def test_inactive_chat_parks_deliveries_until_it_comes_back(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    chats.deactivate(10, reason="Forbidden: bot was blocked by the user")
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+
+    assert [d.chat_id for d in outbox.due(limit=10)] == [20]
+    assert outbox.stats().parked == 1
+
+    assert chats.seen(10, kind="private") is True
+    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [10, 20]
+
+
+def test_migrated_chat_keeps_subscriptions_and_deliveries(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+
+    chats.migrate(20, -1001234)
+
+    assert chats.get(20) is None
+    assert chats.subscribed_ids(-1001234) == [followed_id]
+    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [-1001234, 10]
+
+
+def test_unsubscribing_drops_pending_deliveries_no_longer_wanted(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+
+    assert chats.unsubscribe(10) == 1
+    assert chats.unsubscribe(10) == 0
+
+    assert [d.chat_id for d in outbox.due(limit=10)] == [20]
