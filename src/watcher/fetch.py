@@ -1,0 +1,203 @@
+"""Fetch step: a polite async client for the arXiv API that returns raw feed bytes.
+
+arXiv's terms of use ask for at most one request every three seconds and one connection at a
+time, and for a User-Agent that names the software. `ArxivClient` does that by default: one
+connection, callers queue on a lock, and a request starts no sooner than `min_interval` seconds
+after the previous one *ended*, so the spacing holds at arXiv's end however slow the network.
+Use one client per process; the spacing is per client.
+
+Timeouts, connection errors, 429 and 5xx are retried with exponential backoff and full jitter;
+a `Retry-After` header is honoured. Once retries run out: `ArxivUnreachable` or
+`ArxivHTTPError(status)`. A 400 is never retried: it carries arXiv's error feed, raised as
+`ArxivAPIError` with arXiv's message. Parsing a good answer is the parse step's job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import math
+import random
+import time
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from watcher import __version__
+from watcher.errors import (
+    ArxivAPIError,
+    ArxivBadFeed,
+    ArxivError,
+    ArxivHTTPError,
+    ArxivUnreachable,
+)
+from watcher.parse import parse_feed
+
+USER_AGENT = f"arxiv-watcher/{__version__} (+https://github.com/arxiv-watcher/arxiv-watcher)"
+DEFAULT_API_URL = "https://export.arxiv.org/api/query"
+
+log = logging.getLogger(__name__)
+
+_TRANSIENT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+class ArxivClient:
+    """Queries the arXiv API politely. `async with ArxivClient() as client: ...`."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_API_URL,
+        *,
+        min_interval: float = 3.0,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if min_interval < 0 or max_retries < 0 or backoff_base < 0 or backoff_max < 0:
+            raise ValueError("min_interval, max_retries and the backoff times must be >= 0")
+        self.base_url = base_url
+        self.min_interval = min_interval
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._http = httpx.AsyncClient(
+            headers={"User-Agent": USER_AGENT},
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            follow_redirects=True,
+            transport=transport,
+        )
+        self._turn = asyncio.Lock()
+        self._next_start = 0.0  # time.monotonic() before which no request may start
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def query(
+        self,
+        *,
+        search_query: str,
+        start: int = 0,
+        max_results: int = 100,
+        sort_by: str = "lastUpdatedDate",
+        sort_order: str = "descending",
+    ) -> bytes:
+        """The raw body of arXiv's answer to one query page; it looks like a feed, unparsed."""
+        params = {
+            "search_query": search_query,
+            "start": str(start),
+            "max_results": str(max_results),
+            "sortBy": sort_by,
+            "sortOrder": sort_order,
+        }
+        url = _loggable(httpx.URL(self.base_url, params=params))
+        attempts = self.max_retries + 1
+        async with self._turn:
+            for attempt in range(1, attempts + 1):
+                await self._wait_for_turn()
+                try:
+                    response = await self._http.get(self.base_url, params=params)
+                except _TRANSIENT_ERRORS as exc:
+                    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                    failure: ArxivError = ArxivUnreachable(
+                        f"arXiv unreachable after {attempt} attempts ({reason})",
+                        url=url,
+                        attempt=attempt,
+                    )
+                    retry_after = None
+                else:
+                    if response.is_success:
+                        return _feed_body(response, url=url, attempt=attempt)
+                    if response.status_code == 400:
+                        raise _api_error(response.content, url=url, attempt=attempt)
+                    if response.status_code != 429 and response.status_code < 500:
+                        raise ArxivHTTPError(response.status_code, url=url, attempt=attempt)
+                    reason = f"HTTP {response.status_code}"
+                    failure = ArxivHTTPError(response.status_code, url=url, attempt=attempt)
+                    retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+                finally:
+                    # Counted from the end of the exchange, so arXiv sees the gap too.
+                    self._next_start = time.monotonic() + self.min_interval
+
+                if attempt == attempts:
+                    raise failure
+                wait = self._retry_wait(attempt, retry_after)
+                self._next_start = max(self._next_start, time.monotonic() + wait)
+                log.warning(
+                    "arXiv request %s: attempt %d of %d failed (%s); retrying in %.1f s",
+                    url, attempt, attempts, reason, wait,
+                )  # fmt: skip
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    async def _wait_for_turn(self) -> None:
+        delay = self._next_start - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+    def _retry_wait(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before the next attempt, never less than the polite interval."""
+        if retry_after is not None:
+            return max(self.min_interval, min(retry_after, self.backoff_max))
+        # Full jitter: spreads out clients that failed together instead of retrying in lockstep.
+        ceiling = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
+        return max(self.min_interval, random.uniform(0, ceiling))
+
+
+def _feed_body(response: httpx.Response, *, url: str, attempt: int) -> bytes:
+    """The body of a successful answer, refusing what is plainly not XML (an HTML error page)."""
+    content_type = response.headers.get("Content-Type", "")
+    head = response.content.lstrip(b"\xef\xbb\xbf \t\r\n")[:64].lower()
+    if "html" in content_type or head.startswith((b"<!doctype", b"<html")):
+        raise ArxivBadFeed("arXiv answered with an HTML page, not a feed", url=url, attempt=attempt)
+    if not head.startswith(b"<"):
+        raise ArxivBadFeed("arXiv answered with something other than XML", url=url, attempt=attempt)
+    return response.content
+
+
+def _api_error(body: bytes, *, url: str, attempt: int) -> ArxivError:
+    """arXiv's reason for a 400, from its error feed; a bare HTTP error if the body has none."""
+    try:
+        parse_feed(body, url=url)
+    except ArxivAPIError as error:
+        return ArxivAPIError(error.message, url=url, attempt=attempt)
+    except ArxivBadFeed:
+        pass
+    return ArxivHTTPError(400, url=url, attempt=attempt)
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    """`Retry-After` as seconds from now: delta-seconds or an HTTP date; None if absent or bad."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def _loggable(url: httpx.URL) -> str:
+    """The URL without user:password, should anyone configure one."""
+    return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
