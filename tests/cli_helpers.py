@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from watcher.settings import Settings
 
@@ -19,7 +24,9 @@ def clean_env(**settings: str) -> dict[str, str]:
     return env
 
 
-def run_cli(*args: str, cwd: Path, timeout: float = 60, **settings: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path, timeout: float = 60, **settings: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "watcher", *args],
         cwd=cwd,
@@ -29,3 +36,59 @@ def run_cli(*args: str, cwd: Path, timeout: float = 60, **settings: str) -> subp
         timeout=timeout,
         check=False,
     )
+
+
+class ServiceProcess:
+    """`arxiv-watcher run` as a child process whose output lines are collected as they come."""
+
+    def __init__(self, *, cwd: Path, **settings: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "watcher", "run"],
+            cwd=cwd,
+            env=clean_env(**settings),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._collect, args=(stream, lines), daemon=True)
+            for stream, lines in (
+                (self.process.stdout, self.stdout),
+                (self.process.stderr, self.stderr),
+            )
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _collect(stream: IO[str] | None, lines: list[str]) -> None:
+        assert stream is not None
+        for line in stream:
+            lines.append(line.rstrip("\n"))
+
+    def wait_for(self, predicate: Callable[[], bool], *, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if self.process.poll() is not None:
+                raise AssertionError(f"service exited ({self.process.returncode}): {self.output}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting; output so far: {self.output}")
+            time.sleep(0.05)
+
+    def stop(self, signum: int = signal.SIGTERM, *, timeout: float = 20) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        for reader in self._readers:
+            reader.join(timeout=5)
+        return code
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.stdout + self.stderr)

@@ -21,8 +21,20 @@ from tests.fakes.corpus import (
 )
 
 JSON_KEYS = {
-    "arxiv_id", "version", "title", "authors", "primary_category", "categories", "published",
-    "updated", "abstract", "abs_url", "pdf_url", "doi", "comment", "journal_ref",
+    "arxiv_id",
+    "version",
+    "title",
+    "authors",
+    "primary_category",
+    "categories",
+    "published",
+    "updated",
+    "abstract",
+    "abs_url",
+    "pdf_url",
+    "doi",
+    "comment",
+    "journal_ref",
 }
 
 
@@ -35,8 +47,12 @@ def fake() -> Iterator[FakeArxiv]:
 @pytest.fixture
 def cli(tmp_path: Path, database_url: str, fake: FakeArxiv):  # type: ignore[no-untyped-def]
     return partial(
-        run_cli, cwd=tmp_path, DATABASE_URL=database_url, ARXIV_API_URL=fake.url,
-        ARXIV_MIN_INTERVAL="0", ARXIV_MAX_RETRIES="1",
+        run_cli,
+        cwd=tmp_path,
+        DATABASE_URL=database_url,
+        ARXIV_API_URL=fake.url,
+        ARXIV_MIN_INTERVAL="0",
+        ARXIV_MAX_RETRIES="1",
     )
 
 
@@ -58,13 +74,16 @@ def test_poll_then_recent_and_subject_show_the_followed_author_only(cli, fake: F
 
     subject = cli("subject", "cs.dc", "-n", "100", "--json")
     in_dc = json.loads(subject.stdout)
-    his = [*dezun_dong_records(), *(r for r in lookalike_records()
-                                   if r.arxiv_id in LOOKALIKES_BY_THE_AUTHOR)]
+    his = [
+        *dezun_dong_records(),
+        *(r for r in lookalike_records() if r.arxiv_id in LOOKALIKES_BY_THE_AUTHOR),
+    ]
     expected = [r.arxiv_id for r in his if "cs.DC" in r.categories]
     assert sorted(p["arxiv_id"] for p in in_dc) == sorted(expected)
 
     text = cli("recent", "-n", "2")
-    assert text.returncode == 0 and len(text.stdout.splitlines()) == 2
+    assert text.returncode == 0
+    assert len(text.stdout.splitlines()) == 2
 
 
 def test_poll_json_reports_new_papers_with_their_kind(cli, fake: FakeArxiv) -> None:  # type: ignore[no-untyped-def]
@@ -83,7 +102,8 @@ def test_poll_json_reports_new_papers_with_their_kind(cli, fake: FakeArxiv) -> N
 def test_unknown_category_is_a_usage_error_with_suggestions(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("subject", "cs.DCC")
     assert result.returncode == 2
-    assert "Unknown arXiv category 'cs.DCC'" in result.stderr and "cs.DC" in result.stderr
+    assert "Unknown arXiv category 'cs.DCC'" in result.stderr
+    assert "cs.DC" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -91,7 +111,8 @@ def test_known_category_without_papers_names_those_with_some(cli) -> None:  # ty
     cli("poll")
     result = cli("subject", "math.CO")
     assert result.returncode == 0
-    assert "No stored papers in math.CO" in result.stdout and "cs.DC" in result.stdout
+    assert "No stored papers in math.CO" in result.stdout
+    assert "cs.DC" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -108,7 +129,8 @@ def test_known_category_without_papers_names_those_with_some(cli) -> None:  # ty
 def test_usage_errors_exit_2_with_a_message(cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     result = cli(*args)
     assert result.returncode == 2
-    assert message in result.stderr and "Traceback" not in result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_follow_unfollow_and_authors(cli) -> None:  # type: ignore[no-untyped-def]
@@ -126,7 +148,8 @@ def test_follow_unfollow_and_authors(cli) -> None:  # type: ignore[no-untyped-de
 def test_a_bad_setting_stops_at_start_naming_the_variable(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("recent", ARXIV_MIN_INTERVAL="soon")
     assert result.returncode == 2
-    assert "ARXIV_MIN_INTERVAL" in result.stderr and "Traceback" not in result.stderr
+    assert "ARXIV_MIN_INTERVAL" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_unreachable_arxiv_is_one_line_and_exit_1(cli) -> None:  # type: ignore[no-untyped-def]
@@ -141,22 +164,27 @@ def test_unreachable_arxiv_is_one_line_and_exit_1(cli) -> None:  # type: ignore[
 
 def test_health_tells_the_truth(cli) -> None:  # type: ignore[no-untyped-def]
     empty = cli("health")
-    assert empty.returncode == 1 and "migrations are pending" in empty.stdout
+    assert empty.returncode == 1
+    assert "migrations are pending" in empty.stdout
     cli("db", "upgrade")
     before = cli("health")
-    assert before.returncode == 1 and "no successful poll yet" in before.stdout
+    assert before.returncode == 1
+    assert "no successful poll yet" in before.stdout
     cli("poll")
     after = cli("health")
-    assert after.returncode == 0 and after.stdout.startswith("ok: last successful poll")
+    assert after.returncode == 0
+    assert after.stdout.startswith("ok: last successful poll")
     # With a one-second interval the same poll is stale once two seconds have passed.
     subprocess.run(["sleep", "2.1"], check=True)
     stale = cli("health", POLL_INTERVAL="1")
-    assert stale.returncode == 1 and "more than two poll intervals" in stale.stdout
+    assert stale.returncode == 1
+    assert "more than two poll intervals" in stale.stdout
 
 
 def test_health_fails_when_the_database_does_not_answer(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("health", DATABASE_URL="postgresql://postgres@127.0.0.1:1/test")
-    assert result.returncode == 1 and result.stdout.startswith("unhealthy: DATABASE_URL")
+    assert result.returncode == 1
+    assert result.stdout.startswith("unhealthy: DATABASE_URL")
 
 
 def test_db_upgrade_then_current(cli) -> None:  # type: ignore[no-untyped-def]

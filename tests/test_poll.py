@@ -1,8 +1,9 @@
-"""The poll cycle end to end: real fake-arXiv over HTTP, real client, real store (SQLite/PostgreSQL)."""
+"""The poll cycle end to end: fake arXiv over real HTTP, the real client, a real database."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+
 import pytest
 from sqlalchemy import Engine
 
@@ -48,19 +49,24 @@ def poller(store: Store, client: ArxivClient, *, page_size: int = 100) -> Poller
 
 
 def new_paper(arxiv_id: str = "2611.99999") -> Record:
-    return make_record(arxiv_id=arxiv_id, title="Fresh Results on HyperX Routing",
-                       authors=["Ziyu Wang", "Dezun Dong"])
+    return make_record(
+        arxiv_id=arxiv_id,
+        title="Fresh Results on HyperX Routing",
+        authors=["Ziyu Wang", "Dezun Dong"],
+    )
 
 
 async def test_first_poll_stores_history_silently(store: Store, client: ArxivClient) -> None:
     report = await poller(store, client).poll()
 
-    assert report.new == [] and report.revisions == []
+    assert report.new == []
+    assert report.revisions == []
     expected = len(dezun_dong_records()) + len(LOOKALIKES_BY_THE_AUTHOR)
     assert report.backfilled == expected
     assert store.count() == expected
     (followed,) = store.followed()
-    assert followed.record_count == expected and followed.backfilled
+    assert followed.record_count == expected
+    assert followed.backfilled
 
 
 async def test_lookalikes_are_never_stored(store: Store, client: ArxivClient) -> None:
@@ -82,7 +88,8 @@ async def test_new_record_is_reported_once(
     again = await watcher.poll(force=True)
 
     assert [r.arxiv_id for r in first.new] == ["2611.99999"]
-    assert again.new == [] and again.revisions == []
+    assert again.new == []
+    assert again.revisions == []
     assert store.paper("2611.99999") is not None
 
 
@@ -140,17 +147,20 @@ async def test_a_fault_loses_nothing_and_invents_nothing(
 
     failed = await watcher.poll(force=True)
 
-    assert failed.new == [] and "Dezun Dong" in failed.failures
+    assert failed.new == []
+    assert "Dezun Dong" in failed.failures
     assert {r.arxiv_id: r.version for r in store.recent(limit=100)} == before
     (followed,) = store.followed()
-    assert followed.consecutive_failures == 1 and followed.last_error
+    assert followed.consecutive_failures == 1
+    assert followed.last_error
     assert followed.next_poll is not None
 
     fake.faults.clear()
     recovered = await watcher.poll(force=True)
     assert [r.arxiv_id for r in recovered.new] == ["2611.99999"]
     (followed,) = store.followed()
-    assert followed.consecutive_failures == 0 and followed.last_error is None
+    assert followed.consecutive_failures == 0
+    assert followed.last_error is None
 
 
 async def test_failed_author_waits_before_its_next_try(
@@ -164,7 +174,8 @@ async def test_failed_author_waits_before_its_next_try(
 
     skipped = await watcher.poll()  # not forced: the author is not due again yet
 
-    assert skipped.polled == [] and skipped.failures == {}
+    assert skipped.polled == []
+    assert skipped.failures == {}
     assert len(fake.api_requests()) == requests
 
 
@@ -178,7 +189,8 @@ async def test_one_author_failing_does_not_stop_the_others(
 
     report = await poller(store, client).poll()
 
-    assert len(report.failures) == 1 and len(report.polled) == 1
+    assert len(report.failures) == 1
+    assert len(report.polled) == 1
 
 
 async def test_paging_walks_the_whole_history_then_stops_at_known_records(
@@ -213,15 +225,14 @@ async def test_empty_page_for_a_known_author_is_unknown_not_nothing(
     assert store.count() == count
 
 
-async def test_author_without_records_is_polled_fine(
-    engine: Engine, client: ArxivClient
-) -> None:
+async def test_author_without_records_is_polled_fine(engine: Engine, client: ArxivClient) -> None:
     store = Store(engine)
-    followed, _ = store.follow(["Nobody Atall"])
+    _followed, _ = store.follow(["Nobody Atall"])
 
     report = await poller(store, client).poll()
 
-    assert report.failures == {} and report.polled == ["Nobody Atall"]
+    assert report.failures == {}
+    assert report.polled == ["Nobody Atall"]
     assert store.followed()[0].record_count == 0
 
 

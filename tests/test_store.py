@@ -30,7 +30,9 @@ def test_a_record_round_trips_with_every_field(store: Store) -> None:
         arxiv_id="astro-ph/0601001",
         authors=[Author("Dézun Dong", ("NUDT", "KTH")), Author("Ann O'Neil")],
         categories=("cs.DC", "cs.LG", "cs.NI"),
-        comment="12 pages", journal_ref="J. Par. Dist. 1 (2026)", doi="10.1/abc",
+        comment="12 pages",
+        journal_ref="J. Par. Dist. 1 (2026)",
+        doi="10.1/abc",
         title="Latency < 200 µs & more",
     )
     store.save_records([matched(record, followed.id)], announce_for=frozenset())
@@ -41,31 +43,43 @@ def test_a_record_round_trips_with_every_field(store: Store) -> None:
 def test_same_version_twice_changes_nothing(store: Store) -> None:
     followed, _ = store.follow(["Dezun Dong"])
     record = make_record()
-    first = store.save_records([matched(record, followed.id)], announce_for=frozenset({followed.id}))
+    first = store.save_records(
+        [matched(record, followed.id)], announce_for=frozenset({followed.id})
+    )
     second = store.save_records(
         [matched(record, followed.id)], announce_for=frozenset({followed.id})
     )
 
     assert [r.arxiv_id for r in first.new] == [record.arxiv_id]
-    assert second.new == [] and second.revisions == [] and second.silent == 0
+    assert second.new == []
+    assert second.revisions == []
+    assert second.silent == 0
     assert store.count() == 1
 
 
 def test_newer_version_is_a_revision_and_an_older_one_is_ignored(store: Store) -> None:
     followed, _ = store.follow(["Dezun Dong"])
     v1 = make_record()
-    v2 = replace(v1, version=2, title="Better title", abstract="Better abstract",
-                 updated=v1.updated + timedelta(days=3))
+    v2 = replace(
+        v1,
+        version=2,
+        title="Better title",
+        abstract="Better abstract",
+        updated=v1.updated + timedelta(days=3),
+    )
     ids = frozenset({followed.id})
     store.save_records([matched(v1, followed.id)], announce_for=ids)
 
     revised = store.save_records([matched(v2, followed.id)], announce_for=ids)
     stale = store.save_records([matched(v1, followed.id)], announce_for=ids)
 
-    assert revised.new == [] and [r.version for r in revised.revisions] == [2]
-    assert stale.new == [] and stale.revisions == []
+    assert revised.new == []
+    assert [r.version for r in revised.revisions] == [2]
+    assert stale.new == []
+    assert stale.revisions == []
     stored = store.paper(v1.arxiv_id)
-    assert stored is not None and (stored.version, stored.title) == (2, "Better title")
+    assert stored is not None
+    assert (stored.version, stored.title) == (2, "Better title")
 
 
 def test_queries_order_filter_and_count(store: Store) -> None:
@@ -73,9 +87,13 @@ def test_queries_order_filter_and_count(store: Store) -> None:
     other, _ = store.follow(["Someone Else"])
     records = dezun_dong_records()
     store.save_records([matched(r, dong.id) for r in records], announce_for=frozenset())
-    extra = make_record(arxiv_id="2611.00001", authors=["Someone Else"],
-                        primary_category="math.CO", categories=("math.CO", "cs.DC"),
-                        published=datetime(2027, 1, 1, tzinfo=UTC))
+    extra = make_record(
+        arxiv_id="2611.00001",
+        authors=["Someone Else"],
+        primary_category="math.CO",
+        categories=("math.CO", "cs.DC"),
+        published=datetime(2027, 1, 1, tzinfo=UTC),
+    )
     store.save_records([matched(extra, other.id)], announce_for=frozenset())
 
     newest = store.recent(limit=3)
@@ -91,14 +109,17 @@ def test_queries_order_filter_and_count(store: Store) -> None:
     assert store.count_category("cs.DC") == len(in_dc)
     assert store.by_category("cs.DC", limit=2, offset=2) == in_dc[2:4]
     counts = dict(store.category_counts())
-    assert counts["math.CO"] == 1 and counts["cs.DC"] == len(in_dc)
+    assert counts["math.CO"] == 1
+    assert counts["cs.DC"] == len(in_dc)
 
 
 def test_follow_is_idempotent_across_name_forms(store: Store) -> None:
     first, created = store.follow(["Dezun Dong"])
     again, created_again = store.follow(["Dong, Dézun", "D.-Z. Dong"])
 
-    assert created and not created_again and first.id == again.id
+    assert created
+    assert not created_again
+    assert first.id == again.id
     assert again.aliases == ("D.-Z. Dong",)
     assert store.find_followed("dong dezun") == again
     assert store.find_followed("D.-Z. Dong") == again
@@ -110,16 +131,22 @@ def test_unfollow_keeps_papers_and_drops_the_link(store: Store) -> None:
     store.save_records([matched(make_record(), followed.id)], announce_for=frozenset())
     store.unfollow(followed.id)
 
-    assert store.followed() == [] and store.count() == 1
+    assert store.followed() == []
+    assert store.count() == 1
 
 
 def test_poll_state_records_failures_and_success(store: Store) -> None:
     followed, _ = store.follow(["Dezun Dong"])
     now = datetime.now(UTC)
-    store.record_poll_failure([followed.id], error="arXiv answered HTTP 503", now=now,
-                              next_poll=now + timedelta(minutes=1))
-    store.record_poll_failure([followed.id], error="timed out", now=now,
-                              next_poll=now + timedelta(minutes=2))
+    store.record_poll_failure(
+        [followed.id],
+        error="arXiv answered HTTP 503",
+        now=now,
+        next_poll=now + timedelta(minutes=1),
+    )
+    store.record_poll_failure(
+        [followed.id], error="timed out", now=now, next_poll=now + timedelta(minutes=2)
+    )
     (state,) = store.followed()
     assert (state.consecutive_failures, state.last_error) == (2, "timed out")
     assert store.due_for_poll(now) == []
@@ -146,7 +173,7 @@ def subscribed(engine: Engine, store: Store) -> tuple[Chats, Outbox, int]:
 def test_new_paper_queues_one_delivery_per_chat_and_only_once(
     store: Store, subscribed: tuple[Chats, Outbox, int]
 ) -> None:
-    chats, outbox, followed_id = subscribed
+    _chats, outbox, followed_id = subscribed
     ids = frozenset({followed_id})
     store.save_records([matched(make_record(), followed_id)], announce_for=ids)
     store.save_records([matched(make_record(), followed_id)], announce_for=ids)
@@ -172,7 +199,7 @@ def test_revisions_only_reach_chats_that_asked(
 
 
 def test_sent_failed_and_retry_states(store: Store, subscribed: tuple[Chats, Outbox, int]) -> None:
-    chats, outbox, followed_id = subscribed
+    _chats, outbox, followed_id = subscribed
     store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
     first, second = sorted(outbox.due(limit=10), key=lambda d: d.chat_id)
 

@@ -56,7 +56,13 @@ def create_db_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:":
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"DATABASE_URL points into {folder}, which cannot be created: {exc.strerror}"
+                ) from None
         connect_args = {"check_same_thread": False, "timeout": 30}
     elif parsed.get_backend_name() == "postgresql":
         connect_args = {"connect_timeout": 10}

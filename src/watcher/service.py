@@ -110,13 +110,23 @@ async def run_service(settings: Settings) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
 
+        running: set[asyncio.Task[object]] = set()
+
         async def poll_and_notify() -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            running.add(task)
             try:
                 report = await context.poller.poll()
                 await frontend.notify(report)
+            except asyncio.CancelledError:
+                # Only shutdown cancels a poll; nothing half-done was stored (saves are atomic).
+                log.info("poll interrupted by shutdown")
             except Exception:
                 # The job must outlive any single failure; the next tick tries again.
                 log.exception("poll cycle failed")
+            finally:
+                running.discard(task)
 
         scheduler = AsyncIOScheduler(timezone=UTC)
         scheduler.add_job(
@@ -142,4 +152,7 @@ async def run_service(settings: Settings) -> None:
         finally:
             log.info("stopping")
             scheduler.shutdown(wait=False)
+            for task in list(running):
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
             await frontend.stop()

@@ -8,7 +8,6 @@ Create Date: 2026-11-29
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
 from alembic import op
 
 revision: str = "0001"
@@ -22,15 +21,15 @@ def upgrade() -> None:
     op.create_table(
         "author",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sqlmodel.sql.sqltypes.AutoString(length=512), nullable=False),
+        sa.Column("name", sa.String(length=512), nullable=False),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("name"),
     )
     op.create_table(
         "chat",
         sa.Column("id", sa.BigInteger(), autoincrement=False, nullable=False),
-        sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
-        sa.Column("title", sqlmodel.sql.sqltypes.AutoString(length=255), nullable=True),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("title", sa.String(length=255), nullable=True),
         sa.Column("active", sa.Boolean(), nullable=False),
         sa.Column("inactive_reason", sa.Text(), nullable=True),
         sa.Column("notify_revisions", sa.Boolean(), nullable=False),
@@ -40,8 +39,8 @@ def upgrade() -> None:
     op.create_table(
         "followed_author",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
-        sa.Column("name_key", sqlmodel.sql.sqltypes.AutoString(length=255), nullable=False),
+        sa.Column("name", sa.String(length=100), nullable=False),
+        sa.Column("name_key", sa.String(length=255), nullable=False),
         sa.Column("aliases", sa.Text(), nullable=False),
         sa.Column("created", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
@@ -50,18 +49,18 @@ def upgrade() -> None:
     op.create_table(
         "paper",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("arxiv_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+        sa.Column("arxiv_id", sa.String(length=64), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("title", sa.Text(), nullable=False),
         sa.Column("abstract", sa.Text(), nullable=False),
-        sa.Column("primary_category", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+        sa.Column("primary_category", sa.String(length=32), nullable=False),
         sa.Column("published", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("abs_url", sqlmodel.sql.sqltypes.AutoString(length=255), nullable=False),
-        sa.Column("pdf_url", sqlmodel.sql.sqltypes.AutoString(length=255), nullable=False),
+        sa.Column("abs_url", sa.String(length=255), nullable=False),
+        sa.Column("pdf_url", sa.String(length=255), nullable=False),
         sa.Column("comment", sa.Text(), nullable=True),
         sa.Column("journal_ref", sa.Text(), nullable=True),
-        sa.Column("doi", sqlmodel.sql.sqltypes.AutoString(length=255), nullable=True),
+        sa.Column("doi", sa.String(length=255), nullable=True),
         sa.Column("first_seen", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("arxiv_id"),
@@ -75,8 +74,8 @@ def upgrade() -> None:
         sa.Column("chat_id", sa.BigInteger(), nullable=False),
         sa.Column("paper_id", sa.Integer(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
-        sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("next_attempt", sa.DateTime(timezone=True), nullable=False),
         sa.Column("last_error", sa.Text(), nullable=True),
@@ -114,7 +113,7 @@ def upgrade() -> None:
     op.create_table(
         "paper_category",
         sa.Column("paper_id", sa.Integer(), nullable=False),
-        sa.Column("category", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+        sa.Column("category", sa.String(length=32), nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(["paper_id"], ["paper.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("paper_id", "category"),

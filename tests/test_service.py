@@ -1,0 +1,100 @@
+"""`arxiv-watcher run` as a real process: console mode, failures at start, an unreachable arXiv."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import ServiceProcess, run_cli
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records, make_record
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeArxiv]:
+    with FakeArxiv(dezun_dong_records()) as server:
+        yield server
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_console_mode_prints_each_new_paper_once(
+    tmp_path: Path, database_url: str, fake: FakeArxiv
+) -> None:
+    service = ServiceProcess(
+        cwd=tmp_path,
+        DATABASE_URL=database_url,
+        ARXIV_API_URL=fake.url,
+        ARXIV_MIN_INTERVAL="0",
+        POLL_INTERVAL="1",
+    )
+    try:
+        service.wait_for(lambda: "console mode" in service.output)
+        service.wait_for(lambda: "stored silently" in service.output)
+        fake.add(
+            make_record(
+                arxiv_id="2611.99999",
+                title="Multi-Plane Dragonfly Networks",
+                authors=["Dezun Dong"],
+            )
+        )
+        service.wait_for(lambda: any("Multi-Plane Dragonfly" in line for line in service.stdout))
+        polls = len(fake.api_requests())
+        service.wait_for(lambda: len(fake.api_requests()) >= polls + 2)
+    finally:
+        code = service.stop(signal.SIGTERM)
+    assert code == 0
+    assert sum("New paper: Multi-Plane Dragonfly Networks" in line for line in service.stdout) == 1
+    assert "Traceback" not in service.output
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://postgres@127.0.0.1:{port}/test",
+        "mysql://root@127.0.0.1/test",
+        "not a url at all",
+        "sqlite:////proc/forbidden/watcher.db",
+    ],
+)
+def test_a_wrong_database_url_stops_the_service_naming_the_setting(
+    tmp_path: Path, url: str
+) -> None:
+    result = run_cli("run", cwd=tmp_path, DATABASE_URL=url.format(port=closed_port()), timeout=30)
+    assert result.returncode == 2
+    assert "DATABASE_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_arxiv_is_reported_in_one_line_and_retried(
+    tmp_path: Path, database_url: str
+) -> None:
+    service = ServiceProcess(
+        cwd=tmp_path,
+        DATABASE_URL=database_url,
+        ARXIV_API_URL=f"http://127.0.0.1:{closed_port()}/api/query",
+        ARXIV_MIN_INTERVAL="0",
+        ARXIV_MAX_RETRIES="1",
+        POLL_INTERVAL="1",
+    )
+    try:
+        service.wait_for(lambda: "poll failed for Dezun Dong" in service.output)
+        time.sleep(0.5)
+        assert service.process.poll() is None  # still running
+    finally:
+        code = service.stop(signal.SIGINT)
+    assert code == 0
+    assert "Traceback" not in service.output
+    failures = [line for line in service.stderr if "poll failed for Dezun Dong" in line]
+    assert "cannot reach arXiv" in failures[0] or "connect" in failures[0].lower()
