@@ -17,7 +17,7 @@ from sqlalchemy import Engine, create_engine, text
 from watcher.db import open_database
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"  # fixtures recorded from arXiv; see SOURCES.md there
 POSTGRES_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )

@@ -1,6 +1,6 @@
 """The fake arXiv API answers like arXiv: same XML, same query semantics, paging and faults.
 
-The reference is the real answers recorded in `/work/shared/data/arxiv-api/` (see SOURCES.md
+The reference is the real answers recorded in `tests/data/arxiv-api/` (see SOURCES.md
 there): the fake must write them back element for element.
 """
 
@@ -33,7 +33,7 @@ from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.parse import Page, parse_feed
 from watcher.records import Author, Record
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "arxiv-api"
+REAL = Path(__file__).resolve().parent / "data" / "arxiv-api"
 REAL_FEEDS = sorted(p for p in REAL.glob("*.xml") if "error" not in p.name)
 ATOM = "{http://www.w3.org/2005/Atom}"
 

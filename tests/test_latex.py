@@ -1,5 +1,5 @@
 """Tests for `bot.latex.latex_to_text`, on hand-written cases and the 15 real abstracts in
-`shared/data/followed-author-records.json` (see `shared/data/SOURCES.md`)."""
+`tests/data/followed-author-records.json` (see `tests/data/SOURCES.md`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from bot.latex import latex_to_text
 
 # The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
 RECORDS_FILE = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "followed-author-records.json"
+    Path(__file__).resolve().parent / "data" / "followed-author-records.json"
 )
 
 

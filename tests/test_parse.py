@@ -1,6 +1,6 @@
-"""Tests for the parse step, on the real arXiv answers recorded in `shared/data/arxiv-api/`.
+"""Tests for the parse step, on the real arXiv answers recorded in `tests/data/arxiv-api/`.
 
-Every expected value below was read off the XML files themselves (see `shared/data/SOURCES.md`
+Every expected value below was read off the XML files themselves (see `tests/data/SOURCES.md`
 for where they come from). Broken bodies are made by cutting or editing those real bytes.
 """
 
@@ -16,8 +16,8 @@ from watcher.parse import Page, normalise_whitespace, parse_feed, split_arxiv_id
 from watcher.records import Author, Record
 
 # The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-API_DIR = SHARED_DATA / "arxiv-api"
+DATA = Path(__file__).resolve().parent / "data"
+API_DIR = DATA / "arxiv-api"
 
 QUERY_TESTING = "query_all-testing_start0_max10.xml"
 MANY_AUTHORS = "idlist_1707.08567_34-authors.xml"
@@ -324,7 +324,7 @@ BAD_BODIES = {
     "garbage": b"\x00\x01not a feed at all\xff",
     "json": b'{"error": "rate limited"}',
     "plain text": b"Rate exceeded.",
-    "rss listing": (SHARED_DATA / "arxiv-rss" / "cs_weekend_no-items.xml").read_bytes(),
+    "rss listing": (DATA / "arxiv-rss" / "cs_weekend_no-items.xml").read_bytes(),
     "atom without namespace": b"<?xml version='1.0'?><feed><entry><id>x</id></entry></feed>",
     "cut in an entry": _cut_in_middle_of_an_entry(),
     "cut before </feed>": _cut_before_feed_end(),

@@ -1,6 +1,6 @@
 """Tests for the pure renderers in `bot.render`: content, Telegram HTML validity, and length bounds.
 
-Records are built by hand or from the real ones in `shared/data/followed-author-records.json`.
+Records are built by hand or from the real ones in `tests/data/followed-author-records.json`.
 Every HTML message goes through `telegram_html_text`, a strict checker written for these tests
 that accepts only what Telegram's HTML parse mode accepts and returns the visible text.
 """
@@ -33,7 +33,7 @@ from watcher.records import Author, Record
 from watcher.taxonomy import category_name
 
 RECORDS_FILE = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "followed-author-records.json"
+    Path(__file__).resolve().parent / "data" / "followed-author-records.json"
 )
 FOLLOWED = ["Dezun Dong"]
 

@@ -1,7 +1,7 @@
 """A fake arXiv API over real HTTP on 127.0.0.1, for tests, benchmarks and manual demos.
 
 `FakeArxiv` serves its `records` as Atom in the exact shape of arXiv's own answers (see the
-recorded files in `/work/shared/data/arxiv-api/`): the same namespaces, element order, links and
+recorded files in `tests/data/arxiv-api/`): the same namespaces, element order, links and
 opensearch totals. It understands what the watcher sends: `search_query` (fields `au ti abs co jr
 cat id all`, quoted phrases, `AND`/`OR`/`ANDNOT`, parentheses, `submittedDate:[A TO B]`),
 `id_list`, `sortBy`, `sortOrder`, `start` and `max_results`. An `au:` term matches like arXiv's:

@@ -1,8 +1,8 @@
 """Test records: the default followed author's papers, their look-alikes, and a record factory.
 
 `dezun_dong_records()` holds the 15 papers of Dezun Dong listed in
-`/work/shared/data/followed-author-records.json` (origin: the author's public record listing, see
-`/work/shared/data/SOURCES.md`). Titles, abstracts, primary categories, years and the co-authors
+`tests/data/followed-author-records.json` (origin: the author's public record listing, see
+`tests/data/SOURCES.md`). Titles, abstracts, primary categories, years and the co-authors
 known are real. The JSON carries no arXiv ids, dates, versions or cross-lists, so those are
 SYNTHETIC: new-style ids matching the year (`2604.03117` for a 2026 paper), a v1 date within the
 year, version 1, and the primary category plus a plausible cross-list for some papers.
@@ -24,20 +24,9 @@ from typing import Any
 
 from watcher.records import Author, Record
 
-# A copy in tests/data wins, so the suite can travel without the shared folder next to the repo.
 _JSON_NAME = "followed-author-records.json"
 _REPO = Path(__file__).resolve().parents[2]
-SHARED_RECORDS_JSON = next(
-    (
-        p
-        for p in (
-            _REPO / "tests" / "data" / _JSON_NAME,
-            _REPO.parent / "shared" / "data" / _JSON_NAME,
-        )
-        if p.exists()
-    ),
-    _REPO.parent / "shared" / "data" / _JSON_NAME,
-)
+SHARED_RECORDS_JSON = _REPO / "tests" / "data" / _JSON_NAME
 
 # Synthetic id, v1 date and cross-lists per paper, in the order of the shared JSON.
 _SYNTHETIC: list[tuple[str, str, tuple[str, ...]]] = [
