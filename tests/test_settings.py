@@ -1,0 +1,99 @@
+"""Settings from the environment and `.env`, and logs that never show the token."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from watcher.errors import ConfigError
+from watcher.logs import REDACTED, RedactingFilter
+from watcher.settings import Settings, load_settings
+
+TOKEN = "123456789:AAHfiqksKZ8WmR2zSjiQ7_v4TMAKdiHm9T0"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in Settings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_defaults() -> None:
+    settings = load_settings()
+    assert settings.watch_authors == ["Dezun Dong"]
+    assert settings.database_url == "sqlite:///data/arxiv-watcher.db"
+    assert str(settings.arxiv_api_url) == "https://export.arxiv.org/api/query"
+    assert settings.arxiv_min_interval == 3.0
+    assert settings.telegram_bot_token is None
+
+
+def test_watch_authors_with_aliases_and_admins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCH_AUTHORS", "Dezun Dong|De-Zun Dong; Daoyi Dong ;")
+    monkeypatch.setenv("ADMIN_CHAT_IDS", "42, -1001")
+    settings = load_settings()
+    assert settings.followed_specs == [["Dezun Dong", "De-Zun Dong"], ["Daoyi Dong"]]
+    assert settings.admin_chat_ids == [42, -1001]
+
+
+def test_dotenv_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("POLL_INTERVAL=120\nLOG_LEVEL=debug\n")
+    settings = load_settings()
+    assert (settings.poll_interval, settings.log_level) == (120, "DEBUG")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("ARXIV_MIN_INTERVAL", "soon"),
+        ("ARXIV_MIN_INTERVAL", "-1"),
+        ("POLL_INTERVAL", "0"),
+        ("ARXIV_API_URL", "not a url"),
+        ("LOG_LEVEL", "LOUD"),
+        ("ADMIN_CHAT_IDS", "alice"),
+        ("WATCH_AUTHORS", "x" * 101),
+        ("TELEGRAM_BOT_TOKEN", "not-a-token"),
+    ],
+)
+def test_a_bad_value_names_its_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=variable):
+        load_settings()
+
+
+def test_a_bad_token_is_not_repeated_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "12345:short secret")
+    with pytest.raises(ConfigError) as error:
+        load_settings()
+    assert "short secret" not in str(error.value)
+
+
+def test_the_token_is_secret_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    settings = load_settings()
+    assert TOKEN not in repr(settings) and TOKEN not in str(settings)
+    assert settings.telegram_bot_token is not None
+    assert settings.telegram_bot_token.get_secret_value() == TOKEN
+
+
+def test_logs_never_show_the_token(caplog: pytest.LogCaptureFixture) -> None:
+    logger = logging.getLogger("test.redaction")
+    redacting = RedactingFilter([TOKEN])
+    logger.addFilter(redacting)
+    try:
+        with caplog.at_level(logging.INFO, logger="test.redaction"):
+            logger.info("POST https://api.telegram.org/bot%s/sendMessage", TOKEN)
+            logger.info("another bot 987654321:ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ appears")
+            try:
+                raise RuntimeError(f"failed at /bot{TOKEN}/getMe")
+            except RuntimeError:
+                logger.exception("request failed")
+    finally:
+        logger.removeFilter(redacting)
+    text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
+    assert TOKEN not in text and "ZZZZZZZZZZZZZZZZZZZZ" not in text
+    assert text.count(REDACTED) >= 3
