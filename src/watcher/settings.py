@@ -61,8 +61,6 @@ class Settings(BaseSettings):
     telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
     telegram_rate_group: float = Field(default=20.0, gt=0, description="A minute, per group.")
 
-    health_port: int | None = Field(default=None, ge=1, le=65535)
-
     @field_validator("watch_authors", mode="before")
     @classmethod
     def _split_authors(cls, value: object) -> object:
