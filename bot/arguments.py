@@ -1,0 +1,179 @@
+"""Command arguments: from the words after a command to checked values, or a one-line usage answer.
+
+Pure functions, no I/O and no python-telegram-bot: each takes the argument words PTB split off
+(`context.args`) and returns what the handler needs, or raises `UsageError` whose message is
+the whole answer to send (plain text; the handler escapes it).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from watcher.errors import UnknownCategory
+from watcher.parse import split_arxiv_id
+from watcher.taxonomy import resolve_category
+
+MAX_NAME_LENGTH = 100
+DEFAULT_COUNT = 5
+MAX_COUNT = 20
+# Besides letters and accents, what real author names carry: "J. R. R. Tolkien", "Jean-Luc",
+# "O'Brien", "Dong, Dezun". Anything else ("|", quotes, digits, brackets) is a typo or an attack
+# on the arXiv query, so it is refused with an explanation rather than silently dropped.
+_NAME_PUNCTUATION = frozenset(" .-'’,")
+_MIN_NAME_LETTERS = 2
+_ON = frozenset({"on", "yes", "true", "1"})
+_OFF = frozenset({"off", "no", "false", "0"})
+
+
+class UsageError(ValueError):
+    """The arguments are wrong; the message is the one-line answer for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectArguments:
+    category: str  # canonical, e.g. "cs.DC"
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaperArguments:
+    arxiv_id: str  # without version
+    version: int | None
+
+
+USAGE = {
+    "subscribe": "Usage: /subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)",
+    "unsubscribe": "Usage: /unsubscribe NAME (e.g. /unsubscribe Dezun Dong), or /unsubscribe "
+    "alone to stop everything",
+    "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
+    "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
+    "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
+    "revisions": "Usage: /revisions on, or /revisions off",
+}
+
+
+def author_name(args: Sequence[str], *, command: str = "subscribe") -> str | None:
+    """The author name in `args` with whitespace tidied, or None when there is none."""
+    name = " ".join(" ".join(args).split())
+    if not name:
+        return None
+    if len(name) > MAX_NAME_LENGTH:
+        raise UsageError(
+            f"That name is too long (at most {MAX_NAME_LENGTH} characters). {USAGE[command]}"
+        )
+    letters = 0
+    for character in name:
+        if character in _NAME_PUNCTUATION:
+            continue
+        category = unicodedata.category(character)
+        if category.startswith("L"):
+            letters += 1
+        elif not category.startswith("M"):
+            raise UsageError(
+                f"An author name has only letters, spaces and . - ' , in it. {USAGE[command]}"
+            )
+    if letters < _MIN_NAME_LETTERS:
+        raise UsageError(f"That does not look like a name. {USAGE[command]}")
+    return name
+
+
+def count(args: Sequence[str], *, command: str = "recent") -> int:
+    """The optional paper count N: DEFAULT_COUNT when absent, 1 to MAX_COUNT when given."""
+    if not args:
+        return DEFAULT_COUNT
+    if len(args) > 1:
+        raise UsageError(USAGE[command])
+    return _count_word(args[0], command=command)
+
+
+def _count_word(word: str, *, command: str) -> int:
+    if not (word.isascii() and word.isdigit()):
+        raise UsageError(f"{word[:20]!r} is not a number. {USAGE[command]}")
+    value = int(word)
+    if not 1 <= value <= MAX_COUNT:
+        raise UsageError(f"N must be from 1 to {MAX_COUNT}. {USAGE[command]}")
+    return value
+
+
+def subject(args: Sequence[str]) -> SubjectArguments:
+    """`CATEGORY [N]`, the category resolved case-insensitively against arXiv's taxonomy."""
+    if not args or len(args) > 2:
+        raise UsageError(USAGE["subject"])
+    try:
+        category = resolve_category(args[0])
+    except UnknownCategory as error:
+        hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
+        raise UsageError(
+            f"{error.category!r} is not an arXiv category.{hint} /subjects lists the ones "
+            "with papers."
+        ) from None
+    number = _count_word(args[1], command="subject") if len(args) == 2 else DEFAULT_COUNT
+    return SubjectArguments(category, number)
+
+
+def paper(args: Sequence[str]) -> PaperArguments:
+    """One arXiv id, versioned id, or abs/pdf URL."""
+    if len(args) != 1:
+        raise UsageError(USAGE["paper"])
+    try:
+        arxiv_id, version = split_arxiv_id(args[0])
+    except ValueError:
+        raise UsageError(f"{args[0][:40]!r} is not an arXiv id. {USAGE['paper']}") from None
+    return PaperArguments(arxiv_id, version)
+
+
+def on_off(args: Sequence[str]) -> bool | None:
+    """`on` or `off` (a few synonyms accepted); None when no argument was given."""
+    if not args:
+        return None
+    if len(args) == 1:
+        word = args[0].casefold()
+        if word in _ON:
+            return True
+        if word in _OFF:
+            return False
+    raise UsageError(USAGE["revisions"])
+
+
+@dataclass(frozen=True, slots=True)
+class ListButton:
+    """What a paging button of /recent or /subject asks for."""
+
+    category: str | None  # None for /recent
+    per_page: int
+    page: int
+
+
+RECENT_PREFIX = "r"
+SUBJECT_PREFIX = "s"
+
+
+def list_prefix(category: str | None, per_page: int) -> str:
+    """The callback prefix of a list: the renderer appends `:PAGE`. Short, as data is 64 bytes."""
+    if category is None:
+        return f"{RECENT_PREFIX}:{per_page}"
+    return f"{SUBJECT_PREFIX}:{category}:{per_page}"
+
+
+def list_button(data: str) -> ListButton | None:
+    """Decode a paging button's callback data; None for anything else (old or forged data)."""
+    parts = data.split(":")
+    if parts[0] == RECENT_PREFIX and len(parts) == 3:
+        category, per_page_text, page_text = None, parts[1], parts[2]
+    elif parts[0] == SUBJECT_PREFIX and len(parts) == 4:
+        category, per_page_text, page_text = parts[1], parts[2], parts[3]
+    else:
+        return None
+    if not all(text.isascii() and text.isdigit() for text in (per_page_text, page_text)):
+        return None
+    per_page, page = int(per_page_text), int(page_text)
+    if not 1 <= per_page <= MAX_COUNT or page > 10_000:
+        return None
+    if category is not None:
+        try:
+            category = resolve_category(category)
+        except UnknownCategory:
+            return None
+    return ListButton(category, per_page, page)

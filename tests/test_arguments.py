@@ -1,0 +1,189 @@
+"""Argument parsing of the bot's commands: tables of what users type and what they get back."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import arguments
+from bot.arguments import ListButton, PaperArguments, SubjectArguments, UsageError
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ([], None),
+        (["Dezun", "Dong"], "Dezun Dong"),
+        (["  Dezun ", "", "Dong"], "Dezun Dong"),
+        (["Dong,", "Dezun"], "Dong, Dezun"),
+        (["Jean-Luc", "O'Brien"], "Jean-Luc O'Brien"),
+        (["J.", "R.", "R.", "Tolkien"], "J. R. R. Tolkien"),
+        (["Dézun", "Dōng"], "Dézun Dōng"),
+        (["李", "明"], "李 明"),
+        (["a" * 100], "a" * 100),
+    ],
+)
+def test_author_name_accepts_names(words: list[str], expected: str | None) -> None:
+    assert arguments.author_name(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "complaint"),
+    [
+        (["a" * 101], "too long (at most 100 characters)"),
+        (["x" * 5000], "too long"),
+        (["!!!", "..."], "only letters, spaces"),
+        (["...", "-", "'"], "does not look like a name"),
+        (["D."], "does not look like a name"),
+        (['Dezun"', "OR", 'all:"x'], "only letters, spaces"),
+        (["Dezun|Dong"], "only letters, spaces"),
+        (["<b>Dong</b>"], "only letters, spaces"),
+        (["Dong", "2"], "only letters, spaces"),
+    ],
+)
+def test_author_name_refuses_junk_in_one_line(words: list[str], complaint: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        arguments.author_name(words, command="unsubscribe")
+    message = str(caught.value)
+    assert complaint in message
+    assert "/unsubscribe" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [([], 5), (["1"], 1), (["7"], 7), (["20"], 20), (["05"], 5)],
+)
+def test_count(words: list[str], expected: int) -> None:
+    assert arguments.count(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "complaint"),
+    [
+        (["abc"], "'abc' is not a number"),
+        (["0"], "from 1 to 20"),
+        (["21"], "from 1 to 20"),
+        (["99"], "from 1 to 20"),
+        (["-3"], "not a number"),
+        (["2.5"], "not a number"),
+        (["٣"], "not a number"),  # an Arabic-Indic digit: isdigit() but not what we mean
+        (["3", "4"], "Usage: /recent"),
+    ],
+)
+def test_count_refuses(words: list[str], complaint: str) -> None:
+    with pytest.raises(UsageError, match="Usage: /recent") as caught:
+        arguments.count(words)
+    assert complaint in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["cs.DC"], SubjectArguments("cs.DC", 5)),
+        (["cs.dc", "3"], SubjectArguments("cs.DC", 3)),
+        (["CS.NI", "20"], SubjectArguments("cs.NI", 20)),
+        (["quant-ph"], SubjectArguments("quant-ph", 5)),
+    ],
+)
+def test_subject(words: list[str], expected: SubjectArguments) -> None:
+    assert arguments.subject(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggested"), [("cs.dcc", "cs.DC"), ("quantph", "quant-ph"), ("distributed", "cs.DC")]
+)
+def test_subject_unknown_category_names_close_matches(typed: str, suggested: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        arguments.subject([typed])
+    message = str(caught.value)
+    assert f"{typed!r} is not an arXiv category. Did you mean {suggested}" in message
+
+
+@pytest.mark.parametrize(
+    ("words", "complaint"),
+    [
+        ([], "Usage: /subject"),
+        (["cs.DC", "0"], "from 1 to 20"),
+        (["cs.DC", "many"], "not a number"),
+        (["cs.DC", "2", "3"], "Usage: /subject"),
+        (["nonsense-category"], "not an arXiv category"),
+    ],
+)
+def test_subject_refuses(words: list[str], complaint: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        arguments.subject(words)
+    assert complaint in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("2604.01234", PaperArguments("2604.01234", None)),
+        ("2604.01234v2", PaperArguments("2604.01234", 2)),
+        ("https://arxiv.org/abs/2604.01234v3", PaperArguments("2604.01234", 3)),
+        ("https://arxiv.org/pdf/2604.01234", PaperArguments("2604.01234", None)),
+        ("arXiv:2604.01234", PaperArguments("2604.01234", None)),
+        ("astro-ph/0601001", PaperArguments("astro-ph/0601001", None)),
+    ],
+)
+def test_paper(word: str, expected: PaperArguments) -> None:
+    assert arguments.paper([word]) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "complaint"),
+    [
+        ([], "Usage: /paper"),
+        (["2604.01234", "2604.01235"], "Usage: /paper"),
+        (["hello"], "'hello' is not an arXiv id"),
+        (["https://example.com/abs/2604.01234"], "is not an arXiv id"),
+    ],
+)
+def test_paper_refuses(words: list[str], complaint: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        arguments.paper(words)
+    assert complaint in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [([], None), (["on"], True), (["ON"], True), (["off"], False), (["no"], False)],
+)
+def test_on_off(words: list[str], expected: bool | None) -> None:
+    assert arguments.on_off(words) is expected
+
+
+@pytest.mark.parametrize("words", [["maybe"], ["on", "off"], ["2"]])
+def test_on_off_refuses(words: list[str]) -> None:
+    with pytest.raises(UsageError, match=r"Usage: /revisions on, or /revisions off"):
+        arguments.on_off(words)
+
+
+@pytest.mark.parametrize(
+    ("category", "per_page", "page"),
+    [(None, 5, 0), (None, 10, 3), ("cs.DC", 5, 1), ("cond-mat.mtrl-sci", 10, 12)],
+)
+def test_list_buttons_round_trip(category: str | None, per_page: int, page: int) -> None:
+    data = f"{arguments.list_prefix(category, per_page)}:{page}"
+    assert len(data.encode()) <= 64
+    assert arguments.list_button(data) == ListButton(category, per_page, page)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "",
+        "r",
+        "r:5",
+        "r:x:1",
+        "r:5:-1",
+        "r:0:1",
+        "r:99:1",
+        "s:cs.DC:5",
+        "s:not-a-category:5:1",
+        "x:5:1",
+        "r:5:1:extra",
+    ],
+)
+def test_list_button_refuses_other_data(data: str) -> None:
+    assert arguments.list_button(data) is None

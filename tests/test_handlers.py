@@ -1,0 +1,688 @@
+"""The bot's commands end to end: the real Application long-polls the fake Bot API over HTTP,
+asks the real store (SQLite or PostgreSQL) and fetches from the fake arXiv.
+
+Each test talks to the bot the way a user does (`user_sends`, `channel_post`, `press_button`)
+and asserts on the text the fake Telegram received. Updates are handled one at a time in the
+order sent, so "nothing was answered" is checked by sending a sentinel command afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from bot.app import COMMANDS, BotApplication, build_application
+from bot.handlers import SORRY, CommandBudget
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records, lookalike_records
+from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits, SentMessage
+from watcher.chats import MAX_SUBSCRIPTIONS, Chats
+from watcher.fetch import ArxivClient
+from watcher.outbox import Outbox
+from watcher.poll import Poller
+from watcher.service import ServiceContext
+from watcher.settings import Settings
+from watcher.store import Store
+
+USER = 42
+ADMIN_CHAT = 4242
+GROUP = -500
+CHANNEL = -1001234567890
+BOT = "arxiv_watcher_bot"
+WAIT = 10.0  # seconds; generous, as machines are noisy: a pass never waits this long
+
+
+@dataclass
+class Bot:
+    """The running bot and everything around it."""
+
+    telegram: FakeTelegram
+    arxiv: FakeArxiv
+    service: ServiceContext
+    app: BotApplication = field(repr=False)  # PTB's repr shows the bot token
+
+    @property
+    def store(self) -> Store:
+        return self.service.store
+
+    @property
+    def chats(self) -> Chats:
+        return self.service.chats
+
+    async def until(self, predicate: Callable[[], object]) -> None:
+        await self.telegram.wait_for(predicate, timeout=WAIT)
+
+    async def ask(self, chat_id: int, text: str, *, replies: int = 1, **sender: Any) -> list[str]:
+        """Send `text` into the chat and return the texts of the next `replies` messages."""
+        before = len(self.telegram.sent(chat_id))
+        self.telegram.user_sends(chat_id, text, **sender)
+        await self.until(lambda: len(self.telegram.sent(chat_id)) >= before + replies)
+        return [message.text for message in self.telegram.sent(chat_id)[before:]]
+
+    async def ask_one(self, chat_id: int, text: str, **sender: Any) -> str:
+        (answer,) = await self.ask(chat_id, text, **sender)
+        return answer
+
+    def last(self, chat_id: int) -> SentMessage:
+        return self.telegram.sent(chat_id)[-1]
+
+
+@asynccontextmanager
+async def running_bot(
+    engine: Engine,
+    database_url: str,
+    *,
+    budget: CommandBudget | None = None,
+    arxiv_timeout: float = 2,
+) -> AsyncIterator[Bot]:
+    with (
+        FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
+        FakeArxiv([*dezun_dong_records(), *lookalike_records()]) as arxiv,
+    ):
+        settings = Settings(
+            _env_file=None,
+            database_url=database_url,
+            arxiv_api_url=arxiv.url,
+            arxiv_min_interval=0,
+            watch_authors=["Dezun Dong"],
+            telegram_bot_token=telegram.token,
+            telegram_api_url=telegram.base_url,
+            admin_chat_ids=[ADMIN_CHAT],
+        )
+        async with ArxivClient(
+            arxiv.url,
+            min_interval=0,
+            timeout=arxiv_timeout,
+            max_retries=1,
+            backoff_base=0.01,
+            backoff_max=0.02,
+        ) as client:
+            store = Store(engine)
+            for names in settings.followed_specs:
+                store.follow(names)
+            poller = Poller(store=store, client=client, poll_interval=3600)
+            service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+            await poller.poll()  # the watched author's history, as the service does at start
+            app = build_application(
+                service, command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1)
+            )
+            await app.initialize()
+            await app.start()
+            assert app.updater is not None
+            await app.updater.start_polling(poll_interval=0, timeout=1)
+            try:
+                yield Bot(telegram, arxiv, service, app)
+            finally:
+                await app.updater.stop()
+                await app.stop()
+                await app.shutdown()
+        assert telegram.internal_errors == []
+
+
+@pytest.fixture
+async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    async with running_bot(engine, database_url) as running:
+        yield running
+
+
+def dezun_count(bot: Bot) -> int:
+    followed = bot.store.find_followed("Dezun Dong")
+    assert followed is not None
+    return followed.record_count
+
+
+# --- /start, /help, unknown input -------------------------------------------------------------
+
+
+async def test_start_says_what_whom_and_how_and_reactivates_the_chat(bot: Bot) -> None:
+    bot.chats.seen(USER, kind="private")
+    bot.chats.deactivate(USER, reason="the user blocked the bot")
+
+    answer = await bot.ask_one(USER, "/start")
+
+    assert "I watch arXiv for new papers" in answer
+    assert "I watch Dezun Dong." in answer
+    assert "/subscribe: follow the authors I watch" in answer
+    assert "/subscribe NAME" in answer
+    info = bot.chats.get(USER)
+    assert info is not None
+    assert info.active
+    assert bot.last(USER).link_preview_options == {"is_disabled": True}
+    assert bot.last(USER).parse_mode == "HTML"
+
+
+async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/help")
+
+    for command in COMMANDS:
+        assert f"/{command.command}" in answer
+    for example in ("/subscribe Dezun Dong", "/recent 10", "/subject cs.DC 5", "/paper 2604.01234"):
+        assert example in answer
+
+
+async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "/frobnicate now") == (
+        "I do not know /frobnicate. /help lists the commands."
+    )
+    assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
+
+
+async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> None:
+    group: dict[str, Any] = {"chat_type": "group", "user_id": 7}
+    bot.telegram.user_sends(GROUP, "/frobnicate", **group)
+    bot.telegram.user_sends(GROUP, "/recent@some_other_bot", **group)
+    bot.telegram.user_sends(GROUP, "just chatting", **group)
+
+    answers = await bot.ask(GROUP, f"/frobnicate@{BOT}", **group)
+
+    assert answers == [f"I do not know /frobnicate@{BOT}. /help lists the commands."]
+
+
+async def test_commands_work_with_the_bot_name_suffix(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, f"/recent@{BOT} 2")
+
+    assert f"(1–2 of {dezun_count(bot)})" in answer
+
+
+# --- /subscribe, /unsubscribe, /subscriptions -------------------------------------------------
+
+
+async def test_subscribe_without_a_name_follows_the_watched_authors(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/subscribe")
+
+    assert answer == (
+        f"✅ This chat now follows Dezun Dong ({dezun_count(bot)} papers on record). "
+        "New papers will be posted here."
+    )
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    assert bot.chats.subscribed_ids(USER) == [dezun.id]
+    again = await bot.ask_one(USER, "/subscribe")
+    assert again.startswith("This chat already follows Dezun Dong.")
+
+
+async def test_subscribe_a_name_fetches_its_history_and_says_how_much(bot: Bot) -> None:
+    answers = await bot.ask(USER, "/subscribe  yemao   XU", replies=2)
+
+    assert answers[0] == "🔎 Looking for yemao XU on arXiv; this takes a few seconds…"
+    assert answers[1] == (
+        "✅ This chat now follows yemao XU: 3 papers found on arXiv. New ones will be posted "
+        "here; /recent shows the newest."
+    )
+    followed = bot.store.find_followed("Yemao Xu")
+    assert followed is not None
+    assert followed.backfilled
+    assert followed.record_count == 3
+    assert bot.chats.subscribed_ids(USER) == [followed.id]
+    recent = await bot.ask_one(USER, "/recent")
+    assert "Newest papers of yemao XU (1–3 of 3)" in recent
+    assert "OD-SGD" in recent
+
+
+async def test_subscribe_an_author_already_fetched_needs_no_arxiv_request(bot: Bot) -> None:
+    requests = len(bot.arxiv.api_requests())
+
+    answer = await bot.ask_one(USER, "/subscribe Dong Dezun")
+
+    assert answer.startswith(f"✅ This chat now follows Dezun Dong: {dezun_count(bot)} papers")
+    assert len(bot.arxiv.api_requests()) == requests
+
+
+async def test_a_slow_arxiv_fetch_does_not_hold_up_other_chats(
+    engine: Engine, database_url: str
+) -> None:
+    async with running_bot(engine, database_url, arxiv_timeout=5) as bot:
+        bot.arxiv.inject("timeout")  # arXiv holds the first request until the client gives up
+
+        bot.telegram.user_sends(USER, "/subscribe Yemao Xu")
+        await bot.until(lambda: bot.telegram.sent(USER))
+        other = await bot.ask_one(USER + 1, "/help")
+
+        assert other.startswith("Commands")
+        assert [m.text for m in bot.telegram.sent(USER)] == [
+            "🔎 Looking for Yemao Xu on arXiv; this takes a few seconds…"
+        ]
+        await bot.until(lambda: len(bot.telegram.sent(USER)) == 2)
+        assert bot.last(USER).text.startswith("✅ This chat now follows Yemao Xu: 3 papers")
+
+
+async def test_subscribe_a_name_arxiv_does_not_know_leaves_nothing_behind(bot: Bot) -> None:
+    answers = await bot.ask(USER, "/subscribe Nobody Atall", replies=2)
+
+    assert answers[1] == (
+        "No arXiv papers by Nobody Atall were found, so this chat does not follow it. Check the "
+        "spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
+    )
+    assert bot.store.find_followed("Nobody Atall") is None
+    assert bot.chats.subscribed_ids(USER) == []
+
+
+async def test_subscribe_while_arxiv_fails_keeps_the_subscription(bot: Bot) -> None:
+    bot.arxiv.inject("503", times=10)
+
+    answers = await bot.ask(USER, "/subscribe Yemao Xu", replies=2)
+
+    assert answers[1].startswith("⚠️ I could not reach arXiv just now (arXiv answered HTTP 503).")
+    assert "I will keep trying" in answers[1]
+    followed = bot.store.find_followed("Yemao Xu")
+    assert followed is not None
+    assert not followed.backfilled
+    assert bot.chats.subscribed_ids(USER) == [followed.id]
+    listing = await bot.ask_one(USER, "/subscriptions")
+    assert "Yemao Xu: 0 papers, not fetched yet (⚠️ the last 1 tries failed; retrying)" in listing
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        (
+            "/subscribe " + "x" * 5000,
+            "That name is too long (at most 100 characters). Usage: /subscribe, or /subscribe "
+            "NAME (e.g. /subscribe Dezun Dong)",
+        ),
+        (
+            "/subscribe ?!... ---",
+            "An author name has only letters, spaces and . - ' , in it. Usage: /subscribe, or "
+            "/subscribe NAME (e.g. /subscribe Dezun Dong)",
+        ),
+        (
+            "/subscribe .. --",
+            "That does not look like a name. Usage: /subscribe, or /subscribe NAME (e.g. "
+            "/subscribe Dezun Dong)",
+        ),
+        (
+            "/unsubscribe <b>x</b>",
+            "An author name has only letters, spaces and . - ' , in it. Usage: /unsubscribe "
+            "NAME (e.g. /unsubscribe Dezun Dong), or /unsubscribe alone to stop everything",
+        ),
+    ],
+)
+async def test_bad_names_get_a_one_line_usage_answer(bot: Bot, text: str, answer: str) -> None:
+    assert await bot.ask_one(USER, text) == answer
+    assert len(bot.store.followed()) == 1
+
+
+async def test_a_chat_follows_at_most_fifty_authors(bot: Bot) -> None:
+    bot.chats.seen(USER, kind="private")
+    for number in range(MAX_SUBSCRIPTIONS):
+        followed, _ = bot.store.follow([f"Author {chr(ord('a') + number % 26)}{number // 26}x"])
+        bot.chats.subscribe(USER, followed.id)
+
+    answer = await bot.ask_one(USER, "/subscribe Yemao Xu")
+
+    assert answer == (
+        "This chat already follows 50 authors, the most allowed. /unsubscribe NAME one of "
+        "them first."
+    )
+    assert bot.store.find_followed("Yemao Xu") is None
+
+
+async def test_unsubscribe_one_author_then_everything(bot: Bot) -> None:
+    await bot.ask(USER, "/subscribe")
+    await bot.ask(USER, "/subscribe Yemao Xu", replies=2)
+
+    assert await bot.ask_one(USER, "/unsubscribe yemao xu") == (
+        "✅ This chat no longer follows Yemao Xu."
+    )
+    assert await bot.ask_one(USER, "/unsubscribe Yemao Xu") == (
+        "This chat does not follow Yemao Xu. /subscriptions lists what it follows."
+    )
+    assert await bot.ask_one(USER, "/unsubscribe") == "✅ This chat no longer follows Dezun Dong."
+    assert bot.chats.subscribed_ids(USER) == []
+    assert await bot.ask_one(USER, "/unsubscribe") == "This chat follows nobody; nothing to stop."
+
+
+async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
+    assert (await bot.ask_one(USER, "/subscriptions")).startswith("This chat follows nobody yet.")
+    await bot.ask(USER, "/subscribe")
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    assert dezun.last_success is not None
+
+    answer = await bot.ask_one(USER, "/subscriptions")
+
+    assert answer == (
+        "This chat follows 1 author:\n"
+        f"• Dezun Dong: {dezun.record_count} papers, "
+        f"last checked {dezun.last_success:%Y-%m-%d %H:%M} UTC\n"
+        "New versions of papers: off (/revisions on to change)."
+    )
+
+
+# --- groups and channels ----------------------------------------------------------------------
+
+
+async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot) -> None:
+    bot.telegram.set_admins(GROUP, [7], creator_id=8)
+    member: dict[str, Any] = {"chat_type": "group", "title": "Readers", "user_id": 9}
+
+    refused = await bot.ask_one(GROUP, "/subscribe", **member)
+    assert refused == "Only this group's administrators can change what it follows."
+    assert bot.chats.subscribed_ids(GROUP) == []
+    listing = await bot.ask_one(GROUP, "/recent 1", **member)
+    assert f"(1–1 of {dezun_count(bot)})" in listing
+
+    admin = {**member, "user_id": 7}
+    accepted = await bot.ask_one(GROUP, "/subscribe", **admin)
+    assert accepted.startswith("✅ This chat now follows Dezun Dong")
+    refused_too = await bot.ask_one(GROUP, "/unsubscribe", **member)
+    assert refused_too == "Only this group's administrators can change what it follows."
+    creator = {**member, "user_id": 8}
+    assert await bot.ask_one(GROUP, "/unsubscribe", **creator) == (
+        "✅ This chat no longer follows Dezun Dong."
+    )
+    info = bot.chats.get(GROUP)
+    assert info is not None
+    assert (info.kind, info.title) == ("group", "Readers")
+
+
+def channel_command(telegram: FakeTelegram, chat_id: int, text: str) -> None:
+    """A command posted in a channel, with the bot_command entity Telegram gives it.
+
+    `FakeTelegram.channel_post` sends no entities (so PTB sees no command); until it does, the
+    update is queued through the fake's state the same way `channel_post` does it.
+    """
+    state = telegram._state
+    with state.lock:
+        chat = state.chat(chat_id, chat_type="channel")
+        command = text.split(maxsplit=1)[0]
+        message = {
+            "sender_chat": chat.to_json(),
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}],
+        }
+        state.queue_update("channel_post", state.store_message(chat, message))
+
+
+async def test_a_channel_is_subscribed_by_a_post_in_it(bot: Bot) -> None:
+    bot.telegram.add_channel(CHANNEL, title="Papers", bot_is_admin=True)
+
+    channel_command(bot.telegram, CHANNEL, "/subscribe")
+    await bot.until(lambda: bot.telegram.sent(CHANNEL))
+
+    assert bot.last(CHANNEL).text.startswith("✅ This chat now follows Dezun Dong")
+    assert len(bot.chats.subscribed_ids(CHANNEL)) == 1
+    info = bot.chats.get(CHANNEL)
+    assert info is not None
+    assert info.kind == "channel"
+
+
+async def test_blocking_and_unblocking_the_bot_parks_and_resumes_the_chat(bot: Bot) -> None:
+    await bot.ask(USER, "/subscribe")
+
+    def active() -> bool:
+        info = bot.chats.get(USER)
+        return info is not None and info.active
+
+    bot.telegram.my_chat_member(USER, "kicked")
+    await bot.until(lambda: not active())
+    bot.telegram.my_chat_member(USER, "member")
+    await bot.until(active)
+    assert len(bot.chats.subscribed_ids(USER)) == 1
+
+
+# --- /recent and paging -----------------------------------------------------------------------
+
+
+async def test_recent_lists_the_newest_papers_compactly(bot: Bot) -> None:
+    newest = bot.store.recent(limit=5)
+    total = dezun_count(bot)
+
+    answer = await bot.ask_one(USER, "/recent")
+
+    assert answer.startswith(
+        "Newest papers of Dezun Dong (the authors I watch; /subscribe to follow them here) "
+        f"(1–5 of {total})"
+    )
+    positions = [answer.index(record.versioned_id) for record in newest]
+    assert positions == sorted(positions)
+    assert bot.store.recent(limit=1, offset=5)[0].versioned_id not in answer
+    buttons = bot.last(USER).reply_markup
+    assert buttons == {"inline_keyboard": [[{"text": "Older ▶", "callback_data": "r:5:1"}]]}
+
+
+async def test_recent_pages_by_editing_its_message(bot: Bot) -> None:
+    total = dezun_count(bot)
+    await bot.ask(USER, "/recent 3")
+    listing = bot.last(USER)
+
+    bot.telegram.press_button(USER, listing.message_id, "r:3:1")
+    await bot.until(lambda: bot.telegram.edits and bot.telegram.callback_answers)
+
+    edit = bot.telegram.edits[-1]
+    assert edit.message_id == listing.message_id
+    assert edit.text is not None
+    assert f"(4–6 of {total})" in edit.text
+    assert bot.store.recent(limit=1, offset=3)[0].versioned_id in edit.text
+    assert edit.reply_markup == {
+        "inline_keyboard": [
+            [
+                {"text": "◀ Newer", "callback_data": "r:3:0"},
+                {"text": "Older ▶", "callback_data": "r:3:2"},
+            ]
+        ]
+    }
+    assert bot.telegram.callback_answers[-1].text is None
+    assert len(bot.telegram.sent(USER)) == 1  # paged in place, no new message
+
+
+async def test_a_stale_button_is_answered_not_ignored(bot: Bot) -> None:
+    await bot.ask(USER, "/recent 3")
+
+    bot.telegram.press_button(USER, bot.last(USER).message_id, "something-old")
+    await bot.until(lambda: bot.telegram.callback_answers)
+
+    assert bot.telegram.callback_answers[-1].text == (
+        "This button no longer works; send /recent again."
+    )
+    assert bot.telegram.edits == []
+
+
+async def test_recent_asks_for_more_than_a_page_and_pages_on(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/recent 20")
+
+    assert f"(1–10 of {dezun_count(bot)})" in answer
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        (
+            "/recent abc",
+            "'abc' is not a number. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+        ),
+        (
+            "/recent 0",
+            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+        ),
+        (
+            "/recent 99",
+            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+        ),
+        ("/recent 1 2", "Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)"),
+    ],
+)
+async def test_recent_refuses_bad_numbers(bot: Bot, text: str, answer: str) -> None:
+    assert await bot.ask_one(USER, text) == answer
+
+
+# --- /subject and /subjects -------------------------------------------------------------------
+
+
+async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -> None:
+    in_category = bot.store.count_category("cs.DC")
+    newest = bot.store.by_category("cs.DC", limit=2)
+
+    answer = await bot.ask_one(USER, "/subject CS.dc 2")
+
+    assert answer.startswith("cs.DC (Distributed, Parallel, and Cluster Computing), Dezun Dong")
+    assert f"(1–2 of {in_category})" in answer
+    assert all(record.versioned_id in answer for record in newest)
+    assert bot.last(USER).reply_markup == {
+        "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:2:1"}]]
+    }
+
+    bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC:2:1")
+    await bot.until(lambda: bot.telegram.edits)
+    assert f"(3–4 of {in_category})" in (bot.telegram.edits[-1].text or "")
+
+
+async def test_subject_unknown_category_names_close_matches(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/subject cs.dcc")
+
+    assert answer == (
+        "'cs.dcc' is not an arXiv category. Did you mean cs.DC, cs.CC, cs.SD? /subjects lists "
+        "the ones with papers."
+    )
+
+
+async def test_subject_without_papers_names_the_categories_that_have_some(bot: Bot) -> None:
+    counts = bot.store.category_counts()
+
+    answer = await bot.ask_one(USER, "/subject math.ag")
+
+    assert answer.startswith(
+        "No stored papers of Dezun Dong are in math.AG (Algebraic Geometry). "
+        f"Categories with papers: {counts[0][0]} ({counts[0][1]}), "
+    )
+
+
+async def test_subject_without_arguments_gets_usage(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "/subject") == (
+        "Usage: /subject CATEGORY [N], N from 1 to 20 (e.g. /subject cs.DC 5)"
+    )
+
+
+async def test_subjects_lists_categories_with_names_and_counts(bot: Bot) -> None:
+    counts = dict(bot.store.category_counts())
+
+    answer = await bot.ask_one(USER, "/subjects")
+
+    assert answer.startswith("Categories of the papers of Dezun Dong:")
+    assert f"• cs.DC Distributed, Parallel, and Cluster Computing: {counts['cs.DC']}" in answer
+    assert f"• cs.LG Machine Learning: {counts['cs.LG']}" in answer
+    assert answer.count("\n• ") == len(counts)
+
+
+# --- /paper -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "2604.03117",
+        "2604.03117v1",
+        "arXiv:2604.03117",
+        "https://arxiv.org/abs/2604.03117v1",
+        "https://arxiv.org/pdf/2604.03117",
+    ],
+)
+async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: str) -> None:
+    record = bot.store.paper("2604.03117")
+    assert record is not None
+
+    answer = await bot.ask_one(USER, f"/paper {given}")
+
+    assert answer.startswith(
+        "📄 Paper · arXiv:2604.03117v1\nPhysically Partitioned KVCache Format for CPU–GPU Load "
+        "Balancing in MoE Inference\n"
+    )
+    assert "★ Dezun Dong" in answer
+    assert record.abstract[:60] in answer
+    buttons = bot.last(USER).reply_markup
+    assert buttons is not None
+    assert [button["url"] for button in buttons["inline_keyboard"][0]] == [
+        record.abs_url,
+        record.pdf_url,
+    ]
+
+
+async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "/paper 2609.99999v4") == (
+        "arXiv:2609.99999 is not among the stored papers (I keep only papers of followed "
+        "authors). arXiv has it at https://arxiv.org/abs/2609.99999 if it exists."
+    )
+    assert await bot.ask_one(USER, "/paper hello") == (
+        "'hello' is not an arXiv id. Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or "
+        "an arxiv.org link)"
+    )
+    assert (await bot.ask_one(USER, "/paper")).startswith("Usage: /paper ID")
+    asked = await bot.ask_one(USER, "/paper 2604.03117v3")
+    assert asked.endswith("(You asked for v3; I keep only v1.)")
+
+
+# --- /revisions and /stats --------------------------------------------------------------------
+
+
+async def test_revisions_is_a_setting_off_by_default(bot: Bot) -> None:
+    assert (await bot.ask_one(USER, "/revisions")).startswith(
+        "New versions of papers are off for this chat."
+    )
+    assert await bot.ask_one(USER, "/revisions on") == (
+        "✅ This chat will now be told about new versions of papers."
+    )
+    info = bot.chats.get(USER)
+    assert info is not None
+    assert info.notify_revisions
+    assert await bot.ask_one(USER, "/revisions maybe") == "Usage: /revisions on, or /revisions off"
+    await bot.ask(USER, "/revisions off")
+    info = bot.chats.get(USER)
+    assert info is not None
+    assert not info.notify_revisions
+
+
+async def test_stats_only_for_admin_chats(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "/stats") == "Sorry, /stats is not allowed here: admins only."
+    await bot.ask(USER, "/subscribe")
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+
+    answer = await bot.ask_one(ADMIN_CHAT, "/stats")
+
+    assert "Chats: 2 (2 active); subscriptions: 1" in answer
+    assert f"Papers stored: {bot.store.count()}" in answer
+    assert "Deliveries: 0 pending, 0 parked, 0 sent, 0 failed" in answer
+    assert (
+        f"• Dezun Dong: {dezun.record_count} papers, "
+        f"last success {dezun.last_success:%Y-%m-%d %H:%M} UTC"
+    ) in answer
+
+
+# --- flooding and failures --------------------------------------------------------------------
+
+
+async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
+    engine: Engine, database_url: str
+) -> None:
+    budget = CommandBudget(burst=3, refill_per_second=0.001)
+    async with running_bot(engine, database_url, budget=budget) as bot:
+        for _ in range(8):
+            bot.telegram.user_sends(USER, "/help")
+
+        assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest papers")
+
+        texts = [message.text for message in bot.telegram.sent(USER)]
+        assert len(texts) == 4
+        assert texts[3] == (
+            "Slow down, please: too many commands at once. I will answer again in a few seconds."
+        )
+        assert all(text.startswith("Commands") for text in texts[:3])
+
+
+async def test_a_failure_is_logged_and_the_user_gets_a_short_apology(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot.telegram.inject(Fault.server_error(500))
+
+    with caplog.at_level(logging.ERROR, logger="bot.handlers"):
+        answer = await bot.ask_one(USER, "/help")
+
+    assert answer == SORRY
+    assert "handling an update failed" in caplog.text
+    assert bot.telegram.token not in caplog.text
