@@ -1,0 +1,435 @@
+"""The Bot API methods the fake implements, with Telegram's answers and error wording.
+
+`BotApi.call(method, params)` takes the decoded request parameters (all strings, JSON fields
+still JSON) and returns the `result`, or raises `ApiError`. The HTTP layer knows nothing of
+methods; the state knows nothing of HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.fakes.telegram.flood_control import FloodControl
+from tests.fakes.telegram.html_markup import (
+    HtmlParseError,
+    ParsedText,
+    parse_html,
+    strip_outer_whitespace,
+    utf16_length,
+)
+from tests.fakes.telegram.request_params import (
+    Params,
+    bool_param,
+    int_param,
+    json_param,
+    required_int,
+    validate_reply_markup,
+)
+from tests.fakes.telegram.state import (
+    ApiError,
+    CallbackAnswer,
+    ChatInfo,
+    EditRecord,
+    JsonDict,
+    SentMessage,
+    TelegramState,
+    bad_request,
+    chat_member_json,
+    user_json,
+)
+
+MAX_TEXT_UTF16 = 4096
+DEFAULT_UPDATE_KINDS_EXCLUDED = frozenset(
+    {"chat_member", "message_reaction", "message_reaction_count"}
+)
+CONFLICT = (
+    "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
+    "running"
+)
+NOT_MODIFIED = (
+    "message is not modified: specified new message content and reply markup are exactly the "
+    "same as a current content and reply markup of the message"
+)
+
+
+class BotApi:
+    """Method implementations over a shared `TelegramState`."""
+
+    def __init__(
+        self,
+        state: TelegramState,
+        flood: FloodControl,
+        *,
+        strict_chats: bool,
+        strict_ampersand: bool,
+    ) -> None:
+        self.state = state
+        self.flood = flood
+        self.strict_chats = strict_chats
+        self.strict_ampersand = strict_ampersand
+        self.methods: dict[str, Callable[[Params], Any]] = {
+            "getMe": self.get_me,
+            "deleteWebhook": self.delete_webhook,
+            "getWebhookInfo": self.get_webhook_info,
+            "getUpdates": self.get_updates,
+            "sendMessage": self.send_message,
+            "editMessageText": self.edit_message_text,
+            "editMessageReplyMarkup": self.edit_message_reply_markup,
+            "answerCallbackQuery": self.answer_callback_query,
+            "setMyCommands": self.set_my_commands,
+            "getMyCommands": self.get_my_commands,
+            "deleteMyCommands": self.delete_my_commands,
+            "getChatMember": self.get_chat_member,
+            "getChatAdministrators": self.get_chat_administrators,
+            "getChat": self.get_chat,
+            "close": lambda _params: True,
+            "logOut": lambda _params: True,
+        }
+        self._by_lower_name = {name.lower(): name for name in self.methods}
+
+    def canonical_name(self, method: str) -> str | None:
+        """Method names are case-insensitive in the Bot API."""
+        return self._by_lower_name.get(method.lower())
+
+    def call(self, method: str, params: Params) -> Any:
+        return self.methods[method](params)
+
+    # -- chats and text ----------------------------------------------------------------------
+    def _resolve_chat(self, params: Params) -> ChatInfo:
+        """Caller holds the state lock."""
+        raw = params.get("chat_id", "")
+        if not raw:
+            raise bad_request("chat_id is empty")
+        if raw.startswith("@"):
+            found = self.state.chat_by_username(raw)
+            if found is None:
+                raise bad_request("chat not found")
+            return found
+        try:
+            chat_id = int(raw)
+        except ValueError:
+            raise bad_request("chat not found") from None
+        if chat_id == 0 or (self.strict_chats and chat_id not in self.state.chats):
+            raise bad_request("chat not found")
+        return self.state.chat(chat_id)
+
+    @staticmethod
+    def _check_can_post(chat: ChatInfo) -> None:
+        if chat.migrated_to is not None:
+            raise bad_request(
+                "group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": chat.migrated_to},
+            )
+        if chat.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat.kicked:
+            if chat.type == "channel":
+                raise ApiError(403, "Forbidden: bot is not a member of the channel chat")
+            raise ApiError(403, f"Forbidden: bot was kicked from the {chat.type} chat")
+        if chat.type == "channel" and not chat.bot_is_admin:
+            raise bad_request("need administrator rights in the channel chat")
+
+    def _render(self, params: Params) -> tuple[ParsedText, str | None]:
+        text = params.get("text", "")
+        parse_mode = params.get("parse_mode") or None
+        if not text.strip():
+            raise bad_request("message text is empty")
+        if parse_mode is None:
+            given = json_param(params, "entities", "message entities")
+            parsed = ParsedText(strip_outer_whitespace(text), list(given or []))
+        elif parse_mode.lower() == "html":
+            try:
+                parsed = parse_html(text, strict_ampersand=self.strict_ampersand)
+            except HtmlParseError as error:
+                raise bad_request(f"can't parse entities: {error}") from None
+        elif parse_mode.lower() in ("markdown", "markdownv2"):
+            raise bad_request(f"the fake Bot API does not implement parse_mode {parse_mode}")
+        else:
+            raise bad_request("unsupported parse_mode")
+        if not parsed.text:
+            raise bad_request("message text is empty")
+        if utf16_length(parsed.text) > MAX_TEXT_UTF16:
+            raise bad_request("message is too long")
+        return parsed, parse_mode
+
+    def _reply_markup(self, params: Params) -> JsonDict | None:
+        markup = json_param(params, "reply_markup", "reply keyboard markup")
+        if markup is None:
+            return None
+        validate_reply_markup(markup)
+        return dict(markup)
+
+    # -- methods -----------------------------------------------------------------------------
+    def get_me(self, _params: Params) -> JsonDict:
+        return dict(self.state.bot_user)
+
+    def delete_webhook(self, params: Params) -> bool:
+        if bool_param(params, "drop_pending_updates"):
+            with self.state.lock:
+                self.state.updates.clear()
+        return True
+
+    def get_webhook_info(self, _params: Params) -> JsonDict:
+        with self.state.lock:
+            pending = len(self.state.updates)
+        return {"url": "", "has_custom_certificate": False, "pending_update_count": pending}
+
+    def get_updates(self, params: Params) -> list[JsonDict]:
+        offset = int_param(params, "offset")
+        limit = min(max(int_param(params, "limit", 100) or 100, 1), 100)
+        timeout = max(int_param(params, "timeout", 0) or 0, 0)
+        allowed = json_param(params, "allowed_updates", "allowed updates")
+        state = self.state
+        deadline = time.monotonic() + timeout
+        with state.changed:
+            state.poll_generation += 1
+            generation = state.poll_generation
+            state.touch()  # an older long poll must notice it has been superseded
+            if allowed is not None:
+                state.allowed_updates = list(allowed)
+            self._confirm(offset)
+            while True:
+                if state.poll_generation != generation:
+                    raise ApiError(409, CONFLICT)
+                batch = self._deliverable()[:limit]
+                remaining = deadline - time.monotonic()
+                if batch or state.closing or remaining <= 0:
+                    return batch
+                state.changed.wait(remaining)
+
+    def _confirm(self, offset: int | None) -> None:
+        """Updates below `offset` are confirmed and gone; a negative offset keeps the last N."""
+        updates = self.state.updates
+        if offset is None or offset == 0:
+            return
+        if offset < 0:
+            del updates[: max(len(updates) + offset, 0)]
+        else:
+            updates[:] = [update for update in updates if update["update_id"] >= offset]
+
+    def _deliverable(self) -> list[JsonDict]:
+        """Pending updates of the allowed kinds; others are dropped, as Telegram does."""
+        allowed = self.state.allowed_updates
+
+        def wanted(update: JsonDict) -> bool:
+            kind = next(key for key in update if key != "update_id")
+            if allowed:
+                return kind in allowed
+            return kind not in DEFAULT_UPDATE_KINDS_EXCLUDED
+
+        self.state.updates[:] = [update for update in self.state.updates if wanted(update)]
+        return [json.loads(json.dumps(update)) for update in self.state.updates]
+
+    def send_message(self, params: Params) -> JsonDict:
+        with self.state.lock:
+            chat = self._resolve_chat(params)
+            self._check_can_post(chat)
+        parsed, parse_mode = self._render(params)
+        markup = self._reply_markup(params)
+        preview = json_param(params, "link_preview_options", "link preview options")
+        with self.state.lock:
+            retry_after = self.flood.admit(chat.id)
+            if retry_after is not None:
+                raise ApiError(
+                    429,
+                    f"Too Many Requests: retry after {retry_after}",
+                    {"retry_after": retry_after},
+                )
+            message: JsonDict = {"from": dict(self.state.bot_user), "text": parsed.text}
+            if parsed.entities:
+                message["entities"] = parsed.entities
+            if markup and "inline_keyboard" in markup:
+                message["reply_markup"] = markup
+            if preview is not None:
+                message["link_preview_options"] = preview
+            stored = self.state.store_message(chat, message)
+            self.state.sent.append(
+                SentMessage(
+                    chat_id=chat.id,
+                    message_id=stored["message_id"],
+                    text=parsed.text,
+                    parse_mode=parse_mode,
+                    html=params.get("text", ""),
+                    entities=parsed.entities,
+                    reply_markup=markup,
+                    link_preview_options=preview,
+                    time=time.time(),
+                )
+            )
+            self.state.touch()
+            return json.loads(json.dumps(stored))  # type: ignore[no-any-return]
+
+    def _message_to_edit(self, params: Params) -> tuple[ChatInfo, JsonDict]:
+        if params.get("inline_message_id"):
+            raise bad_request("the fake Bot API does not implement inline messages")
+        chat = self._resolve_chat(params)
+        self._check_can_post(chat)
+        message_id = required_int(params, "message_id")
+        message = self.state.messages.get((chat.id, message_id))
+        if message is None:
+            raise bad_request("message to edit not found")
+        if message.get("from", {}).get("id") != self.state.bot_user["id"]:
+            raise bad_request("message can't be edited")
+        return chat, message
+
+    def edit_message_text(self, params: Params) -> JsonDict:
+        parsed, parse_mode = self._render(params)
+        markup = self._reply_markup(params)
+        with self.state.lock:
+            chat, message = self._message_to_edit(params)
+            unchanged = (
+                message["text"] == parsed.text
+                and message.get("entities", []) == parsed.entities
+                and message.get("reply_markup") == markup
+            )
+            if unchanged:
+                raise bad_request(NOT_MODIFIED)
+            message["text"] = parsed.text
+            message.pop("entities", None)
+            if parsed.entities:
+                message["entities"] = parsed.entities
+            self._apply_markup(message, markup)
+            return self._record_edit("editMessageText", chat, message, parse_mode, markup)
+
+    def edit_message_reply_markup(self, params: Params) -> JsonDict:
+        markup = self._reply_markup(params)
+        with self.state.lock:
+            chat, message = self._message_to_edit(params)
+            if message.get("reply_markup") == markup:
+                raise bad_request(NOT_MODIFIED)
+            self._apply_markup(message, markup)
+            return self._record_edit("editMessageReplyMarkup", chat, message, None, markup)
+
+    @staticmethod
+    def _apply_markup(message: JsonDict, markup: JsonDict | None) -> None:
+        message.pop("reply_markup", None)
+        if markup and "inline_keyboard" in markup:
+            message["reply_markup"] = markup
+
+    def _record_edit(
+        self,
+        method: str,
+        chat: ChatInfo,
+        message: JsonDict,
+        parse_mode: str | None,
+        markup: JsonDict | None,
+    ) -> JsonDict:
+        message["edit_date"] = int(time.time())
+        text = message["text"] if method == "editMessageText" else None
+        self.state.edits.append(
+            EditRecord(
+                method, chat.id, message["message_id"], text, parse_mode, markup, time.time()
+            )
+        )
+        self.state.touch()
+        return json.loads(json.dumps(message))  # type: ignore[no-any-return]
+
+    def answer_callback_query(self, params: Params) -> bool:
+        query_id = params.get("callback_query_id", "")
+        with self.state.lock:
+            known = self.state.callback_queries.get(query_id)
+            if known is None or query_id in self.state.answered_queries:
+                raise bad_request(
+                    "query is too old and response timeout expired or query ID is invalid"
+                )
+            self.state.answered_queries.add(query_id)
+            chat_id, message_id, data = known
+            self.state.callback_answers.append(
+                CallbackAnswer(
+                    query_id,
+                    chat_id,
+                    message_id,
+                    data,
+                    params.get("text") or None,
+                    bool_param(params, "show_alert"),
+                    time.time(),
+                )
+            )
+            self.state.touch()
+        return True
+
+    @staticmethod
+    def _commands_key(params: Params) -> str:
+        scope = json_param(params, "scope", "bot command scope") or {"type": "default"}
+        return json.dumps(scope, sort_keys=True) + "|" + params.get("language_code", "")
+
+    def set_my_commands(self, params: Params) -> bool:
+        commands = json_param(params, "commands", "bot commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise bad_request("BOT_COMMANDS_TOO_MUCH" if commands else "commands is empty")
+        for command in commands:
+            name = str(command.get("command", "")) if isinstance(command, dict) else ""
+            valid_name = 1 <= len(name) <= 32 and all(
+                c.islower() or c.isdigit() or c == "_" for c in name
+            )
+            if not valid_name or not name.isascii():
+                raise bad_request("BOT_COMMAND_INVALID")
+            if not 1 <= len(str(command.get("description", ""))) <= 256:
+                raise bad_request("command description is empty")
+        key = self._commands_key(params)
+        with self.state.lock:
+            self.state.commands[key] = [dict(c) for c in commands]
+            self.state.touch()
+        return True
+
+    def get_my_commands(self, params: Params) -> list[JsonDict]:
+        key = self._commands_key(params)
+        with self.state.lock:
+            return [dict(c) for c in self.state.commands.get(key, [])]
+
+    def delete_my_commands(self, params: Params) -> bool:
+        key = self._commands_key(params)
+        with self.state.lock:
+            self.state.commands.pop(key, None)
+            self.state.touch()
+        return True
+
+    def _member_status(self, chat: ChatInfo, user_id: int) -> str:
+        if user_id == self.state.bot_user["id"]:
+            if chat.kicked:
+                return "kicked"
+            return "administrator" if chat.bot_is_admin else "member"
+        if user_id == chat.creator_id:
+            return "creator"
+        if user_id in chat.admin_ids:
+            return "administrator"
+        return "member"
+
+    def _user(self, user_id: int) -> JsonDict:
+        return (
+            dict(self.state.bot_user)
+            if user_id == self.state.bot_user["id"]
+            else user_json(user_id)
+        )
+
+    def get_chat_member(self, params: Params) -> JsonDict:
+        user_id = required_int(params, "user_id")
+        with self.state.lock:
+            chat = self._resolve_chat(params)
+            if chat.migrated_to is not None:
+                self._check_can_post(chat)
+            return chat_member_json(self._user(user_id), self._member_status(chat, user_id))
+
+    def get_chat_administrators(self, params: Params) -> list[JsonDict]:
+        with self.state.lock:
+            chat = self._resolve_chat(params)
+            self._check_can_post(chat)
+            if chat.type == "private":
+                raise bad_request("there are no administrators in the private chat")
+            ids = ([chat.creator_id] if chat.creator_id is not None else []) + [
+                user_id for user_id in chat.admin_ids if user_id != chat.creator_id
+            ]
+            if chat.bot_is_admin:
+                ids.append(self.state.bot_user["id"])
+            return [
+                chat_member_json(self._user(user_id), self._member_status(chat, user_id))
+                for user_id in ids
+            ]
+
+    def get_chat(self, params: Params) -> JsonDict:
+        with self.state.lock:
+            chat = self._resolve_chat(params)
+            return chat.to_full_json()

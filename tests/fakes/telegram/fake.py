@@ -1,0 +1,400 @@
+"""`FakeTelegram`: the test-side handle on the fake Bot API (start/stop, scripting, assertions).
+
+    with FakeTelegram(token="123456:TEST-TOKEN") as fake:
+        app = ApplicationBuilder().token(fake.token).base_url(fake.base_url).build()
+        fake.user_sends(42, "/start")
+        fake.wait_sync(lambda: fake.sent(42), timeout=5)
+
+Every method is thread-safe, so sync tests, async tests, a bench script and the server threads
+can all use one instance. The token is accepted at construction and is never part of a repr,
+a record or an error text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from types import TracebackType
+
+from tests.fakes.telegram.bot_api import BotApi
+from tests.fakes.telegram.faults import Fault, FaultQueue
+from tests.fakes.telegram.flood_control import FloodControl, RateLimits
+from tests.fakes.telegram.html_markup import utf16_length
+from tests.fakes.telegram.http_server import ApiServer
+from tests.fakes.telegram.state import (
+    CallbackAnswer,
+    ChatInfo,
+    EditRecord,
+    JsonDict,
+    RecordedRequest,
+    SentMessage,
+    TelegramState,
+    chat_member_json,
+    user_json,
+)
+
+DEFAULT_TOKEN = "123456:TEST-TOKEN-not-a-secret"
+_OTHER_USER_ID = 1000  # the member who speaks in a group when the test names nobody
+
+
+def _command_entities(text: str) -> JsonDict:
+    """Telegram marks a leading `/command[@bot]` with a bot_command entity (UTF-16 length)."""
+    if not text.startswith("/"):
+        return {}
+    command = text.split(maxsplit=1)[0]
+    return {"entities": [{"type": "bot_command", "offset": 0, "length": utf16_length(command)}]}
+
+
+class FakeTelegram:
+    """A fake Bot API on 127.0.0.1 (ephemeral port), served from a daemon thread."""
+
+    def __init__(
+        self,
+        token: str = DEFAULT_TOKEN,
+        *,
+        rate_limits: RateLimits | None = None,
+        bot_username: str = "arxiv_watcher_bot",
+        strict_chats: bool = False,
+        strict_ampersand: bool = True,
+    ) -> None:
+        """`strict_chats`: refuse chats the fake has not seen ("chat not found"), like Telegram.
+
+        `strict_ampersand`: refuse a bare `&` (see html_markup); False keeps it like the server.
+        """
+        self.token = token
+        bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 123456
+        self._state = TelegramState(bot_id=bot_id, bot_username=bot_username)
+        self._faults = FaultQueue()
+        self._api = BotApi(
+            self._state,
+            FloodControl(rate_limits or RateLimits()),
+            strict_chats=strict_chats,
+            strict_ampersand=strict_ampersand,
+        )
+        self._server: ApiServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def __repr__(self) -> str:
+        return f"<FakeTelegram {self.base_url if self._server else 'stopped'}>"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> FakeTelegram:
+        self._server = ApiServer(
+            token=self.token, state=self._state, api=self._api, faults=self._faults
+        )
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-telegram",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, end pending long polls and cut open connections."""
+        if self._server is None:
+            return
+        with self._state.changed:
+            self._state.closing = True
+            self._state.touch()
+        self._server.shutdown()
+        self._server.cut_connections()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+
+    def __enter__(self) -> FakeTelegram:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeTelegram is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What PTB's `base_url` wants: it appends the token and `/method` itself."""
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    # -- scripting the world -----------------------------------------------------------------
+    def add_chat(
+        self,
+        chat_id: int,
+        *,
+        chat_type: str | None = None,
+        title: str | None = None,
+        username: str | None = None,
+        first_name: str | None = None,
+    ) -> None:
+        with self._state.lock:
+            self._describe(chat_id, chat_type, title, username, first_name)
+
+    def add_channel(
+        self,
+        chat_id: int,
+        *,
+        title: str = "Channel",
+        username: str | None = None,
+        bot_is_admin: bool = True,
+    ) -> None:
+        with self._state.lock:
+            chat = self._describe(chat_id, "channel", title, username, None)
+            chat.bot_is_admin = bot_is_admin
+
+    def _describe(
+        self,
+        chat_id: int,
+        chat_type: str | None,
+        title: str | None,
+        username: str | None,
+        first_name: str | None,
+    ) -> ChatInfo:
+        chat = self._state.chat(chat_id, chat_type=chat_type)
+        if chat_type:
+            chat.type = chat_type
+        chat.title = title or chat.title
+        chat.username = username or chat.username
+        chat.first_name = first_name or chat.first_name
+        return chat
+
+    def user_sends(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        user_id: int | None = None,
+        chat_type: str | None = None,
+        title: str | None = None,
+        username: str | None = None,
+    ) -> int:
+        """Queue a Message update; a leading `/command[@bot]` gets its bot_command entity.
+
+        `chat_type` defaults to what the fake knows of the chat, else to what the id implies
+        (positive: private, -100…: supergroup, other negative: group). `username` is the
+        sender's, and the private chat's.
+        """
+        sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
+        message: JsonDict = {"from": user_json(sender, username), "text": text}
+        message.update(_command_entities(text))
+        with self._state.lock:
+            chat = self._describe(chat_id, chat_type, title, None, None)
+            if chat.type == "private" and username:
+                chat.username = username
+            return self._state.queue_update("message", self._state.store_message(chat, message))
+
+    def channel_post(
+        self, chat_id: int, text: str, *, title: str = "Channel", username: str | None = None
+    ) -> int:
+        """Queue a channel_post update: no `from`, the channel itself is `sender_chat`.
+
+        A leading `/command` gets its bot_command entity, as in any other chat.
+        """
+        with self._state.lock:
+            chat = self._describe(chat_id, "channel", title, username, None)
+            message: JsonDict = {"sender_chat": chat.to_json(), "text": text}
+            message.update(_command_entities(text))
+            return self._state.queue_update(
+                "channel_post", self._state.store_message(chat, message)
+            )
+
+    def press_button(
+        self, chat_id: int, message_id: int, data: str, user_id: int | None = None
+    ) -> int:
+        """Queue a CallbackQuery for an inline button under a message the fake knows."""
+        sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
+        query_id = uuid.uuid4().hex[:16]
+        with self._state.lock:
+            message = self._state.messages.get((chat_id, message_id))
+            if message is None:
+                raise KeyError(f"no message {message_id} in chat {chat_id}")
+            self._state.callback_queries[query_id] = (chat_id, message_id, data)
+            query = {
+                "id": query_id,
+                "from": user_json(sender),
+                "message": message,
+                "chat_instance": str(chat_id),
+                "data": data,
+            }
+            return self._state.queue_update("callback_query", query)
+
+    def my_chat_member(
+        self,
+        chat_id: int,
+        new_status: str,
+        *,
+        old_status: str | None = None,
+        user_id: int | None = None,
+        chat_type: str | None = None,
+    ) -> int:
+        """Queue a my_chat_member update and apply it: kicked/left block or remove the bot."""
+        with self._state.lock:
+            chat = self._state.chat(chat_id, chat_type=chat_type)
+            removed = new_status in ("kicked", "left")
+            if chat.type == "private":
+                chat.blocked = removed
+            else:
+                chat.kicked = removed
+                chat.bot_is_admin = new_status == "administrator"
+            if old_status is None:
+                old_status = (
+                    "member" if removed else ("kicked" if chat.type == "private" else "left")
+                )
+            actor = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
+            bot = dict(self._state.bot_user)
+            update = {
+                "chat": chat.to_json(),
+                "from": user_json(actor),
+                "date": int(time.time()),
+                "old_chat_member": chat_member_json(bot, old_status),
+                "new_chat_member": chat_member_json(bot, new_status),
+            }
+            return self._state.queue_update("my_chat_member", update)
+
+    def block(self, chat_id: int) -> None:
+        """The user blocked the bot: sends answer 403 until `unblock`."""
+        with self._state.lock:
+            self._state.chat(chat_id).blocked = True
+
+    def unblock(self, chat_id: int) -> None:
+        with self._state.lock:
+            self._state.chat(chat_id).blocked = False
+
+    def kick(self, chat_id: int) -> None:
+        """The bot was removed from a group or channel."""
+        with self._state.lock:
+            self._state.chat(chat_id).kicked = True
+
+    def migrate(self, old_id: int, new_id: int) -> None:
+        """The group became a supergroup: `old_id` answers 400 with `migrate_to_chat_id`."""
+        with self._state.lock:
+            old = self._state.chat(old_id, chat_type="group")
+            old.migrated_to = new_id
+            new = self._state.chat(new_id, chat_type="supergroup")
+            new.type = "supergroup"
+            new.title = new.title or old.title
+            new.admin_ids, new.creator_id = list(old.admin_ids), old.creator_id
+
+    def set_admins(
+        self,
+        chat_id: int,
+        admin_ids: Iterable[int],
+        *,
+        creator_id: int | None = None,
+        bot_is_admin: bool | None = None,
+    ) -> None:
+        with self._state.lock:
+            chat = self._state.chat(chat_id)
+            chat.admin_ids = list(admin_ids)
+            chat.creator_id = creator_id
+            if bot_is_admin is not None:
+                chat.bot_is_admin = bot_is_admin
+
+    def inject(self, *faults: Fault, method: str = "sendMessage") -> None:
+        """Queue faults for the next calls of `method`, one call each, in order."""
+        self._faults.add(method, faults)
+
+    # -- what the bot did --------------------------------------------------------------------
+    def sent(self, chat_id: int | None = None) -> list[SentMessage]:
+        with self._state.lock:
+            return [m for m in self._state.sent if chat_id is None or m.chat_id == chat_id]
+
+    def sent_count(self, chat_id: int | None = None) -> int:
+        """Cheaper than `len(sent())` for waits over thousands of messages."""
+        with self._state.lock:
+            if chat_id is None:
+                return len(self._state.sent)
+            return sum(1 for m in self._state.sent if m.chat_id == chat_id)
+
+    @property
+    def edits(self) -> list[EditRecord]:
+        with self._state.lock:
+            return list(self._state.edits)
+
+    @property
+    def commands(self) -> list[JsonDict]:
+        """The default-scope, no-language command list of the last setMyCommands."""
+        return self.commands_for()
+
+    def commands_for(
+        self, scope: JsonDict | None = None, language_code: str = ""
+    ) -> list[JsonDict]:
+        key = json.dumps(scope or {"type": "default"}, sort_keys=True) + "|" + language_code
+        with self._state.lock:
+            return [dict(c) for c in self._state.commands.get(key, [])]
+
+    @property
+    def callback_answers(self) -> list[CallbackAnswer]:
+        with self._state.lock:
+            return list(self._state.callback_answers)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def calls(self, method: str) -> int:
+        """How many requests for `method` arrived (faults and errors included)."""
+        with self._state.lock:
+            return self._state.method_counts[method]
+
+    @property
+    def count_429(self) -> int:
+        with self._state.lock:
+            return self._state.count_429
+
+    @property
+    def max_concurrent(self) -> int:
+        """Most requests other than getUpdates in flight at once."""
+        with self._state.lock:
+            return self._state.max_concurrent
+
+    @property
+    def pending_updates(self) -> int:
+        """Updates queued and not yet confirmed by a getUpdates offset."""
+        with self._state.lock:
+            return len(self._state.updates)
+
+    @property
+    def internal_errors(self) -> list[str]:
+        """Tracebacks of bugs in the fake itself (answered as 500); tests may assert it is empty."""
+        return list(self._server.internal_errors) if self._server else []
+
+    # -- waiting -----------------------------------------------------------------------------
+    def wait_sync(self, predicate: Callable[[], object], timeout: float = 5.0) -> None:
+        """Block until `predicate()` is truthy; re-checked whenever the fake's state changes."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"condition not met within {timeout} s")
+            with self._state.changed:
+                # Short waits: the predicate may also depend on things outside the fake.
+                self._state.changed.wait(min(remaining, 0.05))
+
+    # The timeout parameter mirrors wait_sync so tests read the same in both worlds.
+    async def wait_for(
+        self,
+        predicate: Callable[[], object],
+        timeout: float = 5.0,  # noqa: ASYNC109
+    ) -> None:
+        """Async twin of `wait_sync`; polls without blocking the event loop."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"condition not met within {timeout} s")
+            await asyncio.sleep(0.01)

@@ -1,0 +1,243 @@
+"""Everything the fake Bot API remembers: chats, messages, queued updates, and what the bot did.
+
+One lock guards it all; `changed` (a Condition on that lock) wakes long polls and sync waiters
+whenever anything moves. Records handed to tests are frozen dataclasses, copied out under the
+lock, and never hold the bot token.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+JsonDict = dict[str, Any]
+
+SUPERGROUP_ID_BELOW = -1_000_000_000_000  # Telegram's "-100…" ids are supergroups and channels
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status, Telegram description and optional `parameters`."""
+
+    def __init__(self, status: int, description: str, parameters: JsonDict | None = None) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
+        self.parameters = parameters
+
+    def to_json(self) -> JsonDict:
+        body: JsonDict = {"ok": False, "error_code": self.status, "description": self.description}
+        if self.parameters:
+            body["parameters"] = self.parameters
+        return body
+
+
+def bad_request(reason: str, parameters: JsonDict | None = None) -> ApiError:
+    return ApiError(400, f"Bad Request: {reason}", parameters)
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """One message the bot sent successfully (what the recipient saw, plus what was sent)."""
+
+    chat_id: int
+    message_id: int
+    text: str  # plain text after entity parsing, as Telegram stores it
+    parse_mode: str | None
+    html: str  # the `text` parameter exactly as sent
+    entities: list[JsonDict]
+    reply_markup: JsonDict | None
+    link_preview_options: JsonDict | None
+    time: float
+
+
+@dataclass(frozen=True)
+class EditRecord:
+    method: str
+    chat_id: int
+    message_id: int
+    text: str | None
+    parse_mode: str | None
+    reply_markup: JsonDict | None
+    time: float
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    params: dict[str, str]
+    time: float
+    status: int = 0  # HTTP status answered; 0 while in flight or when the connection dropped
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    callback_query_id: str
+    chat_id: int
+    message_id: int
+    data: str
+    text: str | None
+    show_alert: bool
+    time: float
+
+
+@dataclass
+class ChatInfo:
+    """A chat as the fake knows it, with the bot's standing in it."""
+
+    id: int
+    type: str  # private | group | supergroup | channel
+    title: str | None = None
+    username: str | None = None
+    first_name: str | None = None
+    blocked: bool = False  # private chat: the user blocked the bot
+    kicked: bool = False  # group/channel: the bot was removed
+    migrated_to: int | None = None
+    bot_is_admin: bool = False
+    admin_ids: list[int] = field(default_factory=list)
+    creator_id: int | None = None
+
+    def to_json(self) -> JsonDict:
+        chat: JsonDict = {"id": self.id, "type": self.type}
+        if self.type == "private":
+            chat["first_name"] = self.first_name or f"User {self.id}"
+        else:
+            chat["title"] = self.title or f"Chat {self.id}"
+        if self.username:
+            chat["username"] = self.username
+        return chat
+
+    def to_full_json(self) -> JsonDict:
+        """ChatFullInfo (getChat), with the fields PTB 22 requires."""
+        full = self.to_json()
+        full.update(
+            accent_color_id=0,
+            max_reaction_count=11,
+            accepted_gift_types={
+                "unlimited_gifts": False,
+                "limited_gifts": False,
+                "unique_gifts": False,
+                "premium_subscription": False,
+                "gifts_from_channels": False,
+            },
+        )
+        return full
+
+
+def default_chat_type(chat_id: int) -> str:
+    if chat_id > 0:
+        return "private"
+    return "supergroup" if chat_id < SUPERGROUP_ID_BELOW else "group"
+
+
+def user_json(user_id: int, username: str | None = None) -> JsonDict:
+    user: JsonDict = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+    if username:
+        user["username"] = username
+    return user
+
+
+_ADMIN_RIGHTS = (
+    "can_be_edited",
+    "can_manage_chat",
+    "can_delete_messages",
+    "can_manage_video_chats",
+    "can_restrict_members",
+    "can_promote_members",
+    "can_change_info",
+    "can_invite_users",
+    "can_post_stories",
+    "can_edit_stories",
+    "can_delete_stories",
+    "can_post_messages",
+    "can_edit_messages",
+    "can_pin_messages",
+)
+
+
+def chat_member_json(user: JsonDict, status: str) -> JsonDict:
+    member: JsonDict = {"status": status, "user": user}
+    if status == "creator":
+        member["is_anonymous"] = False
+    elif status == "administrator":
+        member.update(dict.fromkeys(_ADMIN_RIGHTS, True), is_anonymous=False)
+        member["can_be_edited"] = False
+    elif status == "kicked":
+        member["until_date"] = 0
+    return member
+
+
+class TelegramState:
+    """Shared state. Callers take `lock` (or use `changed`) around every read and write."""
+
+    def __init__(self, *, bot_id: int, bot_username: str) -> None:
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.bot_user: JsonDict = {
+            "id": bot_id,
+            "is_bot": True,
+            "first_name": "Fake Bot",
+            "username": bot_username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+        self.chats: dict[int, ChatInfo] = {}
+        self.messages: dict[tuple[int, int], JsonDict] = {}
+        self.last_message_id: Counter[int] = Counter()
+        self.updates: list[JsonDict] = []  # pending, ascending update_id
+        self.next_update_id = 100_000
+        self.allowed_updates: list[str] | None = None
+        self.poll_generation = 0
+        self.closing = False
+        self.callback_queries: dict[str, tuple[int, int, str]] = {}
+        self.answered_queries: set[str] = set()
+        self.commands: dict[str, list[JsonDict]] = {}  # key: scope JSON + language code
+        # What the bot did, for assertions.
+        self.sent: list[SentMessage] = []
+        self.edits: list[EditRecord] = []
+        self.callback_answers: list[CallbackAnswer] = []
+        self.requests: list[RecordedRequest] = []
+        self.method_counts: Counter[str] = Counter()
+        self.count_429 = 0
+        self.in_flight = 0
+        self.max_concurrent = 0
+
+    def touch(self) -> None:
+        """Wake every waiter: long polls and `wait_sync`. Caller holds the lock."""
+        self.changed.notify_all()
+
+    def chat(self, chat_id: int, *, chat_type: str | None = None) -> ChatInfo:
+        """The chat with this id, created on first sight."""
+        chat = self.chats.get(chat_id)
+        if chat is None:
+            chat = ChatInfo(chat_id, chat_type or default_chat_type(chat_id))
+            self.chats[chat_id] = chat
+        return chat
+
+    def chat_by_username(self, username: str) -> ChatInfo | None:
+        wanted = username.removeprefix("@").lower()
+        for chat in self.chats.values():
+            if chat.username and chat.username.lower() == wanted:
+                return chat
+        return None
+
+    def store_message(self, chat: ChatInfo, message: JsonDict) -> JsonDict:
+        """Give `message` the chat's next message_id and date, and keep it."""
+        self.last_message_id[chat.id] += 1
+        message_id = self.last_message_id[chat.id]
+        stored = {"message_id": message_id, "date": int(time.time()), "chat": chat.to_json()}
+        stored.update(message)
+        self.messages[(chat.id, message_id)] = stored
+        return stored
+
+    def queue_update(self, kind: str, payload: JsonDict) -> int:
+        update_id = self.next_update_id
+        self.next_update_id += 1
+        self.updates.append({"update_id": update_id, kind: payload})
+        self.touch()
+        return update_id
