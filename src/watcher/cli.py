@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 
 from watcher import __version__, db
 from watcher.errors import ConfigError, UnknownCategory, WatcherError
-from watcher.logs import setup_logging
+from watcher.logs import RedactingFilter, setup_logging
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import arxiv_client, run_service
@@ -44,7 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arxiv-watcher: {error}", file=sys.stderr)
         return 2
     secret = settings.telegram_bot_token
-    setup_logging(settings.log_level, secrets=[secret.get_secret_value()] if secret else [])
+    secrets = [secret.get_secret_value()] if secret else []
+    setup_logging(settings.log_level, secrets=secrets)
+    redact = RedactingFilter(secrets).redact
     try:
         result: int = args.handler(args, settings)
         return result
@@ -56,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         if settings.log_level == "DEBUG":
             log.exception("failed")
-        print(f"arxiv-watcher: {one_line(error)}", file=sys.stderr)
+        # Some libraries quote the token in their errors (PTB's InvalidToken does).
+        print(f"arxiv-watcher: {redact(one_line(error))}", file=sys.stderr)
         return 1
 
 
