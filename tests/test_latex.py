@@ -15,9 +15,7 @@ import pytest
 from bot.latex import latex_to_text
 
 # The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
-RECORDS_FILE = (
-    Path(__file__).resolve().parent / "data" / "followed-author-records.json"
-)
+RECORDS_FILE = Path(__file__).resolve().parent / "data" / "followed-author-records.json"
 
 
 def load_records() -> list[dict[str, Any]]:

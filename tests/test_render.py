@@ -32,9 +32,7 @@ from watcher.match import is_same_person
 from watcher.records import Author, Record
 from watcher.taxonomy import category_name
 
-RECORDS_FILE = (
-    Path(__file__).resolve().parent / "data" / "followed-author-records.json"
-)
+RECORDS_FILE = Path(__file__).resolve().parent / "data" / "followed-author-records.json"
 FOLLOWED = ["Dezun Dong"]
 
 
