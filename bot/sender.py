@@ -1,0 +1,374 @@
+"""Delivery: drains the outbox into Telegram, each announcement once per chat, surviving crashes.
+
+A delivery is marked sent only after Telegram answered the sendMessage with the message, so a
+crash (or a lost answer) can re-send at most what was in flight, and never skips anything:
+pending deliveries are rows in the database, and a restarted sender simply finds them again.
+
+Several sends run at once (`concurrency`), so throughput reaches the rate limiter's pace, but
+never two to the same chat: that keeps each chat's announcements in order and its limit honest.
+How each Telegram answer is handled:
+
+- confirmed → `mark_sent`;
+- `RetryAfter` (429) → that delivery is due again after `retry_after` (the rate limiter pauses
+  every request meanwhile);
+- network faults, timeouts, 5xx → due again after an exponential backoff with jitter;
+- `Forbidden` (blocked, kicked) → the chat is deactivated after ONE refusal; its deliveries stay
+  pending (parked) until it comes back with /start;
+- `ChatMigrated` → the chat moves to its new id and the send is retried at once;
+- `BadRequest` "can't parse entities" → sent again as plain text;
+- any other `BadRequest` ("message is too long", "chat not found") → failed with the reason,
+  never retried in a loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Literal
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from bot.ratelimit import retry_after_seconds
+from bot.render import Message, render_paper, render_paper_plain
+from watcher.aio import in_db_thread
+from watcher.match import is_same_person
+from watcher.models import utcnow
+from watcher.outbox import PendingDelivery
+from watcher.records import Record
+from watcher.service import ServiceContext
+from watcher.taxonomy import category_name
+
+log = logging.getLogger(__name__)
+
+BACKOFF_FIRST = 5.0
+BACKOFF_MAX = 3600.0
+# With nothing due, the outbox is looked at again this often anyway: a chat that came back with
+# /start has parked deliveries that are due at once, and nobody wakes the sender for it.
+IDLE_RECHECK = 10.0
+STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
+RENDER_CACHE_SIZE = 64  # one paper goes to many chats: render it once
+
+Kind = Literal["new", "revision"]
+
+
+def backoff_delay(attempts: int, *, jitter: Callable[[], float] = random.random) -> float:
+    """Seconds to wait after the `attempts`-th failure: 5 s doubling up to 1 h, ±25% jitter."""
+    base = min(BACKOFF_MAX, BACKOFF_FIRST * 2.0 ** min(attempts, 20))
+    return min(BACKOFF_MAX, base * (0.75 + jitter() / 2))
+
+
+@dataclass(frozen=True, slots=True)
+class _Rendered:
+    message: Message
+    plain: str
+    markup: InlineKeyboardMarkup | None
+
+
+def _markup(message: Message) -> InlineKeyboardMarkup | None:
+    rows = [
+        [InlineKeyboardButton(button.text, url=button.url) for button in row if button.url]
+        for row in message.buttons
+    ]
+    rows = [row for row in rows if row]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+class DeliverySender:
+    """Sends due outbox rows until stopped. `wake()` after queuing deliveries; `stop()` to end."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        context: ServiceContext,
+        *,
+        concurrency: int = 16,
+        batch: int = 200,
+        retry_delay: Callable[[int], float] = backoff_delay,
+    ) -> None:
+        """`retry_delay(attempts)`: seconds before retrying after a network fault or 5xx."""
+        if concurrency < 1 or batch < 1:
+            raise ValueError("concurrency and batch must be at least 1")
+        self.bot = bot
+        self.context = context
+        self.concurrency = concurrency
+        self.batch = batch
+        self.retry_delay = retry_delay
+        self._queue: list[PendingDelivery] = []  # fetched, not yet started
+        self._in_flight: dict[int, asyncio.Task[None]] = {}  # by delivery id
+        self._busy_chats: set[int] = set()
+        self._wakeup = asyncio.Event()
+        self._stopping = False
+        self._stopped = asyncio.Event()
+        self._stopped.set()
+        self._followed_names: list[tuple[str, ...]] = []
+        self._rendered: OrderedDict[tuple[str, int, str], _Rendered] = OrderedDict()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """New deliveries were queued: look at the outbox now rather than at the next recheck."""
+        self._wakeup.set()
+
+    async def stop(self) -> None:
+        """Stop starting sends; the ones in flight get `STOP_GRACE` seconds to finish.
+
+        A send cut short may have reached Telegram unconfirmed: it is sent again after a
+        restart, which is the only way a chat can see a message twice.
+        """
+        self._stopping = True
+        self._wakeup.set()
+        await self._stopped.wait()
+
+    async def run(self) -> None:
+        """Deliver until `stop()`. Safe to restart: everything it needs is in the outbox."""
+        self._stopping = False
+        self._stopped.clear()
+        try:
+            while not self._stopping:
+                self._wakeup.clear()
+                try:
+                    if not self._startable() and len(self._in_flight) < self.concurrency:
+                        await self._refill()
+                    self._start_ready()
+                    if self._stopping:
+                        break
+                    if self._startable() and len(self._in_flight) < self.concurrency:
+                        continue
+                    timeout = await self._idle_timeout()
+                except Exception:
+                    # The database may be restarting; the outbox is still the truth later.
+                    log.exception("reading the outbox failed; trying again in %.0fs", IDLE_RECHECK)
+                    timeout = IDLE_RECHECK
+                await self._idle(timeout)
+        finally:
+            self._queue.clear()
+            await self._finish_in_flight()
+            self._stopped.set()
+
+    async def _finish_in_flight(self) -> None:
+        tasks = list(self._in_flight.values())
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=STOP_GRACE)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- the loop's steps ------------------------------------------------------------------
+
+    def _startable(self) -> bool:
+        return any(delivery.chat_id not in self._busy_chats for delivery in self._queue)
+
+    async def _refill(self) -> None:
+        """Fetch due deliveries, looking past the ones already queued or in flight."""
+        known = {delivery.id for delivery in self._queue} | set(self._in_flight)
+        due = await in_db_thread(
+            self.context.outbox.due, limit=len(known) + self.batch + self.concurrency
+        )
+        fresh = [delivery for delivery in due if delivery.id not in known]
+        if fresh:
+            followed = await in_db_thread(self.context.store.followed)
+            self._followed_names = [f.names for f in followed]
+            self._queue.extend(fresh)
+
+    def _start_ready(self) -> None:
+        """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
+        waiting: list[PendingDelivery] = []
+        for delivery in self._queue:
+            if len(self._in_flight) >= self.concurrency or delivery.chat_id in self._busy_chats:
+                waiting.append(delivery)
+                continue
+            self._busy_chats.add(delivery.chat_id)
+            self._in_flight[delivery.id] = asyncio.create_task(
+                self._deliver(delivery), name=f"deliver-{delivery.id}"
+            )
+        self._queue = waiting
+
+    async def _idle_timeout(self) -> float | None:
+        """How long to sleep: until a send ends (None), or until the next delivery is due."""
+        if self._in_flight or self._queue:
+            return None  # a finishing send wakes the loop
+        next_due = await in_db_thread(self.context.outbox.next_due)
+        if next_due is None:
+            return IDLE_RECHECK
+        return min(IDLE_RECHECK, max(0.0, (next_due - utcnow()).total_seconds()))
+
+    async def _idle(self, seconds: float | None) -> None:
+        if seconds == 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wakeup.wait()
+
+    def _forget_chat(self, chat_id: int) -> None:
+        """Drop queued deliveries of a chat that moved or left; the outbox still has them."""
+        self._queue = [delivery for delivery in self._queue if delivery.chat_id != chat_id]
+
+    # -- one delivery ----------------------------------------------------------------------
+
+    async def _deliver(self, delivery: PendingDelivery) -> None:
+        try:
+            await self._attempt(delivery)
+        except Exception:
+            # A bug or a database fault: the row stays pending and is tried again later.
+            log.exception(
+                "delivery %d of %s to chat %d crashed; it stays pending",
+                delivery.id,
+                delivery.record.arxiv_id,
+                delivery.chat_id,
+            )
+            try:
+                delay = self.retry_delay(delivery.attempts)
+                await self._retry_later(delivery, "internal error", delay)
+            except Exception:
+                log.exception("could not reschedule delivery %d", delivery.id)
+        finally:
+            self._busy_chats.discard(delivery.chat_id)
+            del self._in_flight[delivery.id]
+            self._wakeup.set()
+
+    async def _attempt(self, delivery: PendingDelivery) -> None:
+        outbox, chats = self.context.outbox, self.context.chats
+        attempt = delivery.attempts + 1
+        try:
+            message_id = await self._send(delivery, delivery.chat_id)
+        except ChatMigrated as error:
+            new_id = error.new_chat_id
+            log.info(
+                "chat %d became %d; moving it and resending %s",
+                delivery.chat_id,
+                new_id,
+                delivery.record.arxiv_id,
+            )
+            await in_db_thread(chats.migrate, delivery.chat_id, new_id)
+            self._forget_chat(delivery.chat_id)
+            if await in_db_thread(chats.get, delivery.chat_id) is not None:
+                # The new id was already known, so nothing moved: park the old chat rather than
+                # loop on its migration answer.
+                await in_db_thread(
+                    chats.deactivate, delivery.chat_id, reason=f"migrated to {new_id}"
+                )
+                return
+            await self._attempt(replace(delivery, chat_id=new_id))
+            return
+        except RetryAfter as error:
+            wait = retry_after_seconds(error)
+            log.warning(
+                "flood control on chat %d for %s (attempt %d): retry in %.0fs",
+                delivery.chat_id,
+                delivery.record.arxiv_id,
+                attempt,
+                wait,
+            )
+            await self._retry_later(delivery, f"flood control: retry after {wait:.0f}s", wait)
+            return
+        except Forbidden as error:
+            log.warning(
+                "chat %d refused %s (%s): chat deactivated, its deliveries parked",
+                delivery.chat_id,
+                delivery.record.arxiv_id,
+                error.message,
+            )
+            await in_db_thread(chats.deactivate, delivery.chat_id, reason=error.message)
+            self._forget_chat(delivery.chat_id)
+            return
+        except BadRequest as error:
+            log.error(
+                "Telegram refused %s for chat %d (attempt %d): %s; not retried",
+                delivery.record.arxiv_id,
+                delivery.chat_id,
+                attempt,
+                error.message,
+            )
+            await in_db_thread(outbox.mark_failed, delivery.id, error=error.message)
+            return
+        except (NetworkError, TelegramError) as error:
+            # TimedOut, lost connections and 5xx are NetworkErrors; BadRequest was caught above.
+            delay = self.retry_delay(delivery.attempts)
+            log.warning(
+                "sending %s to chat %d failed (attempt %d): %s; retry in %.0fs",
+                delivery.record.arxiv_id,
+                delivery.chat_id,
+                attempt,
+                error.message,
+                delay,
+            )
+            await self._retry_later(delivery, error.message, delay)
+            return
+        await in_db_thread(outbox.mark_sent, delivery.id, message_id=message_id)
+        log.info(
+            "delivered %s to chat %d (delivery %d, attempt %d)",
+            delivery.record.versioned_id,
+            delivery.chat_id,
+            delivery.id,
+            attempt,
+        )
+
+    async def _send(self, delivery: PendingDelivery, chat_id: int) -> int:
+        """Send the HTML message, falling back to plain text if Telegram cannot parse it."""
+        rendered = self._render(delivery.record, delivery.kind)
+        try:
+            sent = await self.bot.send_message(
+                chat_id,
+                rendered.message.html,
+                parse_mode=ParseMode.HTML,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+                reply_markup=rendered.markup,
+            )
+        except BadRequest as error:
+            if "can't parse entities" not in error.message.lower():
+                raise
+            log.warning(
+                "Telegram could not parse the HTML of %s (%s); sending plain text to chat %d",
+                delivery.record.arxiv_id,
+                error.message,
+                chat_id,
+            )
+            sent = await self.bot.send_message(
+                chat_id,
+                rendered.plain,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+                reply_markup=rendered.markup,
+            )
+        return sent.message_id
+
+    def _render(self, record: Record, kind: str) -> _Rendered:
+        key = (record.arxiv_id, record.version, kind)
+        rendered = self._rendered.get(key)
+        if rendered is not None:
+            self._rendered.move_to_end(key)
+            return rendered
+        names = list(self._followed_names)
+
+        def marked(author: str) -> bool:
+            return any(is_same_person(author, known) for known in names)
+
+        paper_kind: Kind = "revision" if kind == "revision" else "new"
+        message = render_paper(record, marked=marked, kind=paper_kind, category_name=category_name)
+        plain = render_paper_plain(
+            record, marked=marked, kind=paper_kind, category_name=category_name
+        )
+        rendered = _Rendered(message, plain, _markup(message))
+        self._rendered[key] = rendered
+        if len(self._rendered) > RENDER_CACHE_SIZE:
+            self._rendered.popitem(last=False)
+        return rendered
+
+    async def _retry_later(self, delivery: PendingDelivery, error: str, seconds: float) -> None:
+        at: datetime = utcnow() + timedelta(seconds=seconds)
+        await in_db_thread(self.context.outbox.retry_later, delivery.id, error=error, at=at)

@@ -1,0 +1,425 @@
+"""The delivery sender: the real outbox on the real database, a real PTB bot, the fake Bot API.
+
+Each test queues deliveries the way the service does (a followed author's new paper saved by the
+store, chats subscribed through `Chats`), runs the sender, and checks what the fake received and
+what the outbox recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+from telegram.ext import ExtBot
+from telegram.request import HTTPXRequest
+
+from bot.ratelimit import TelegramRateLimiter
+from bot.render import render_paper_plain
+from bot.sender import DeliverySender, backoff_delay
+from tests.fakes.corpus import make_record
+from tests.fakes.telegram_api import FakeTelegram, Fault
+from watcher.aio import in_db_thread
+from watcher.chats import Chats
+from watcher.fetch import ArxivClient
+from watcher.models import Delivery, utcnow
+from watcher.outbox import Outbox
+from watcher.poll import Poller
+from watcher.records import Record
+from watcher.service import ServiceContext
+from watcher.settings import Settings
+from watcher.store import MatchedRecord, Store
+
+TOKEN = "123456:TEST-sender-token"
+GROUP, SUPERGROUP = -4001, -1001234567890
+FAST_RETRY = 0.3  # seconds before a retry after a network fault, instead of 5 s and up
+
+
+@pytest.fixture(autouse=True)
+def _ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+
+
+@dataclass
+class World:
+    fake: FakeTelegram
+    context: ServiceContext
+    engine: Engine
+    followed_id: int
+
+    @property
+    def outbox(self) -> Outbox:
+        return self.context.outbox
+
+    @property
+    def chats(self) -> Chats:
+        return self.context.chats
+
+    def subscribe(self, *chat_ids: int) -> None:
+        for chat_id in chat_ids:
+            kind = "private" if chat_id > 0 else "group"
+            self.chats.seen(chat_id, kind=kind)
+            self.chats.subscribe(chat_id, self.followed_id)
+
+    def publish(self, arxiv_id: str = "2611.00001", **fields: object) -> Record:
+        """A new paper by the followed author: the store queues one delivery per subscriber."""
+        record = make_record(arxiv_id=arxiv_id, authors=["Ann Other", "Dezun Dong"], **fields)
+        followed = frozenset({self.followed_id})
+        saved = self.context.store.save_records(
+            [MatchedRecord(record, followed)], announce_for=followed
+        )
+        assert saved.new == [record]
+        return record
+
+    def deliveries(self) -> list[Delivery]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(Delivery).order_by(col(Delivery.id))))
+
+    def requests_to(self, chat_id: int) -> list[int]:
+        """HTTP statuses of every sendMessage to `chat_id`, in order (0: connection dropped)."""
+        return [
+            r.status
+            for r in self.fake.requests
+            if r.method == "sendMessage" and r.params.get("chat_id") == str(chat_id)
+        ]
+
+
+@contextlib.contextmanager
+def fake_telegram(**options: object) -> Iterator[FakeTelegram]:
+    with FakeTelegram(TOKEN, **options) as fake:  # type: ignore[arg-type]
+        yield fake
+        assert fake.internal_errors == []
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTelegram]:
+    with fake_telegram() as fake:
+        yield fake
+
+
+@contextlib.asynccontextmanager
+async def make_world(fake: FakeTelegram, engine: Engine, database_url: str) -> AsyncIterator[World]:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=database_url,
+        telegram_bot_token=TOKEN,
+        telegram_api_url=fake.base_url,
+    )
+    store = Store(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    async with ArxivClient("http://127.0.0.1:9/unused", min_interval=0) as client:
+        poller = Poller(store=store, client=client, poll_interval=3600)
+        context = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+        yield World(fake, context, engine, followed.id)
+
+
+@pytest.fixture
+async def world(fake: FakeTelegram, engine: Engine, database_url: str) -> AsyncIterator[World]:
+    async with make_world(fake, engine, database_url) as world:
+        yield world
+
+
+@contextlib.asynccontextmanager
+async def sending(
+    world: World,
+    *,
+    concurrency: int = 4,
+    limiter: TelegramRateLimiter | None = None,
+    retry_delay: Callable[[int], float] = lambda attempts: FAST_RETRY,
+) -> AsyncIterator[DeliverySender]:
+    """A running sender on a bot whose every request goes through the rate limiter."""
+    limiter = limiter or TelegramRateLimiter(overall_per_second=200)
+    bot = ExtBot(
+        TOKEN,
+        base_url=world.fake.base_url,
+        request=HTTPXRequest(connection_pool_size=32),
+        rate_limiter=limiter,
+    )
+    async with bot:
+        sender = DeliverySender(
+            bot, world.context, concurrency=concurrency, retry_delay=retry_delay
+        )
+        task = asyncio.create_task(sender.run())
+        try:
+            yield sender
+        finally:
+            await sender.stop()
+            await task
+
+
+async def eventually(check: Callable[[], bool], within: float = 15.0) -> None:
+    """Wait until `check()` (run on the database thread) holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not await in_db_thread(check):
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met")
+        await asyncio.sleep(0.02)
+
+
+def sent_count(world: World, expected: int) -> Callable[[], bool]:
+    return lambda: world.outbox.stats().sent == expected
+
+
+# -- the normal path -----------------------------------------------------------------------
+
+
+async def test_each_subscribed_chat_gets_the_paper_once_and_a_restart_sends_nothing_again(
+    world: World,
+) -> None:
+    chats = [11, 12, 13, GROUP]
+    world.subscribe(*chats)
+    record = world.publish(title="Latency < 200 µs & A&B routing")
+
+    async with sending(world):
+        await eventually(sent_count(world, 4))
+    async with sending(world) as sender:  # a restart: the outbox is the only memory
+        second = world.publish("2611.00002")
+        sender.wake()
+        await eventually(sent_count(world, 8))
+
+    for chat_id in chats:
+        messages = world.fake.sent(chat_id)
+        assert [m.text.splitlines()[1] for m in messages] == [record.title, second.title]
+        first = messages[0]
+        assert first.parse_mode == "HTML"
+        assert first.link_preview_options == {"is_disabled": True}
+        assert first.reply_markup is not None
+        urls = [b["url"] for row in first.reply_markup["inline_keyboard"] for b in row]
+        assert urls == [record.abs_url, record.pdf_url]
+    assert all(d.status == "sent" and d.message_id for d in world.deliveries())
+    assert world.fake.count_429 == 0
+
+
+async def test_a_delivery_is_marked_sent_only_after_telegram_answers(world: World) -> None:
+    world.subscribe(11)
+    world.publish()
+    world.fake.inject(Fault.slow(3.0))  # delivered at once, answered 3 s later
+
+    async with sending(world):
+        await world.fake.wait_for(lambda: world.fake.sent(11), timeout=10)
+        # The chat has the message, but Telegram has not confirmed it yet.
+        assert [d.status for d in await in_db_thread(world.deliveries)] == ["pending"]
+        await eventually(sent_count(world, 1))
+
+    assert len(world.fake.sent(11)) == 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [
+        (Fault.disconnect(delivered=False), "Server disconnected"),
+        (Fault.server_error(502), "Bad Gateway"),
+        (Fault.server_error(500), "Internal Server Error"),
+    ],
+    ids=["closed-connection", "502", "500"],
+)
+async def test_a_failed_send_is_retried_and_delivered_once(
+    world: World, fault: Fault, error: str
+) -> None:
+    world.subscribe(11)
+    world.publish()
+    world.fake.inject(fault)
+
+    async with sending(world):
+        await eventually(sent_count(world, 1))
+
+    assert len(world.fake.sent(11)) == 1
+    assert world.requests_to(11)[-1] == 200
+    assert len(world.requests_to(11)) == 2
+    (delivery,) = world.deliveries()
+    assert delivery.attempts == 1
+    assert error in (delivery.last_error or "")
+
+
+async def test_an_answer_lost_after_delivery_is_the_one_way_to_a_duplicate(world: World) -> None:
+    """At-least-once: a send Telegram delivered but never confirmed is sent again."""
+    world.subscribe(11)
+    world.publish()
+    world.fake.inject(Fault.disconnect(delivered=True))
+
+    async with sending(world):
+        await eventually(sent_count(world, 1))
+
+    assert len(world.fake.sent(11)) == 2
+
+
+def test_backoff_doubles_from_five_seconds_to_an_hour_with_jitter() -> None:
+    assert backoff_delay(0, jitter=lambda: 0.5) == 5
+    assert backoff_delay(3, jitter=lambda: 0.5) == 40
+    assert backoff_delay(30, jitter=lambda: 1.0) == 3600
+    assert 3.75 <= backoff_delay(0, jitter=lambda: 0.0) < backoff_delay(0, jitter=lambda: 1.0)
+
+
+# -- Telegram's refusals -------------------------------------------------------------------
+
+
+async def test_flood_control_is_waited_out_by_that_delivery_and_everyone_else(
+    world: World,
+) -> None:
+    world.subscribe(11, 12)
+    world.publish()
+    world.fake.inject(Fault.flood(retry_after=2))
+
+    async with sending(world, concurrency=1):
+        await eventually(sent_count(world, 2))
+
+    sends = [r for r in world.fake.requests if r.method == "sendMessage"]
+    refused = sends[0]
+    assert refused.status == 429
+    retried = next(r for r in sends[1:] if r.params["chat_id"] == refused.params["chat_id"])
+    other = next(r for r in sends if r.params["chat_id"] != refused.params["chat_id"])
+    assert retried.time - refused.time >= 2.0
+    assert other.time - refused.time >= 2.0  # the pause held every chat
+    assert len(world.fake.sent(11)) == len(world.fake.sent(12)) == 1
+
+
+async def test_a_blocked_chat_is_parked_after_one_403_and_resumes_when_it_comes_back(
+    world: World,
+) -> None:
+    world.subscribe(11, 12, 13)
+    first, second = world.publish("2611.00001"), world.publish("2611.00002")
+    world.fake.block(12)
+
+    async with sending(world) as sender:
+        await eventually(sent_count(world, 4))
+        await eventually(lambda: world.outbox.stats().parked == 2)
+        assert world.chats.get(12).active is False  # type: ignore[union-attr]
+        # More news while it is away: the blocked chat is not tried again.
+        third = world.publish("2611.00003")
+        sender.wake()
+        await eventually(sent_count(world, 6))
+        assert world.requests_to(12) == [403]
+        assert world.outbox.stats().parked == 3
+
+        world.fake.unblock(12)
+        assert world.chats.seen(12, kind="private") is True  # what /start does
+        sender.wake()
+        await eventually(sent_count(world, 9))
+
+    assert [m.text.splitlines()[1] for m in world.fake.sent(12)] == [
+        first.title,
+        second.title,
+        third.title,
+    ]
+    assert world.requests_to(12) == [403, 200, 200, 200]
+
+
+async def test_a_migrated_group_gets_its_message_at_the_new_id(world: World) -> None:
+    world.subscribe(GROUP)
+    world.publish()
+    world.fake.migrate(GROUP, SUPERGROUP)
+
+    async with sending(world):
+        await eventually(sent_count(world, 1))
+
+    assert world.requests_to(GROUP) == [400]
+    assert len(world.fake.sent(SUPERGROUP)) == 1
+    assert world.chats.get(GROUP) is None
+    moved = world.chats.get(SUPERGROUP)
+    assert moved is not None
+    assert moved.active
+    assert moved.kind == "supergroup"
+    assert world.chats.subscribed_ids(SUPERGROUP) == [world.followed_id]
+
+
+async def test_html_telegram_cannot_parse_is_sent_again_as_plain_text(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Bot API server older than 7.3 knows no (expandable) block quotes, and says so.
+    from tests.fakes.telegram import html_markup
+
+    monkeypatch.setattr(html_markup, "ALLOWED_TAGS", html_markup.ALLOWED_TAGS - {"blockquote"})
+    world.subscribe(11)
+    record = world.publish()
+
+    async with sending(world):
+        await eventually(sent_count(world, 1))
+
+    assert world.requests_to(11) == [400, 200]
+    (message,) = world.fake.sent(11)
+    assert message.parse_mode is None
+    expected = render_paper_plain(record, marked=lambda name: name == "Dezun Dong")
+    assert message.text.splitlines()[:2] == expected.splitlines()[:2]
+    assert record.abstract in message.text
+    assert message.reply_markup is not None
+
+
+async def test_a_message_telegram_refuses_as_too_long_fails_once_with_the_reason(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakes.telegram import bot_api
+
+    monkeypatch.setattr(bot_api, "MAX_TEXT_UTF16", 100)
+    world.subscribe(11)
+    world.publish()
+
+    async with sending(world):
+        await eventually(lambda: world.outbox.stats().failed == 1)
+        await asyncio.sleep(FAST_RETRY * 2)  # a retry, if there were one, would be due by now
+
+    assert world.requests_to(11) == [400]
+    ((chat_id, arxiv_id, reason),) = world.outbox.failures()
+    assert (chat_id, arxiv_id) == (11, "2611.00001")
+    assert "too long" in reason.lower()
+
+
+async def test_a_chat_telegram_does_not_know_fails_with_the_reason(
+    engine: Engine, database_url: str
+) -> None:
+    with fake_telegram(strict_chats=True) as fake:
+        fake.add_chat(11)
+        async with make_world(fake, engine, database_url) as world:
+            world.subscribe(11, 12)
+            world.publish()
+            async with sending(world):
+                await eventually(lambda: world.outbox.stats().failed == 1)
+                await eventually(sent_count(world, 1))
+            assert world.requests_to(12) == [400]
+            assert "chat not found" in world.outbox.failures()[0][2].lower()
+
+
+# -- pacing and concurrency ----------------------------------------------------------------
+
+
+async def test_several_papers_to_one_chat_go_in_order_within_its_limit(world: World) -> None:
+    world.subscribe(11)
+    records = [world.publish(f"2611.0000{n}") for n in range(1, 6)]
+
+    async with sending(world, limiter=TelegramRateLimiter(private_per_second=1)):
+        await eventually(sent_count(world, 5), within=20)
+
+    messages = world.fake.sent(11)
+    assert [m.text.splitlines()[1] for m in messages] == [r.title for r in records]
+    assert world.fake.count_429 == 0
+    # Two at once at most, then one a second (0.1 s allows for one request's latency).
+    assert messages[-1].time - messages[1].time >= 3.0 - 0.1
+
+
+async def test_sends_to_different_chats_overlap_up_to_the_concurrency(world: World) -> None:
+    world.subscribe(*range(1, 21))
+    world.publish()
+    world.fake.inject(*[Fault.slow(0.3)] * 8)
+
+    async with sending(world, concurrency=4):
+        await eventually(sent_count(world, 20))
+
+    assert 1 < world.fake.max_concurrent <= 4
+    assert all(len(world.fake.sent(chat_id)) == 1 for chat_id in range(1, 21))
+
+
+async def test_a_due_time_in_the_future_is_waited_for(world: World) -> None:
+    world.subscribe(11)
+    world.publish()
+    (delivery,) = world.deliveries()
+    world.outbox.retry_later(delivery.id or 0, error="test", at=utcnow() + timedelta(seconds=1))
+
+    async with sending(world):
+        await asyncio.sleep(0.3)
+        assert world.fake.sent(11) == []
+        await eventually(sent_count(world, 1))
