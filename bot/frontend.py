@@ -1,0 +1,89 @@
+"""The Telegram front end: the bot's lifecycle inside `arxiv-watcher run`.
+
+`run_service` finds this class through the `arxiv_watcher.frontends` entry point and drives it
+through the `Frontend` protocol. PTB's `run_polling` wants to own the event loop and the signal
+handlers, which belong to the service here, so the Application is run by hand: initialize,
+start, long polling; and the reverse on stop. Next to it runs the delivery sender, which drains
+the outbox; every request of both goes through one rate limiter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import sys
+
+from telegram.error import TelegramError
+
+from bot.app import COMMANDS, BotApplication, build_application
+from bot.ratelimit import TelegramRateLimiter
+from bot.sender import DeliverySender
+from watcher.poll import PollReport
+from watcher.service import ServiceContext
+
+log = logging.getLogger(__name__)
+
+# httpcore tries `import sniffio` for every lock it sets up, several times per request. When the
+# package is not installed each try searches sys.path again, which cost about a third of the CPU
+# of a send in the fan-out benchmark. Remember the miss once; httpcore then assumes asyncio,
+# exactly as it would after the slow miss.
+if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+    sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+class TelegramFrontend:
+    """Commands over long polling, and delivery of the outbox, until `stop()`."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        if context.settings.telegram_bot_token is None:
+            raise ValueError("the Telegram front end needs TELEGRAM_BOT_TOKEN")
+        self.context = context
+        self.rate_limiter = TelegramRateLimiter.from_settings(context.settings)
+        self.application: BotApplication | None = None
+        self.sender: DeliverySender | None = None
+        self._sender_task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        app = build_application(self.context, rate_limiter=self.rate_limiter)
+        self.application = app
+        await app.initialize()  # getMe: fails here on a wrong token or an unreachable API
+        try:
+            await app.bot.set_my_commands(COMMANDS)
+        except TelegramError as error:
+            # The menu is a convenience; the commands work without it.
+            log.warning("could not set the bot's command menu: %s", error.message)
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(drop_pending_updates=False)
+        self.sender = DeliverySender(app.bot, self.context)
+        self._sender_task = asyncio.create_task(self.sender.run(), name="delivery-sender")
+        self._sender_task.add_done_callback(_report_crash)
+        log.info("telegram bot @%s started (long polling)", app.bot.username)
+
+    async def notify(self, report: PollReport) -> None:
+        """A poll cycle ended; whatever it queued is sent now."""
+        if self.sender is not None and (report.new or report.revisions):
+            self.sender.wake()
+
+    async def stop(self) -> None:
+        """Stop taking updates, finish the sends in flight, then close the Application."""
+        app = self.application
+        if app is None:
+            return
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if self.sender is not None:
+            await self.sender.stop()
+        if self._sender_task is not None:
+            await asyncio.gather(self._sender_task, return_exceptions=True)
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+        self.application = None
+        log.info("telegram bot stopped")
+
+
+def _report_crash(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the delivery sender stopped", exc_info=task.exception())
