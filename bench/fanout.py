@@ -1,0 +1,203 @@
+"""Fan-out benchmark: one new paper announced to 10,000 chats by the real service.
+
+The fake arXiv and the fake Bot API run in this process; `python -m watcher run` runs as a
+subprocess, as in production. The fake enforces Telegram-style flood control with its overall
+limit set to the service's configured rate (250/s by default, eight times Telegram's 30/s: about as
+high as the service's own overhead allows on this machine; see README.md) so that the service's
+overhead, not Telegram's limit, is what shows. Printed: messages a second against
+the configured limit, 429s, duplicates, and CPU seconds per 1,000 messages of the service process.
+
+    .venv/bin/python bench/fanout.py [--chats 10000] [--rate 500] [--database-url URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
+from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
+from tests.fakes.telegram_api import FakeTelegram, RateLimits  # noqa: E402
+from watcher.db import open_database  # noqa: E402
+from watcher.models import Chat, Subscription  # noqa: E402
+from watcher.outbox import Outbox  # noqa: E402
+from watcher.store import Store  # noqa: E402
+
+TOKEN = "123456:BENCH-fanout-token"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting until {what}")
+        time.sleep(0.005)
+
+
+def subscribe_chats(engine: Engine, followed_id: int, count: int) -> list[int]:
+    """`count` private chats following the author, inserted in one transaction."""
+    chat_ids = list(range(10_000_001, 10_000_001 + count))
+    with Session(engine) as session:
+        session.add_all(Chat(id=chat_id, kind="private") for chat_id in chat_ids)
+        session.flush()
+        session.add_all(
+            Subscription(chat_id=chat_id, followed_author_id=followed_id) for chat_id in chat_ids
+        )
+        session.commit()
+    return chat_ids
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--chats", type=int, default=10_000)
+    parser.add_argument("--rate", type=float, default=250.0, help="TELEGRAM_RATE_OVERALL")
+    parser.add_argument("--database-url", default="", help="default: a SQLite file in a tmp dir")
+    parser.add_argument("--log-level", default="INFO", help="the service's LOG_LEVEL")
+    parser.add_argument("--profile", metavar="FILE", help="run the service under cProfile")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="fanout-"))
+    database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
+    limits = RateLimits(global_per_second=args.rate, global_burst=int(args.rate))
+    with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN, rate_limits=limits) as tg:
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "ARXIV_API_URL": arxiv.url,
+            "ARXIV_MIN_INTERVAL": "0",
+            "POLL_INTERVAL": "1",
+            "WATCH_AUTHORS": "Dezun Dong",
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "TELEGRAM_API_URL": tg.base_url,
+            "TELEGRAM_RATE_OVERALL": str(args.rate),
+            "LOG_LEVEL": args.log_level,
+            "PTB_TIMEDELTA": "true",
+        }
+        log_path = workdir / "service.log"
+        with log_path.open("wb") as log:
+            profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
+            service = subprocess.Popen(
+                [sys.executable, *profile, "-m", "watcher", "run"],
+                env=env,
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            engine = _wait_for_backfill(database_url, service)
+            (followed,) = Store(engine).followed()
+            chat_ids = subscribe_chats(engine, followed.id, args.chats)
+            outbox = Outbox(engine)
+
+            cpu_before_poll = cpu_seconds(service.pid)
+            arxiv.add(
+                make_record(
+                    arxiv_id="2612.10000",
+                    title="Benchmarking Fan-Out on Interconnection Networks",
+                    authors=["Ann Other", "Dezun Dong"],
+                )
+            )
+            # `calls` is a counter: cheap to poll, unlike copying the list of sent messages.
+            wait_until(lambda: tg.calls("sendMessage"), "the first message arrives")
+            cpu_at_first, fake_cpu_at_first = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+            wait_until(
+                lambda: tg.calls("sendMessage") >= args.chats + tg.count_429,
+                "every chat has the message",
+            )
+            cpu_at_last, fake_cpu_at_last = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+            wait_until(lambda: outbox.stats().sent == args.chats, "every delivery is confirmed")
+            cpu_confirmed = cpu_seconds(service.pid)
+
+            service.send_signal(signal.SIGTERM)
+            exit_code = service.wait(timeout=60)
+        finally:
+            if service.poll() is None:
+                service.kill()
+                service.wait()
+
+        sent = tg.sent()
+        times = sorted(message.time for message in sent)
+        duration = times[-1] - times[0]
+        rate = (len(times) - 1) / duration
+        per_chat = {chat_id: 0 for chat_id in chat_ids}
+        for message in sent:
+            per_chat[message.chat_id] += 1
+        duplicates = sum(n - 1 for n in per_chat.values() if n > 1)
+        missing = sum(1 for n in per_chat.values() if n == 0)
+        sending_cpu = cpu_at_last - cpu_at_first
+        total_cpu = cpu_confirmed - cpu_before_poll
+        thousands = args.chats / 1000
+
+        backend = database_url.split(":", 1)[0]
+        print(
+            f"fan-out of 1 paper to {args.chats} chats; "
+            f"service on {backend}, LOG_LEVEL={args.log_level}"
+        )
+        print(
+            f"  configured overall limit  : {args.rate:.0f} msg/s "
+            "(the fake enforces the same: 429 above it)"
+        )
+        print(
+            f"  measured send rate        : {rate:.1f} msg/s over {duration:.2f} s "
+            f"= {rate / args.rate:.1%} of the limit"
+        )
+        print(f"  429s / duplicates / missed: {tg.count_429} / {duplicates} / {missing}")
+        print(f"  peak requests in flight   : {tg.max_concurrent}")
+        print(
+            f"  service CPU, sending      : {sending_cpu:.2f} s = "
+            f"{sending_cpu / thousands:.3f} CPU s per 1,000 messages"
+        )
+        print(
+            f"  service CPU, poll to last confirmation: {total_cpu:.2f} s = "
+            f"{total_cpu / thousands:.3f} CPU s per 1,000 messages"
+        )
+        fake_cpu = fake_cpu_at_last - fake_cpu_at_first
+        print(
+            f"  fakes' CPU (this process)  : {fake_cpu:.2f} s = "
+            f"{fake_cpu / thousands:.3f} CPU s per 1,000 messages"
+        )
+        print(f"  service exit code after SIGTERM: {exit_code}; log: {log_path}")
+
+
+def _wait_for_backfill(database_url: str, service: subprocess.Popen[bytes]) -> Engine:
+    """The service's database, once its first (silent) poll has run."""
+    engine: Engine | None = None
+
+    def backfilled() -> bool:
+        nonlocal engine
+        if service.poll() is not None:
+            raise RuntimeError("the service exited early; see its log")
+        try:
+            engine = engine or open_database(database_url, migrate=False)
+            followed = Store(engine).followed()
+        except Exception:
+            return False
+        return bool(followed) and followed[0].backfilled
+
+    wait_until(backfilled, "the service has polled once", timeout=60)
+    assert engine is not None
+    return engine
+
+
+if __name__ == "__main__":
+    main()
