@@ -189,3 +189,6 @@ def test_a_fan_out_killed_midway_reaches_every_chat_with_few_duplicates(
     assert UNCONFIRMED <= duplicates <= CONCURRENCY
     assert len(telegram.sent()) == len(CHATS) + duplicates  # nobody else was messaged
     assert TOKEN.split(":")[1] not in service.output()
+    # The front end's lifecycle ran too: the command menu was published, updates long-polled.
+    assert telegram.commands
+    assert telegram.calls("getUpdates") > 0
