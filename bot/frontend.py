@@ -10,9 +10,7 @@ the outbox; every request of both goes through one rate limiter.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
-import sys
 
 from telegram.error import TelegramError
 
@@ -23,14 +21,6 @@ from watcher.poll import PollReport
 from watcher.service import ServiceContext
 
 log = logging.getLogger(__name__)
-
-# httpcore tries `import sniffio` for every lock it sets up, several times per request. When the
-# package is not installed each try searches sys.path again, which cost about a third of the CPU
-# of a send in the fan-out benchmark. Remember the miss once; httpcore then assumes asyncio,
-# exactly as it would after the slow miss.
-if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-    sys.modules["sniffio"] = None  # type: ignore[assignment]
-
 
 class TelegramFrontend:
     """Commands over long polling, and delivery of the outbox, until `stop()`."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -33,10 +32,6 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
 from watcher.settings import Settings
-
-# PTB 22 warns on every read of `RetryAfter.retry_after` (and when building one) unless the process
-# opts into timedelta periods. We read both shapes, so opt in and keep the logs clean.
-os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 log = logging.getLogger(__name__)
 

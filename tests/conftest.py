@@ -16,6 +16,9 @@ from sqlalchemy import Engine, create_engine, text
 
 from watcher.db import open_database
 
+# PTB 22 warns about int `retry_after` unless opted in (see bot/__init__.py); warnings are errors.
+os.environ.setdefault("PTB_TIMEDELTA", "true")
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"  # fixtures recorded from arXiv; see SOURCES.md there
 POSTGRES_URL = os.environ.get(

@@ -107,7 +107,6 @@ def service(
         "TELEGRAM_API_URL": telegram.base_url,
         "TELEGRAM_RATE_OVERALL": "50",  # 200 chats take about 4 s: time to kill it midway
         "LOG_LEVEL": "INFO",
-        "PTB_TIMEDELTA": "true",
     }
     service = Service(env, tmp_path)
     try:

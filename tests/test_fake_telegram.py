@@ -37,12 +37,6 @@ SUPERGROUP = -1001234567890
 CHANNEL = -1009876543210
 
 
-@pytest.fixture(autouse=True)
-def _ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
-    # PTB 22 warns on int `retry_after` unless opted in; warnings are errors in this suite.
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeTelegram]:
     with FakeTelegram(TOKEN, rate_limits=RateLimits.disabled()) as fake:

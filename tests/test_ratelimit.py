@@ -24,11 +24,6 @@ TOKEN = "123456:TEST-ratelimit-token"
 LATENCY = 0.1
 
 
-@pytest.fixture(autouse=True)
-def _ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-
-
 def make_fake(**limits: float) -> FakeTelegram:
     return FakeTelegram(TOKEN, rate_limits=RateLimits(**limits))  # type: ignore[arg-type]
 

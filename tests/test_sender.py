@@ -40,11 +40,6 @@ GROUP, SUPERGROUP = -4001, -1001234567890
 FAST_RETRY = 0.3  # seconds before a retry after a network fault, instead of 5 s and up
 
 
-@pytest.fixture(autouse=True)
-def _ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-
-
 @dataclass
 class World:
     fake: FakeTelegram
