@@ -22,6 +22,7 @@ from watcher.service import ServiceContext
 
 log = logging.getLogger(__name__)
 
+
 class TelegramFrontend:
     """Commands over long polling, and delivery of the outbox, until `stop()`."""
 
