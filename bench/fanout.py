@@ -8,21 +8,26 @@ overhead, not Telegram's limit, is what shows. Printed: messages a second agains
 the configured limit, 429s, duplicates, and CPU seconds per 1,000 messages of the service process.
 
     .venv/bin/python bench/fanout.py [--chats 10000] [--rate 500] [--database-url URL]
+
+A PostgreSQL `--database-url` gets a fresh schema of its own for the run, dropped afterwards, so
+every run starts from the same empty database (as the SQLite default does with a new file).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, create_engine, make_url, text
 from sqlmodel import Session
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,6 +49,50 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """CPU time of each thread of a process so far, by thread id (/proc/<pid>/task)."""
+    by_thread: dict[int, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread may end while we look
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            by_thread[int(task.name)] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return by_thread
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time so far of every PostgreSQL server process on this machine (0 if there is none)."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            if (proc / "comm").read_text().strip() == "postgres":
+                total += cpu_seconds(int(proc.name))
+    return total
+
+
+@contextlib.contextmanager
+def fresh_database(url: str, workdir: Path) -> Iterator[str]:
+    """A URL to an empty database: a new SQLite file, or a new PostgreSQL schema dropped after."""
+    if not url:
+        yield f"sqlite:///{workdir / 'bench.db'}"
+        return
+    if make_url(url).get_backend_name() != "postgresql":
+        yield url
+        return
+    schema = f"fanout_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 300.0) -> None:
@@ -71,13 +120,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--chats", type=int, default=10_000)
     parser.add_argument("--rate", type=float, default=250.0, help="TELEGRAM_RATE_OVERALL")
-    parser.add_argument("--database-url", default="", help="default: a SQLite file in a tmp dir")
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="default: a SQLite file in a tmp dir; PostgreSQL: a fresh schema is made and dropped",
+    )
     parser.add_argument("--log-level", default="INFO", help="the service's LOG_LEVEL")
     parser.add_argument("--profile", metavar="FILE", help="run the service under cProfile")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="fanout-"))
-    database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
+    with fresh_database(args.database_url, workdir) as database_url:
+        run(args, workdir, database_url)
+
+
+def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
     limits = RateLimits(global_per_second=args.rate, global_burst=int(args.rate))
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN, rate_limits=limits) as tg:
         env = {
@@ -120,11 +177,15 @@ def main() -> None:
             # `calls` is a counter: cheap to poll, unlike copying the list of sent messages.
             wait_until(lambda: tg.calls("sendMessage"), "the first message arrives")
             cpu_at_first, fake_cpu_at_first = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+            threads_at_first = thread_cpu_seconds(service.pid)
+            postgres_at_first = postgres_cpu_seconds()
             wait_until(
                 lambda: tg.calls("sendMessage") >= args.chats + tg.count_429,
                 "every chat has the message",
             )
             cpu_at_last, fake_cpu_at_last = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+            threads_at_last = thread_cpu_seconds(service.pid)
+            postgres_at_last = postgres_cpu_seconds()
             wait_until(lambda: outbox.stats().sent == args.chats, "every delivery is confirmed")
             cpu_confirmed = cpu_seconds(service.pid)
 
@@ -171,11 +232,33 @@ def main() -> None:
             f"  service CPU, poll to last confirmation: {total_cpu:.2f} s = "
             f"{total_cpu / thousands:.3f} CPU s per 1,000 messages"
         )
+        # The main thread runs the event loop; the busiest other one is the database thread.
+        threads = sorted(
+            (
+                (seconds - threads_at_first.get(tid, 0.0), tid)
+                for tid, seconds in threads_at_last.items()
+            ),
+            reverse=True,
+        )
+        loop_cpu = next(seconds for seconds, tid in threads if tid == service.pid)
+        others = [seconds for seconds, tid in threads if tid != service.pid]
+        split = (
+            f"event loop {loop_cpu / sending_cpu:.0%}, "
+            f"busiest other thread (database) {others[0] / sending_cpu:.0%}, "
+            f"the rest {sum(others[1:]) / sending_cpu:.0%}"
+        )
+        print(f"  service CPU by thread     : {split}")
         fake_cpu = fake_cpu_at_last - fake_cpu_at_first
         print(
             f"  fakes' CPU (this process)  : {fake_cpu:.2f} s = "
             f"{fake_cpu / thousands:.3f} CPU s per 1,000 messages"
         )
+        postgres_cpu = postgres_at_last - postgres_at_first
+        if postgres_cpu:
+            print(
+                f"  PostgreSQL server CPU     : {postgres_cpu:.2f} s = "
+                f"{postgres_cpu / thousands:.3f} CPU s per 1,000 messages"
+            )
         print(f"  service exit code after SIGTERM: {exit_code}; log: {log_path}")
 
 
