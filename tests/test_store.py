@@ -253,3 +253,21 @@ def test_unsubscribing_drops_pending_deliveries_no_longer_wanted(
     assert chats.unsubscribe(10) == 0
 
     assert [d.chat_id for d in outbox.due(limit=10)] == [20]
+
+
+def test_migration_into_a_chat_we_already_know_merges_the_two(
+    store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    other, _ = store.follow(["Daoyi Dong"])
+    chats.seen(-1001234, kind="supergroup")
+    chats.subscribe(-1001234, followed_id)
+    chats.subscribe(20, other.id)
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+    chats.seen(20, kind="group")
+
+    chats.migrate(20, -1001234)
+
+    assert chats.get(20) is None
+    assert sorted(chats.subscribed_ids(-1001234)) == sorted([followed_id, other.id])
+    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [-1001234, 10]

@@ -65,26 +65,63 @@ class Chats:
             session.commit()
 
     def migrate(self, old_id: int, new_id: int) -> None:
-        """A group became a supergroup with a new id: move everything it had."""
+        """A group became a supergroup with a new id: move everything it had.
+
+        The new id may be known already (the supergroup spoke to us first); then the two merge,
+        and what both had (a subscription, a delivery of the same paper) is kept once.
+        """
         with Session(self.engine) as session:
             old = session.get(Chat, old_id)
-            if old is None or session.get(Chat, new_id) is not None:
+            if old is None:
                 return
-            session.add(
-                Chat(
-                    id=new_id,
-                    kind="supergroup",
-                    title=old.title,
-                    active=old.active,
-                    notify_revisions=old.notify_revisions,
-                    created=old.created,
+            if session.get(Chat, new_id) is None:
+                session.add(
+                    Chat(
+                        id=new_id,
+                        kind="supergroup",
+                        title=old.title,
+                        active=old.active,
+                        notify_revisions=old.notify_revisions,
+                        created=old.created,
+                    )
+                )
+                session.flush()
+            have = set(
+                session.exec(
+                    select(Subscription.followed_author_id).where(
+                        col(Subscription.chat_id) == new_id
+                    )
                 )
             )
-            session.flush()
-            for table in (Subscription, Delivery):
+            for subscription in session.exec(
+                select(Subscription).where(col(Subscription.chat_id) == old_id)
+            ).all():
+                if subscription.followed_author_id in have:
+                    session.delete(subscription)
+                else:
+                    session.add(
+                        Subscription(
+                            chat_id=new_id,
+                            followed_author_id=subscription.followed_author_id,
+                            created=subscription.created,
+                        )
+                    )
+                    session.delete(subscription)
+            owed = set(
                 session.exec(
-                    update(table).where(col(table.chat_id) == old_id).values(chat_id=new_id)
-                )
+                    select(Delivery.paper_id, Delivery.version).where(
+                        col(Delivery.chat_id) == new_id
+                    )
+                ).all()
+            )
+            for delivery in session.exec(
+                select(Delivery).where(col(Delivery.chat_id) == old_id)
+            ).all():
+                if (delivery.paper_id, delivery.version) in owed:
+                    session.delete(delivery)
+                else:
+                    delivery.chat_id = new_id
+            session.flush()
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
             session.commit()
 
