@@ -8,20 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import BotCommand, Update
-from telegram.ext import (
-    Application,
-    ApplicationBuilder,
-    BaseRateLimiter,
-    CallbackQueryHandler,
-    ChatMemberHandler,
-    CommandHandler,
-    MessageHandler,
-    TypeHandler,
-    filters,
-)
+from telegram import BotCommand
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter
 
-from bot.handlers import CommandBudget, Commands
+from bot.handlers import CommandBudget, register
 from watcher.errors import ConfigError
 from watcher.service import ServiceContext
 
@@ -42,10 +32,6 @@ COMMANDS: list[BotCommand] = [
     BotCommand("help", "Every command, with examples"),
 ]
 
-# New messages and channel posts; an edited message is not a new command.
-_FRESH = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
-_GATE_GROUP = -1  # runs before every handler, and may stop the update there
-
 
 def build_application(
     context: ServiceContext,
@@ -65,38 +51,5 @@ def build_application(
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
     application: BotApplication = builder.build()
-    register(application, Commands(context, budget=command_budget))
+    register(application, context, budget=command_budget)
     return application
-
-
-def register(application: BotApplication, commands: Commands) -> None:
-    """Attach the handlers of `commands` to `application`."""
-    application.add_handler(TypeHandler(Update, commands.gate), group=_GATE_GROUP)
-    by_name = {
-        "start": commands.start,
-        "help": commands.help,
-        "subscribe": commands.subscribe,
-        "unsubscribe": commands.unsubscribe,
-        "subscriptions": commands.subscriptions,
-        "recent": commands.recent,
-        "subject": commands.subject,
-        "subjects": commands.subjects,
-        "paper": commands.paper,
-        "revisions": commands.revisions,
-        "stats": commands.stats,
-    }
-    for name, callback in by_name.items():
-        application.add_handler(CommandHandler(name, callback, filters=_FRESH))
-    application.add_handler(CallbackQueryHandler(commands.page))
-    application.add_handler(
-        ChatMemberHandler(commands.membership, ChatMemberHandler.MY_CHAT_MEMBER)
-    )
-    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, commands.migrated))
-    application.add_handler(MessageHandler(filters.COMMAND & _FRESH, commands.unknown_command))
-    application.add_handler(
-        MessageHandler(
-            filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE,
-            commands.plain_text,
-        )
-    )
-    application.add_error_handler(commands.on_error)

@@ -1,0 +1,93 @@
+"""The Telegram commands: each handler parses its arguments, asks the core, renders and replies.
+
+One module per area, each a small class bound to the core through a `ServiceContext`:
+
+- `welcome`: /start, /help, unknown commands and plain text;
+- `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions;
+- `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
+- `admin`: /stats;
+- `membership`: blocked, removed, unblocked or added; group migrations;
+- `gate` (with `budget`): flood control before every handler;
+- `errors`: the one error handler;
+- `common`: replying, usage answers, the admin check, the inline keyboard.
+
+`register` attaches them all to an Application. Wrong arguments get a one-line usage answer
+(see `bot.arguments`); failures go to the error handler.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from telegram import Update
+from telegram.ext import (
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from bot.handlers.admin import Admin
+from bot.handlers.budget import CommandBudget
+from bot.handlers.common import keyboard
+from bot.handlers.errors import SORRY, ErrorHandler
+from bot.handlers.gate import SLOW_DOWN, Gate
+from bot.handlers.membership import Membership
+from bot.handlers.questions import Questions
+from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.welcome import HELP, Welcome
+from watcher.service import ServiceContext
+
+if TYPE_CHECKING:
+    from bot.app import BotApplication
+
+__all__ = ["HELP", "SLOW_DOWN", "SORRY", "CommandBudget", "keyboard", "register"]
+
+# New messages and channel posts; an edited message is not a new command.
+_FRESH = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
+_GATE_GROUP = -1  # runs before every handler, and may stop the update there
+
+
+def register(
+    application: BotApplication,
+    service: ServiceContext,
+    *,
+    budget: CommandBudget | None = None,
+) -> None:
+    """Attach every command, the gate before them, and the error handler to `application`."""
+    membership = Membership(service.chats)
+    welcome = Welcome(service)
+    subscriptions = Subscriptions(service)
+    questions = Questions(service)
+    admin = Admin(service)
+
+    gate = Gate(membership, budget or CommandBudget())
+    application.add_handler(TypeHandler(Update, gate.check), group=_GATE_GROUP)
+    by_name = {
+        "start": welcome.start,
+        "help": welcome.help,
+        "subscribe": subscriptions.subscribe,
+        "unsubscribe": subscriptions.unsubscribe,
+        "subscriptions": subscriptions.subscriptions,
+        "recent": questions.recent,
+        "subject": questions.subject,
+        "subjects": questions.subjects,
+        "paper": questions.paper,
+        "revisions": subscriptions.revisions,
+        "stats": admin.stats,
+    }
+    for name, callback in by_name.items():
+        application.add_handler(CommandHandler(name, callback, filters=_FRESH))
+    application.add_handler(CallbackQueryHandler(questions.page))
+    application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))
+    application.add_handler(MessageHandler(filters.COMMAND & _FRESH, welcome.unknown_command))
+    application.add_handler(
+        MessageHandler(
+            filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE,
+            welcome.plain_text,
+        )
+    )
+    application.add_error_handler(ErrorHandler(membership).on_error)

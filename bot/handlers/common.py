@@ -1,0 +1,143 @@
+"""What every handler shares: replying, usage answers, the group-administrator check, the inline
+keyboard of a rendered message, the base class holding the core, and small text helpers.
+
+Replies are HTML with link previews off; anything a user typed is escaped before it is echoed.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from datetime import datetime
+
+from telegram import (
+    Chat,
+    ChatMember,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Update,
+)
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.ext import ContextTypes
+
+from bot.arguments import UsageError
+from bot.render import Message
+from watcher.service import ServiceContext
+from watcher.store import Followed
+
+Context = ContextTypes.DEFAULT_TYPE
+
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_MANAGERS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
+
+
+class ServiceHandlers:
+    """Base of the handler groups: the core they ask, through a `ServiceContext`.
+
+    Every store, chats and outbox call goes through `in_db_thread` (the database is synchronous);
+    methods that run on the database thread say so.
+    """
+
+    def __init__(self, service: ServiceContext) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.store = service.store
+        self.chats = service.chats
+
+
+# --- replying ---------------------------------------------------------------------------------
+
+
+def keyboard(message: Message) -> InlineKeyboardMarkup | None:
+    """The PTB inline keyboard for a rendered message's buttons (None when it has none)."""
+    if not message.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    button.text, url=button.url, callback_data=button.callback_data
+                )
+                for button in row
+            ]
+            for row in message.buttons
+        ]
+    )
+
+
+async def reply(update: Update, context: Context, answer: str | Message) -> None:
+    """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat."""
+    chat = update.effective_chat
+    assert chat is not None
+    message = answer if isinstance(answer, Message) else Message(answer)
+    await context.bot.send_message(
+        chat.id,
+        message.html,
+        parse_mode=ParseMode.HTML,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=keyboard(message),
+    )
+
+
+async def reply_usage(update: Update, context: Context, error: UsageError) -> None:
+    """Answer wrong arguments with the one-line usage text (plain text, so escaped)."""
+    await reply(update, context, html.escape(str(error)))
+
+
+# --- who may change what a chat follows -------------------------------------------------------
+
+
+async def may_manage(update: Update, context: Context) -> bool:
+    """Whether the sender may change what this chat follows: in groups, admins only."""
+    chat = update.effective_chat
+    message = update.effective_message
+    assert chat is not None
+    assert message is not None
+    if chat.type in (ChatType.PRIVATE, ChatType.CHANNEL):
+        return True  # in a channel only administrators can post at all
+    if message.sender_chat is not None and message.sender_chat.id == chat.id:
+        return True  # an anonymous administrator speaks as the group itself
+    user = update.effective_user
+    if user is None:
+        return False
+    member: ChatMember = await context.bot.get_chat_member(chat.id, user.id)
+    return member.status in _MANAGERS
+
+
+async def refuse_non_admin(update: Update, context: Context) -> bool:
+    """True (and the refusal sent) when the sender may not change what this chat follows."""
+    if await may_manage(update, context):
+        return False
+    await reply(update, context, "Only this group's administrators can change what it follows.")
+    return True
+
+
+# --- small text helpers -----------------------------------------------------------------------
+
+
+def when(moment: datetime | None) -> str:
+    return f"{moment:%Y-%m-%d %H:%M} UTC" if moment else "never"
+
+
+def papers(n: int) -> str:
+    return f"{n} paper{'' if n == 1 else 's'}"
+
+
+def bold_names(followed: Sequence[Followed]) -> str:
+    """The authors' names in bold, escaped, comma-separated (HTML)."""
+    return ", ".join(f"<b>{html.escape(f.name)}</b>" for f in followed)
+
+
+def plain_names(followed: Sequence[Followed]) -> str:
+    """Up to three names as plain text, else how many authors (not escaped)."""
+    if not followed:
+        return "nobody"
+    if len(followed) <= 3:
+        return ", ".join(f.name for f in followed)
+    return f"{len(followed)} authors"
+
+
+def chat_title(chat: Chat) -> str | None:
+    title = chat.title or chat.full_name or chat.username
+    return title[:255] if title else None

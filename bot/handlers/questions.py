@@ -1,0 +1,213 @@
+"""Questions about the stored papers: /recent, /subject, /subjects, /paper, and the paging buttons
+under a list.
+
+They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
+nobody. Nothing here changes anything, so anyone in any chat may ask.
+"""
+
+from __future__ import annotations
+
+import html
+
+from telegram import Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot import arguments
+from bot.arguments import UsageError
+from bot.handlers.common import (
+    NO_PREVIEW,
+    Context,
+    ServiceHandlers,
+    bold_names,
+    keyboard,
+    plain_names,
+    reply,
+    reply_usage,
+)
+from bot.render import MAX_PER_PAGE, Message, render_paper, render_paper_list
+from watcher.aio import in_db_thread
+from watcher.match import is_same_person
+from watcher.records import Record
+from watcher.store import Followed
+from watcher.taxonomy import category_name
+
+_MAX_LISTED_CATEGORIES = 40
+
+
+class Questions(ServiceHandlers):
+    """The read-only commands: lists of papers, categories, one paper in full."""
+
+    async def recent(self, update: Update, context: Context) -> None:
+        """/recent [N]: the newest stored papers of this chat's authors."""
+        try:
+            number = arguments.count(context.args or [], command="recent")
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        await self._send_list(update, context, None, number)
+
+    async def subject(self, update: Update, context: Context) -> None:
+        """/subject CATEGORY [N]: the newest stored papers in a category."""
+        try:
+            wanted = arguments.subject(context.args or [])
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        await self._send_list(update, context, wanted.category, wanted.count)
+
+    async def _send_list(
+        self, update: Update, context: Context, category: str | None, number: int
+    ) -> None:
+        chat = update.effective_chat
+        assert chat is not None
+        # The renderer fits at most MAX_PER_PAGE entries in one message; more page on.
+        per_page = min(number, MAX_PER_PAGE)
+        await reply(update, context, await in_db_thread(self._list, chat.id, category, per_page, 0))
+
+    async def page(self, update: Update, context: Context) -> None:
+        """A "Newer"/"Older" button under a list: edit that message to the asked page."""
+        query = update.callback_query
+        chat = update.effective_chat
+        assert query is not None
+        wanted = arguments.list_button(query.data or "")
+        if wanted is None or chat is None or query.message is None:
+            await query.answer("This button no longer works; send /recent again.")
+            return
+        await query.answer()
+        answer = await in_db_thread(
+            self._list, chat.id, wanted.category, wanted.per_page, wanted.page
+        )
+        message = answer if isinstance(answer, Message) else Message(answer)
+        try:
+            await query.edit_message_text(
+                message.html,
+                parse_mode=ParseMode.HTML,
+                link_preview_options=NO_PREVIEW,
+                reply_markup=keyboard(message),
+            )
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise  # a double press asks for the page already shown: nothing to do
+
+    def _list(self, chat_id: int, category: str | None, per_page: int, page: int) -> Message | str:
+        """Database thread: one page of /recent or /subject, or the answer why there is none."""
+        followed, own = self._scope(chat_id)
+        if not followed:
+            return "Nobody is followed yet: /subscribe NAME follows an author."
+        ids = [f.id for f in followed]
+        whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
+        if category is None:
+            total = self.store.count(followed_ids=ids)
+            records = self.store.recent(limit=per_page, offset=page * per_page, followed_ids=ids)
+            title = f"Newest papers of {plain_names(followed)}"
+        else:
+            total = self.store.count_category(category, followed_ids=ids)
+            records = self.store.by_category(
+                category, limit=per_page, offset=page * per_page, followed_ids=ids
+            )
+            title = f"{category} ({category_name(category) or 'arXiv'}), {plain_names(followed)}"
+        if total == 0 and category is None:
+            return (
+                f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
+                "running. Try again in a minute."
+            )
+        if total == 0:
+            assert category is not None
+            return self._empty_category(category, ids, whose)
+        hint = "" if own else " (the authors I watch; /subscribe to follow them here)"
+        return render_paper_list(
+            records,
+            title=title + hint,
+            page=page,
+            per_page=per_page,
+            total=total,
+            callback_prefix=arguments.list_prefix(category, per_page),
+        )
+
+    def _empty_category(self, category: str, ids: list[int], whose: str) -> str:
+        counts = self.store.category_counts(followed_ids=ids)
+        have = ", ".join(f"{name} ({n})" for name, n in counts[:10])
+        named = category_name(category)
+        label = f"{category} ({html.escape(named)})" if named else category
+        return f"No stored papers of {whose} are in {label}. " + (
+            f"Categories with papers: {have}." if have else "No papers are stored yet."
+        )
+
+    async def subjects(self, update: Update, context: Context) -> None:
+        """/subjects: the categories of the stored papers, with names and counts."""
+        chat = update.effective_chat
+        assert chat is not None
+        await reply(update, context, await in_db_thread(self._subjects, chat.id))
+
+    def _subjects(self, chat_id: int) -> str:
+        """Database thread."""
+        followed, _ = self._scope(chat_id)
+        counts = self.store.category_counts(followed_ids=[f.id for f in followed])
+        if not counts:
+            return "No papers are stored yet, so there are no categories to show."
+        lines = [f"Categories of the papers of {html.escape(plain_names(followed))}:"]
+        for category, n in counts[:_MAX_LISTED_CATEGORIES]:
+            named = category_name(category)
+            label = f" {html.escape(named)}" if named else ""
+            lines.append(f"• <code>{html.escape(category)}</code>{label}: {n}")
+        if len(counts) > _MAX_LISTED_CATEGORIES:
+            lines.append(f"… and {len(counts) - _MAX_LISTED_CATEGORIES} more.")
+        lines.append("/subject CATEGORY shows the newest papers of one, e.g. /subject cs.DC")
+        return "\n".join(lines)
+
+    async def paper(self, update: Update, context: Context) -> None:
+        """/paper ID: one stored paper in full."""
+        try:
+            wanted = arguments.paper(context.args or [])
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        found = await in_db_thread(self._paper, wanted.arxiv_id)
+        if found is None:
+            await reply(
+                update,
+                context,
+                f"arXiv:{html.escape(wanted.arxiv_id)} is not among the stored papers (I keep "
+                "only papers of followed authors). arXiv has it at "
+                f"https://arxiv.org/abs/{html.escape(wanted.arxiv_id)} if it exists.",
+            )
+            return
+        record, names = found
+        message = render_paper(
+            record,
+            marked=lambda author: is_same_person(author, names),
+            kind="new" if record.version == 1 else "revision",
+            category_name=category_name,
+        )
+        message = Message(_as_lookup(message.html, record), message.buttons)
+        note = ""
+        if wanted.version is not None and wanted.version != record.version:
+            note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
+        await reply(update, context, Message(message.html + note, message.buttons))
+
+    def _paper(self, arxiv_id: str) -> tuple[Record, list[str]] | None:
+        """Database thread: the stored paper and its followed authors' names, if stored."""
+        record = self.store.paper(arxiv_id)
+        if record is None:
+            return None
+        followed = self.store.followed(self.store.paper_followed_ids(arxiv_id))
+        return record, [name for f in followed for name in f.names]
+
+    def _scope(self, chat_id: int) -> tuple[list[Followed], bool]:
+        """Database thread: the authors a chat's questions are about: its own (True), else the
+        watched ones (False)."""
+        ids = self.chats.subscribed_ids(chat_id)
+        if ids:
+            return self.store.followed(ids), True
+        found = (self.store.find_followed(spec[0]) for spec in self.settings.followed_specs)
+        return [followed for followed in found if followed is not None], False
+
+
+def _as_lookup(rendered: str, record: Record) -> str:
+    """Swap the notification's "New paper"/"Updated" first line for a plain heading: a looked-up
+    paper is not news."""
+    first, newline, rest = rendered.partition("\n")
+    if not newline or "arXiv:" not in first:
+        return rendered
+    return f"📄 <b>Paper</b> · arXiv:<code>{html.escape(record.versioned_id)}</code>\n{rest}"

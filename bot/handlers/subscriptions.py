@@ -1,0 +1,234 @@
+"""What a chat follows: /subscribe, /unsubscribe, /subscriptions and the /revisions setting.
+
+In groups only administrators may change these (`refuse_non_admin`); anyone may look.
+Subscribing to an author not yet fetched waits on arXiv, so it runs as a task of its own.
+"""
+
+from __future__ import annotations
+
+import html
+
+from telegram import Update
+
+from bot import arguments
+from bot.arguments import UsageError
+from bot.handlers.common import (
+    Context,
+    ServiceHandlers,
+    bold_names,
+    papers,
+    refuse_non_admin,
+    reply,
+    reply_usage,
+    when,
+)
+from watcher.aio import in_db_thread
+from watcher.chats import MAX_SUBSCRIPTIONS
+from watcher.store import Followed
+
+
+class Subscriptions(ServiceHandlers):
+    """The commands that change or show what a chat follows."""
+
+    async def subscribe(self, update: Update, context: Context) -> None:
+        """/subscribe [NAME]: follow the watched authors, or one more author."""
+        try:
+            name = arguments.author_name(context.args or [], command="subscribe")
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if await refuse_non_admin(update, context):
+            return
+        chat = update.effective_chat
+        assert chat is not None
+        if name is None:
+            await reply(update, context, await in_db_thread(self._subscribe_watched, chat.id))
+            return
+        # Fetching a history waits on arXiv (3 s a request): run it aside, so that every other
+        # chat is served meanwhile. Its errors still reach `on_error` through the update.
+        context.application.create_task(
+            self._subscribe_author(update, context, chat.id, name),
+            update=update,
+            name=f"subscribe-{chat.id}",
+        )
+
+    def _subscribe_watched(self, chat_id: int) -> str:
+        """Database thread: subscribe the chat to every watched author; the answer."""
+        subscribed = set(self.chats.subscribed_ids(chat_id))
+        watched = [self.store.follow(spec)[0] for spec in self.settings.followed_specs]
+        missing = [f for f in watched if f.id not in subscribed]
+        if not watched:
+            return "I watch nobody yet; follow someone with /subscribe NAME."
+        if not missing:
+            return (
+                f"This chat already follows {bold_names(watched)}. /recent shows the newest papers."
+            )
+        if len(subscribed) + len(missing) > MAX_SUBSCRIPTIONS:
+            return _full_message()
+        for followed in missing:
+            self.chats.subscribe(chat_id, followed.id)
+        details = "; ".join(
+            f"<b>{html.escape(f.name)}</b> ({papers(f.record_count)} on record)"
+            if f.backfilled
+            else f"<b>{html.escape(f.name)}</b> (papers not fetched yet)"
+            for f in missing
+        )
+        return f"✅ This chat now follows {details}. New papers will be posted here."
+
+    async def _subscribe_author(
+        self, update: Update, context: Context, chat_id: int, name: str
+    ) -> None:
+        prepared = await in_db_thread(self._prepare_follow, chat_id, name)
+        if isinstance(prepared, str):
+            await reply(update, context, prepared)
+            return
+        followed, created = prepared
+        shown = f"<b>{html.escape(followed.name)}</b>"
+        failure: str | None = None
+        if not followed.backfilled:
+            await reply(
+                update, context, f"🔎 Looking for {shown} on arXiv; this takes a few seconds…"
+            )
+            report = await self.service.poller.poll(only=[followed.id], force=True)
+            failure = report.failures.get(followed.name)
+            refreshed = await in_db_thread(self.store.followed, [followed.id])
+            if refreshed:
+                followed = refreshed[0]
+        if failure is not None and not followed.backfilled:
+            await in_db_thread(self.chats.subscribe, chat_id, followed.id)
+            await reply(
+                update,
+                context,
+                f"⚠️ I could not reach arXiv just now ({html.escape(failure[:200])}). This chat "
+                f"follows {shown} anyway; I will keep trying and post new papers as they appear.",
+            )
+            return
+        if followed.record_count == 0:
+            if created:
+                # Nobody asked for this name before and arXiv has nothing: leave no trace of it.
+                await in_db_thread(self.store.unfollow, followed.id)
+            await reply(
+                update,
+                context,
+                f"No arXiv papers by {shown} were found, so this chat does not follow it. "
+                "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong.",
+            )
+            return
+        await in_db_thread(self.chats.subscribe, chat_id, followed.id)
+        await reply(
+            update,
+            context,
+            f"✅ This chat now follows {shown}: {papers(followed.record_count)} found on arXiv. "
+            "New ones will be posted here; /recent shows the newest.",
+        )
+
+    def _prepare_follow(self, chat_id: int, name: str) -> str | tuple[Followed, bool]:
+        """Database thread: the author to follow (created if new), or the answer why not."""
+        subscribed = self.chats.subscribed_ids(chat_id)
+        existing = self.store.find_followed(name)
+        if existing is not None and existing.id in subscribed:
+            return (
+                f"This chat already follows <b>{html.escape(existing.name)}</b>. "
+                "/subscriptions lists what it follows."
+            )
+        if len(subscribed) >= MAX_SUBSCRIPTIONS:
+            return _full_message()
+        if existing is not None:
+            return existing, False
+        return self.store.follow([name])
+
+    async def unsubscribe(self, update: Update, context: Context) -> None:
+        """/unsubscribe [NAME]: stop following one author, or everything."""
+        try:
+            name = arguments.author_name(context.args or [], command="unsubscribe")
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if await refuse_non_admin(update, context):
+            return
+        chat = update.effective_chat
+        assert chat is not None
+        await reply(update, context, await in_db_thread(self._unsubscribe, chat.id, name))
+
+    def _unsubscribe(self, chat_id: int, name: str | None) -> str:
+        """Database thread. Authors stay followed by the service: others may still want them."""
+        subscribed = self.chats.subscribed_ids(chat_id)
+        if name is None:
+            if not subscribed:
+                return "This chat follows nobody; nothing to stop."
+            followed = self.store.followed(subscribed)
+            self.chats.unsubscribe(chat_id, None)
+            return f"✅ This chat no longer follows {bold_names(followed)}."
+        found = self.store.find_followed(name)
+        if found is None or found.id not in subscribed:
+            return (
+                f"This chat does not follow <b>{html.escape(name)}</b>. "
+                "/subscriptions lists what it follows."
+            )
+        self.chats.unsubscribe(chat_id, found.id)
+        return f"✅ This chat no longer follows <b>{html.escape(found.name)}</b>."
+
+    async def subscriptions(self, update: Update, context: Context) -> None:
+        """/subscriptions: what this chat follows, with counts and last successful poll."""
+        chat = update.effective_chat
+        assert chat is not None
+        await reply(update, context, await in_db_thread(self._subscriptions, chat.id))
+
+    def _subscriptions(self, chat_id: int) -> str:
+        followed = self.store.followed(self.chats.subscribed_ids(chat_id))
+        info = self.chats.get(chat_id)
+        if not followed:
+            return (
+                "This chat follows nobody yet. /subscribe follows the authors I watch; "
+                "/subscribe NAME follows anyone."
+            )
+        lines = [f"This chat follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"]
+        for f in followed:
+            line = f"• <b>{html.escape(f.name)}</b>: {papers(f.record_count)}, "
+            line += f"last checked {when(f.last_success)}" if f.backfilled else "not fetched yet"
+            if f.consecutive_failures:
+                line += f" (⚠️ the last {f.consecutive_failures} tries failed; retrying)"
+            lines.append(line)
+        revisions = info is not None and info.notify_revisions
+        lines.append(
+            f"New versions of papers: {'on' if revisions else 'off'} "
+            f"(/revisions {'off' if revisions else 'on'} to change)."
+        )
+        return "\n".join(lines)
+
+    async def revisions(self, update: Update, context: Context) -> None:
+        """/revisions on|off: whether this chat hears about new versions of papers."""
+        chat = update.effective_chat
+        assert chat is not None
+        try:
+            enabled = arguments.on_off(context.args or [])
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if enabled is None:
+            info = await in_db_thread(self.chats.get, chat.id)
+            now = info is not None and info.notify_revisions
+            await reply(
+                update,
+                context,
+                f"New versions of papers are {'on' if now else 'off'} for this chat. "
+                f"{arguments.USAGE['revisions']}",
+            )
+            return
+        if await refuse_non_admin(update, context):
+            return
+        await in_db_thread(self.chats.set_notify_revisions, chat.id, enabled)
+        await reply(
+            update,
+            context,
+            "✅ This chat will now be told about new versions of papers."
+            if enabled
+            else "✅ This chat will no longer be told about new versions of papers.",
+        )
+
+
+def _full_message() -> str:
+    return (
+        f"This chat already follows {MAX_SUBSCRIPTIONS} authors, the most allowed. "
+        "/unsubscribe NAME one of them first."
+    )

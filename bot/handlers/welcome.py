@@ -1,0 +1,98 @@
+"""Finding one's way: /start (what the bot does, whom it watches), /help (every command with an
+example), and the answers to an unknown command or to plain text.
+"""
+
+from __future__ import annotations
+
+import html
+
+from telegram import Update
+from telegram.constants import ChatType
+
+from bot.handlers.common import Context, ServiceHandlers, reply
+from watcher.aio import in_db_thread
+
+HELP = "\n".join(
+    [
+        "<b>Commands</b>",
+        "/start: what I do and whom I watch",
+        "/subscribe: follow the authors I watch in this chat",
+        "/subscribe NAME: follow an author, e.g. <code>/subscribe Dezun Dong</code>",
+        "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
+        "/unsubscribe alone stops everything",
+        "/subscriptions: what this chat follows",
+        "/recent [N]: the N newest papers (default 5, at most 20), e.g. <code>/recent 10</code>",
+        "/subject CATEGORY [N]: the newest papers in a category, e.g. "
+        "<code>/subject cs.DC 5</code>",
+        "/subjects: the categories of the stored papers",
+        "/paper ID: one paper in full, e.g. <code>/paper 2604.01234</code> or an arxiv.org link",
+        "/revisions on|off: tell this chat about new versions of papers, e.g. "
+        "<code>/revisions on</code>",
+        "/stats: the service's health (administrators only)",
+        "/help: this list",
+        "",
+        "In groups, only administrators can subscribe or unsubscribe; anyone can ask.",
+    ]
+)
+
+
+class Welcome(ServiceHandlers):
+    """/start, /help, and pointers to /help for anything the bot does not understand."""
+
+    async def start(self, update: Update, context: Context) -> None:
+        """/start: what the bot does, whom it watches, how to subscribe."""
+        chat = update.effective_chat
+        assert chat is not None
+        following = await in_db_thread(self.chats.subscribed_ids, chat.id)
+        watched = ", ".join(
+            f"<b>{html.escape(spec[0])}</b>" for spec in self.settings.followed_specs
+        )
+        lines = [
+            "👋 I watch arXiv for new papers by the authors you follow, and post each new "
+            "abstract here once.",
+            f"I watch {watched}." if watched else "I watch nobody yet.",
+            "",
+        ]
+        if following:
+            lines.append(
+                f"This chat follows {len(following)} author{'s' if len(following) > 1 else ''}: "
+                "see /subscriptions."
+            )
+        else:
+            lines.append("• /subscribe: follow the authors I watch, in this chat")
+        lines += [
+            "• /subscribe NAME: follow anyone, e.g. /subscribe Dezun Dong",
+            "• /recent: the newest papers",
+            "• /help: every command",
+        ]
+        await reply(update, context, "\n".join(lines))
+
+    async def help(self, update: Update, context: Context) -> None:
+        """/help: every command with an example."""
+        await reply(update, context, HELP)
+
+    async def unknown_command(self, update: Update, context: Context) -> None:
+        """A command this bot does not have: point at /help (unless it was for another bot)."""
+        if _addressed_to_other_bot(update, context.bot.username):
+            return
+        message = update.effective_message
+        command = message.text.split(maxsplit=1)[0] if message and message.text else "That"
+        await reply(
+            update, context, f"I do not know {html.escape(command[:40])}. /help lists the commands."
+        )
+
+    async def plain_text(self, update: Update, context: Context) -> None:
+        """Plain text in a private chat: point at /help."""
+        await reply(update, context, "I answer commands only. /help lists them.")
+
+
+def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:
+    message = update.effective_message
+    if message is None or not message.text:
+        return False
+    command = message.text.split(maxsplit=1)[0]
+    _, at, suffix = command.partition("@")
+    if at:
+        return suffix.casefold() != bot_username.casefold()
+    # In groups and channels other bots may share unaddressed commands: stay quiet there.
+    return message.chat.type != ChatType.PRIVATE
