@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -251,3 +252,19 @@ async def test_several_known_authors_share_one_query(
 
     queries = [r.params["search_query"] for r in fake.api_requests()[first:]]
     assert queries == ['au:"Daoyi Dong" OR au:"Dezun Dong"']
+
+
+async def test_two_polls_never_run_at_once(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    watcher = poller(store, client, page_size=4)
+
+    first, second = await asyncio.gather(watcher.poll(force=True), watcher.poll(force=True))
+
+    starts = [int(r.params["start"]) for r in fake.api_requests()]
+    # The first poll pages through the whole history (0, 4, 8, ...) before the second begins,
+    # and the second, finding all it sees already stored, stops after its first page.
+    backfill_pages = len(starts) - 1
+    assert starts == [4 * page for page in range(backfill_pages)] + [0]
+    assert first.backfilled > 0 and second.backfilled == 0
+    assert second.new == [] and store.count() == first.backfilled
