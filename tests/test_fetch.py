@@ -131,7 +131,7 @@ async def test_retries_a_busy_server_and_logs_each_retry(
     fake: FakeArxiv, status: FaultKind, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake.inject(status, times=2)
-    with caplog.at_level(logging.INFO, logger="watcher.fetch"):
+    with caplog.at_level(logging.DEBUG, logger="watcher.fetch"):
         async with client_for(fake) as client:
             body = await client.query(search_query=QUERY)
     assert len(parse_feed(body).records) == 15

@@ -139,7 +139,8 @@ class ArxivClient:
                     raise failure
                 wait = self._retry_wait(attempt, retry_after)
                 self._next_start = max(self._next_start, time.monotonic() + wait)
-                log.warning(
+                # DEBUG: the poll step reports the outcome in one line; this is the detail.
+                log.debug(
                     "arXiv request %s: attempt %d of %d failed (%s); retrying in %.1f s",
                     url, attempt, attempts, reason, wait,
                 )  # fmt: skip

@@ -86,8 +86,9 @@ class Poller:
             failures = max(f.consecutive_failures for f in group) + 1
             retry = min(RETRY_FIRST * 2 ** (failures - 1), self.poll_interval)
             log.warning(
-                "poll failed for %s (attempt %d): %s; next try in %s", names, failures, error, retry
-            )
+                "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
+                names, error, failures, retry.total_seconds(),
+            )  # fmt: skip
             await in_db_thread(
                 self.store.record_poll_failure,
                 ids,
