@@ -24,6 +24,7 @@ __all__ = [
     "MAX_PER_PAGE",
     "Button",
     "Message",
+    "PaperKind",
     "page_from_callback",
     "render_paper",
     "render_paper_list",
@@ -56,6 +57,9 @@ _LIST_HEADER_LIMIT = 200
 _LIST_CATEGORY_LIMIT = 20
 
 _TAG = re.compile(r"<[^>]*>")
+
+# What a paper message is: news of a new paper, news of a new version, or the answer to /paper.
+PaperKind = Literal["new", "revision", "lookup"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +98,14 @@ def render_paper(
     record: Record,
     *,
     marked: Callable[[str], bool],
-    kind: Literal["new", "revision"] = "new",
+    kind: PaperKind = "new",
     category_name: Callable[[str], str | None] = lambda category: None,
 ) -> Message:
-    """The notification for one paper: HTML text, and buttons for its abstract page and PDF.
+    """One paper in full: HTML text, and buttons for its abstract page and PDF.
 
-    `marked(name)` says which authors to mark as followed (★ and bold-underlined).
+    `kind` picks the first line: "🆕 New paper", "🔄 Updated to vN", or for a paper looked up
+    with /paper (not news) "📄 Paper". `marked(name)` says which authors to mark as followed
+    (★ and bold-underlined).
     """
     lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name)
     buttons = tuple(
@@ -114,7 +120,7 @@ def render_paper_plain(
     record: Record,
     *,
     marked: Callable[[str], bool],
-    kind: Literal["new", "revision"] = "new",
+    kind: PaperKind = "new",
     category_name: Callable[[str], str | None] = lambda category: None,
 ) -> str:
     """`render_paper`'s text without markup, to resend when Telegram refuses the HTML.
@@ -228,19 +234,21 @@ def _paper_lines(
     record: Record,
     *,
     marked: Callable[[str], bool],
-    kind: Literal["new", "revision"],
+    kind: PaperKind,
     category_name: Callable[[str], str | None],
 ) -> list[_Line]:
     if kind == "new":
-        status = "New paper"
+        icon, status = "🆕 ", "New paper"
     elif kind == "revision":
-        status = f"Updated to v{record.version}"
+        icon, status = "🔄 ", f"Updated to v{record.version}"
+    elif kind == "lookup":
+        icon, status = "📄 ", "Paper"
     else:
-        raise ValueError(f"kind must be 'new' or 'revision', got {kind!r}")
+        raise ValueError(f"kind must be 'new', 'revision' or 'lookup', got {kind!r}")
     lines = [
         _Line(
             (
-                _Span("🆕 " if kind == "new" else "🔄 "),
+                _Span(icon),
                 _Span(status, ("b",)),
                 _Span(" · arXiv:"),
                 _Span(_clip(record.versioned_id, _ID_LIMIT), ("code",)),
@@ -253,7 +261,7 @@ def _paper_lines(
     lines.append(
         _Line((_Span("📂 " + _clip(_categories_text(record, category_name), _CATEGORIES_LIMIT)),))
     )
-    if kind == "new":
+    if kind == "new" or (kind == "lookup" and record.version == 1):
         dates = f"📅 Submitted {record.published:%Y-%m-%d}"
     else:
         dates = f"📅 v1 {record.published:%Y-%m-%d} · v{record.version} {record.updated:%Y-%m-%d}"

@@ -209,6 +209,22 @@ def test_revision_says_which_version_and_both_dates() -> None:
     assert "New paper" not in text
 
 
+def test_a_looked_up_paper_is_headed_as_a_paper_not_as_news() -> None:
+    first = make_record()
+    message = render_paper(first, marked=follows, kind="lookup")
+    text = check_message(message)
+    assert message.html.startswith("📄 <b>Paper</b> · arXiv:<code>2604.01234v1</code>\n")
+    assert lines_of(text)[0] == "📄 Paper · arXiv:2604.01234v1"
+    assert "📅 Submitted 2026-04-03" in lines_of(text)
+    assert text == render_paper_plain(first, marked=follows, kind="lookup")
+
+    revised = check_message(render_paper(make_record(version=3), marked=follows, kind="lookup"))
+    assert lines_of(revised)[0] == "📄 Paper · arXiv:2604.01234v3"
+    assert "📅 v1 2026-04-03 · v3 2026-04-10" in lines_of(revised)
+    assert "Updated" not in revised
+    assert "New paper" not in revised
+
+
 def test_empty_fields_leave_no_empty_tags() -> None:
     record = make_record(title=" ", abstract="\n", authors=("", "Dezun Dong"), comment="  ")
     text = check_message(render_paper(record, marked=lambda name: True))

@@ -177,10 +177,9 @@ class Questions(ServiceHandlers):
         message = render_paper(
             record,
             marked=lambda author: is_same_person(author, names),
-            kind="new" if record.version == 1 else "revision",
+            kind="lookup",
             category_name=category_name,
         )
-        message = Message(_as_lookup(message.html, record), message.buttons)
         note = ""
         if wanted.version is not None and wanted.version != record.version:
             note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
@@ -202,12 +201,3 @@ class Questions(ServiceHandlers):
             return self.store.followed(ids), True
         found = (self.store.find_followed(spec[0]) for spec in self.settings.followed_specs)
         return [followed for followed in found if followed is not None], False
-
-
-def _as_lookup(rendered: str, record: Record) -> str:
-    """Swap the notification's "New paper"/"Updated" first line for a plain heading: a looked-up
-    paper is not news."""
-    first, newline, rest = rendered.partition("\n")
-    if not newline or "arXiv:" not in first:
-        return rendered
-    return f"📄 <b>Paper</b> · arXiv:<code>{html.escape(record.versioned_id)}</code>\n{rest}"
