@@ -34,7 +34,7 @@ __all__ = [
 
 MAX_MESSAGE_LENGTH = 4096  # Telegram's limit on a message's text after entity parsing
 MAX_CALLBACK_DATA_BYTES = 64  # Telegram's limit on an inline button's callback_data
-MAX_PER_PAGE = 10  # with each list entry capped, ten always fit in one message
+MAX_PER_PAGE = 20  # each list entry gets its share of one message, so twenty always fit
 
 # Kept below MAX_MESSAGE_LENGTH so that Telegram's own counting quirks can never tip us over.
 _BUDGET = 4000
@@ -51,8 +51,11 @@ _CATEGORIES_LIMIT = 300
 _COMMENT_LIMIT = 300
 _ID_LIMIT = 40
 _URL_LIMIT = 300
-_LIST_TITLE_LIMIT = 120
+_LIST_TITLE_LIMIT = 120  # at most; on a crowded page a title gets what its entry has left
 _LIST_AUTHOR_LIMIT = 60
+_CROWDED_PAGE = 10  # more entries a page than this, and the first author is cut shorter
+_CROWDED_AUTHOR_LIMIT = 30
+_MIN_LIST_TITLE = 20
 _LIST_HEADER_LIMIT = 200
 _LIST_CATEGORY_LIMIT = 20
 
@@ -160,9 +163,13 @@ def render_paper_list(
     else:
         count = " (none yet)" if total == 0 else f" (page {page + 1}: none)"
     lines: list[_Line] = [_Line((_Span(heading, ("b",)), _Span(count)))]
+    # Every entry of a full page gets an equal share of what the heading leaves, so a page of
+    # MAX_PER_PAGE fits whatever the data; a last, shorter page looks the same as the others.
+    share = (_BUDGET - _line_units(lines[0])) // per_page
+    author_limit = _CROWDED_AUTHOR_LIMIT if per_page > _CROWDED_PAGE else _LIST_AUTHOR_LIMIT
     for number, record in enumerate(records, start=first):
         lines.append(_Line(()))
-        lines.extend(_list_entry(number, record))
+        lines.extend(_list_entry(number, record, share=share, author_limit=author_limit))
 
     navigation: list[Button] = []
     if page > 0:
@@ -338,26 +345,29 @@ def _author_spans(authors: Sequence[Author], marked: Callable[[str], bool]) -> l
 # --- the compact list -----------------------------------------------------------------------
 
 
-def _list_entry(number: int, record: Record) -> list[_Line]:
+def _list_entry(number: int, record: Record, *, share: int, author_limit: int) -> list[_Line]:
+    """Two lines: number and title; first author, date, category and linked id.
+
+    The entry costs at most `share` UTF-16 units with its blank line and newlines (3 units):
+    the title gets what the rest leaves, up to `_LIST_TITLE_LIMIT`.
+    """
     authors = record.author_names
     if not authors:
         who = "unknown authors"
     else:
-        first = _clip(" ".join(authors[0].split()), _LIST_AUTHOR_LIMIT)
+        first = _clip(" ".join(authors[0].split()), author_limit)
         who = first if len(authors) == 1 else f"{first} et al."
-    title = _clip(latex_to_text(record.title), _LIST_TITLE_LIMIT)
     details = (
         f"   {who} · {record.published:%Y-%m-%d} · "
         f"{_clip(record.primary_category, _LIST_CATEGORY_LIMIT)} · "
     )
+    link = _Span(_clip(record.versioned_id, _ID_LIMIT), href=record.abs_url)
+    numbered = f"{number}. "
+    room = share - 3 - _units(numbered) - _units(details) - _units(link.text)
+    title = _clip(latex_to_text(record.title), max(_MIN_LIST_TITLE, min(_LIST_TITLE_LIMIT, room)))
     return [
-        _Line((_Span(f"{number}. "), _Span(title, ("b",)))),
-        _Line(
-            (
-                _Span(details),
-                _Span(_clip(record.versioned_id, _ID_LIMIT), href=record.abs_url),
-            )
-        ),
+        _Line((_Span(numbered), _Span(title, ("b",)))),
+        _Line((_Span(details), link)),
     ]
 
 

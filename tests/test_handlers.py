@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -20,15 +21,16 @@ from sqlalchemy import Engine
 from bot.app import COMMANDS, BotApplication, build_application
 from bot.handlers import SORRY, CommandBudget
 from tests.fakes.arxiv_api import FakeArxiv
-from tests.fakes.corpus import dezun_dong_records, lookalike_records
+from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits, SentMessage
 from watcher.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox
 from watcher.poll import Poller
+from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.settings import Settings
-from watcher.store import Store
+from watcher.store import MatchedRecord, Store
 
 USER = 42
 ADMIN_CHAT = 4242
@@ -484,10 +486,57 @@ async def test_a_stale_button_is_answered_not_ignored(bot: Bot) -> None:
     assert bot.telegram.edits == []
 
 
-async def test_recent_asks_for_more_than_a_page_and_pages_on(bot: Bot) -> None:
+def store_long_papers(bot: Bot, count: int) -> list[Record]:
+    """`count` more papers of Dezun Dong, newest first, with titles and names as long as they
+    come, stored silently as a first poll would."""
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    records = [
+        make_record(
+            arxiv_id=f"2605.{count - index:05d}",
+            published=datetime(2026, 5, 28 - index, 12, tzinfo=UTC),
+            title=f"Paper {count - index}: " + "Scalable & <Low-Latency> Interconnects " * 8,
+            authors=["Maximiliana Alexandrovna Konstantinopoulou-Worthington", "Dezun Dong"],
+            primary_category="cs.DC",
+            categories=("cs.DC", "cs.NI"),
+        )
+        for index in range(count)
+    ]
+    matched = [MatchedRecord(record, frozenset({dezun.id})) for record in records]
+    assert bot.store.save_records(matched, announce_for=frozenset()).silent == count
+    return records
+
+
+async def test_recent_20_shows_twenty_papers_in_one_message_and_pages_on(bot: Bot) -> None:
+    newest = store_long_papers(bot, 25)
+    total = dezun_count(bot)
+
     answer = await bot.ask_one(USER, "/recent 20")
 
-    assert f"(1–10 of {dezun_count(bot)})" in answer
+    assert f"(1–20 of {total})" in answer
+    assert all(record.versioned_id in answer for record in newest[:20])
+    assert newest[20].versioned_id not in answer
+    assert bot.last(USER).reply_markup == {
+        "inline_keyboard": [[{"text": "Older ▶", "callback_data": "r:20:1"}]]
+    }
+    bot.telegram.press_button(USER, bot.last(USER).message_id, "r:20:1")
+    await bot.until(lambda: bot.telegram.edits)
+    edit = bot.telegram.edits[-1].text or ""
+    assert f"(21–{min(total, 40)} of {total})" in edit
+    assert newest[20].versioned_id in edit
+
+
+async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
+    newest = store_long_papers(bot, 22)
+    in_category = bot.store.count_category("cs.DC")
+
+    answer = await bot.ask_one(USER, "/subject cs.DC 20")
+
+    assert f"(1–20 of {in_category})" in answer
+    assert all(record.versioned_id in answer for record in newest[:20])
+    assert bot.last(USER).reply_markup == {
+        "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:20:1"}]]
+    }
 
 
 @pytest.mark.parametrize(

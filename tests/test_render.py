@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.latex import latex_to_text
 from bot.render import (
     MAX_MESSAGE_LENGTH,
     MAX_PER_PAGE,
@@ -517,6 +518,69 @@ def test_full_page_of_adversarial_records_stays_within_bounds() -> None:
         callback_prefix="p",
     )
     check_message(message)
+
+
+@pytest.mark.parametrize("per_page", [10, MAX_PER_PAGE])
+def test_worst_case_page_far_down_a_huge_list_fits_one_message(per_page: int) -> None:
+    records = [
+        make_record(
+            arxiv_id=f"{index}" + "&" * 100,
+            title="😀&<" * 1000,
+            authors=("<" * 500, "Dezun Dong"),
+            primary_category="&" * 100,
+        )
+        for index in range(per_page)
+    ]
+    message = render_paper_list(
+        records,
+        title="😀&" * 1000,
+        page=9_999,  # the furthest page a button may ask for (bot.arguments.list_button)
+        per_page=per_page,
+        total=10**9,
+        callback_prefix="p",
+    )
+    lines = lines_of(check_message(message))
+    numbered = [line for line in lines if re.match(r"\d+\. ", line)]
+    assert len(numbered) == per_page
+    assert numbered[-1].startswith(f"{10_000 * per_page}. 😀&<")
+    assert all(len(line) > len("199999. ") + 20 for line in numbered)  # titles still say something
+    assert message.html.count('<a href="https://arxiv.org/abs/') == per_page
+
+
+def test_twenty_real_papers_fit_one_message_with_their_titles_whole() -> None:
+    records = page_of(MAX_PER_PAGE)
+    message = render_paper_list(
+        records,
+        title="Newest papers of Dezun Dong",
+        page=0,
+        per_page=MAX_PER_PAGE,
+        total=40,
+        callback_prefix="r:20",
+    )
+    lines = lines_of(check_message(message))
+    assert lines[0] == "Newest papers of Dezun Dong (1–20 of 40)"
+    for number, record in enumerate(records, start=1):
+        assert f"{number}. {latex_to_text(record.title)}" in lines
+    assert lines[-1] == "   Enda Yu et al. · 2026-04-03 · cs.CR · 2604.00005v1"
+    assert message.buttons == ((Button("Older ▶", callback_data="r:20:1"),),)
+
+
+def test_a_crowded_page_cuts_the_first_author_shorter() -> None:
+    record = make_record(authors=("Firstname " + "Verylongsurname " * 10, "Dezun Dong"))
+
+    def author_part(per_page: int) -> str:
+        message = render_paper_list(
+            [record], title="t", page=0, per_page=per_page, total=1, callback_prefix="r"
+        )
+        details = lines_of(check_message(message))[3]
+        return details.strip().split(" · ")[0]
+
+    roomy, crowded = author_part(10), author_part(11)
+    assert roomy.endswith("… et al.")
+    assert crowded.endswith("… et al.")
+    assert 30 + len(" et al.") < len(roomy) <= 60 + len(" et al.")
+    assert len(crowded) <= 30 + len(" et al.")
+    assert roomy.startswith(crowded.removesuffix("… et al."))
 
 
 @pytest.mark.parametrize(
