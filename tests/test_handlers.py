@@ -384,35 +384,17 @@ async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot
     assert (info.kind, info.title) == ("group", "Readers")
 
 
-def channel_command(telegram: FakeTelegram, chat_id: int, text: str) -> None:
-    """A command posted in a channel, with the bot_command entity Telegram gives it.
-
-    `FakeTelegram.channel_post` sends no entities (so PTB sees no command); until it does, the
-    update is queued through the fake's state the same way `channel_post` does it.
-    """
-    state = telegram._state
-    with state.lock:
-        chat = state.chat(chat_id, chat_type="channel")
-        command = text.split(maxsplit=1)[0]
-        message = {
-            "sender_chat": chat.to_json(),
-            "text": text,
-            "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}],
-        }
-        state.queue_update("channel_post", state.store_message(chat, message))
-
-
 async def test_a_channel_is_subscribed_by_a_post_in_it(bot: Bot) -> None:
     bot.telegram.add_channel(CHANNEL, title="Papers", bot_is_admin=True)
 
-    channel_command(bot.telegram, CHANNEL, "/subscribe")
+    bot.telegram.channel_post(CHANNEL, "/subscribe", title="Papers")
     await bot.until(lambda: bot.telegram.sent(CHANNEL))
 
     assert bot.last(CHANNEL).text.startswith("✅ This chat now follows Dezun Dong")
     assert len(bot.chats.subscribed_ids(CHANNEL)) == 1
     info = bot.chats.get(CHANNEL)
     assert info is not None
-    assert info.kind == "channel"
+    assert (info.kind, info.title) == ("channel", "Papers")
 
 
 async def test_blocking_and_unblocking_the_bot_parks_and_resumes_the_chat(bot: Bot) -> None:
