@@ -7,9 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
 from watcher.chats import Chats
+from watcher.models import Delivery
 from watcher.outbox import Outbox
 from watcher.records import Author
 from watcher.store import MatchedRecord, Store
@@ -271,3 +273,31 @@ def test_migration_into_a_chat_we_already_know_merges_the_two(
     assert chats.get(20) is None
     assert sorted(chats.subscribed_ids(-1001234)) == sorted([followed_id, other.id])
     assert sorted(d.chat_id for d in outbox.due(limit=10)) == [-1001234, 10]
+
+
+def test_many_confirmations_are_marked_sent_in_one_call(
+    engine: Engine, store: Store, subscribed: tuple[Chats, Outbox, int]
+) -> None:
+    chats, outbox, followed_id = subscribed
+    for chat_id in (30, 40):
+        chats.seen(chat_id, kind="private")
+        chats.subscribe(chat_id, followed_id)
+    store.save_records([matched(make_record(), followed_id)], announce_for=frozenset({followed_id}))
+    by_chat = {d.chat_id: d for d in outbox.due(limit=10)}
+    outbox.mark_failed(by_chat[40].id, error="Bad Request: chat not found")
+
+    outbox.mark_sent_many([(by_chat[10].id, 101), (by_chat[20].id, None), (by_chat[40].id, 104)])
+    outbox.mark_sent_many([])
+
+    assert [d.chat_id for d in outbox.due(limit=10)] == [30]
+    stats = outbox.stats()
+    assert (stats.pending, stats.sent, stats.failed) == (1, 2, 1)
+    with Session(engine) as session:
+        rows = {d.chat_id: d for d in session.exec(select(Delivery))}
+    assert (rows[10].status, rows[10].message_id) == ("sent", 101)
+    assert (rows[20].status, rows[20].message_id) == ("sent", None)
+    assert rows[10].sent is not None
+    assert rows[20].sent is not None
+    assert (rows[30].status, rows[30].sent) == ("pending", None)
+    # A failed delivery is never flipped back, even inside a batch.
+    assert (rows[40].status, rows[40].message_id, rows[40].sent) == ("failed", None, None)

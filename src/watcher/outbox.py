@@ -2,17 +2,18 @@
 
 This is how nothing is lost and nothing doubled. `enqueue_deliveries` runs inside the store's
 transaction that saves a new paper, so a paper is never stored without its deliveries. A front
-end then drains `due()` and calls `mark_sent` only after the far side confirmed the message: a
-crash in between re-sends at most what was in flight, and never skips anything.
+end then drains `due()` and calls `mark_sent` (or `mark_sent_many`, for many confirmations in one
+transaction) only after the far side confirmed the message: a crash in between re-sends at most
+what was in flight, and never skips anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, func, update
+from sqlalchemy import Engine, Table, bindparam, func, update
 from sqlmodel import Session, col, select
 
 from watcher.models import Chat, Delivery, Paper, Subscription, utcnow
@@ -114,6 +115,29 @@ class Outbox:
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
         self._update(delivery_id, status=SENT, sent=utcnow(), message_id=message_id)
+
+    def mark_sent_many(self, confirmed: Sequence[tuple[int, int | None]]) -> None:
+        """Many confirmations, `(delivery id, message id)` each, in one transaction.
+
+        One commit for a whole batch: under a fan-out, a transaction per message was most of the
+        database's work. Like `mark_sent`, a delivery no longer pending is left as it is.
+        """
+        if not confirmed:
+            return
+        table: Table = Delivery.__table__  # type: ignore[attr-defined]
+        statement = (
+            update(table)
+            .where(table.c.id == bindparam("delivery_id"), table.c.status == PENDING)
+            .values(status=SENT, sent=utcnow(), message_id=bindparam("confirmed_message_id"))
+        )
+        rows = [
+            {"delivery_id": delivery_id, "confirmed_message_id": message_id}
+            for delivery_id, message_id in confirmed
+        ]
+        with Session(self.engine) as session:
+            # A list of parameters runs the one statement as an executemany.
+            session.connection().execute(statement, rows)
+            session.commit()
 
     def retry_later(self, delivery_id: int, *, error: str, at: datetime) -> None:
         """A passing fault: try again at `at`."""
