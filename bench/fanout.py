@@ -254,7 +254,7 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             f"{fake_cpu / thousands:.3f} CPU s per 1,000 messages"
         )
         postgres_cpu = postgres_at_last - postgres_at_first
-        if postgres_cpu:
+        if backend.startswith("postgresql"):
             print(
                 f"  PostgreSQL server CPU     : {postgres_cpu:.2f} s = "
                 f"{postgres_cpu / thousands:.3f} CPU s per 1,000 messages"
