@@ -6,6 +6,7 @@ publishes with setMyCommands. Nothing here runs anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from telegram import BotCommand
@@ -38,8 +39,12 @@ def build_application(
     *,
     rate_limiter: BaseRateLimiter[Any] | None = None,
     command_budget: CommandBudget | None = None,
+    on_chat_back: Callable[[], None] | None = None,
 ) -> BotApplication:
-    """The bot, with every command registered and one error handler; not yet started."""
+    """The bot, with every command registered and one error handler; not yet started.
+
+    `on_chat_back()` runs when a blocked or removed chat comes back (see `bot.handlers.register`).
+    """
     settings = context.settings
     if settings.telegram_bot_token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
@@ -51,5 +56,5 @@ def build_application(
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
     application: BotApplication = builder.build()
-    register(application, context, budget=command_budget)
+    register(application, context, budget=command_budget, on_chat_back=on_chat_back)
     return application

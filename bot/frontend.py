@@ -36,7 +36,9 @@ class TelegramFrontend:
         self._sender_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        app = build_application(self.context, rate_limiter=self.rate_limiter)
+        app = build_application(
+            self.context, rate_limiter=self.rate_limiter, on_chat_back=self._chat_back
+        )
         self.application = app
         await app.initialize()  # getMe: fails here on a wrong token or an unreachable API
         try:
@@ -55,6 +57,11 @@ class TelegramFrontend:
     async def notify(self, report: PollReport) -> None:
         """A poll cycle ended; whatever it queued is sent now."""
         if self.sender is not None and (report.new or report.revisions):
+            self.sender.wake()
+
+    def _chat_back(self) -> None:
+        """A blocked or removed chat came back: its parked deliveries are due now."""
+        if self.sender is not None:
             self.sender.wake()
 
     async def stop(self) -> None:

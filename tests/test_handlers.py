@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import COMMANDS, BotApplication, build_application
+from bot.frontend import TelegramFrontend
 from bot.handlers import SORRY, CommandBudget
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
@@ -76,13 +77,10 @@ class Bot:
 
 
 @asynccontextmanager
-async def running_bot(
-    engine: Engine,
-    database_url: str,
-    *,
-    budget: CommandBudget | None = None,
-    arxiv_timeout: float = 2,
-) -> AsyncIterator[Bot]:
+async def running_service(
+    engine: Engine, database_url: str, *, arxiv_timeout: float = 2
+) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
+    """The fakes, and the core on the real database after its first poll, as at a start."""
     with (
         FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
         FakeArxiv([*dezun_dong_records(), *lookalike_records()]) as arxiv,
@@ -111,26 +109,61 @@ async def running_bot(
             poller = Poller(store=store, client=client, poll_interval=3600)
             service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
             await poller.poll()  # the watched author's history, as the service does at start
-            app = build_application(
-                service, command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1)
-            )
-            await app.initialize()
-            await app.start()
-            assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0, timeout=1)
-            try:
-                yield Bot(telegram, arxiv, service, app)
-            finally:
-                await app.updater.stop()
-                await app.stop()
-                await app.shutdown()
+            yield telegram, arxiv, service
         assert telegram.internal_errors == []
+
+
+@asynccontextmanager
+async def running_bot(
+    engine: Engine,
+    database_url: str,
+    *,
+    budget: CommandBudget | None = None,
+    arxiv_timeout: float = 2,
+) -> AsyncIterator[Bot]:
+    """The commands alone: the Application long-polling the fake, no delivery sender."""
+    async with running_service(engine, database_url, arxiv_timeout=arxiv_timeout) as (
+        telegram,
+        arxiv,
+        service,
+    ):
+        app = build_application(
+            service, command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1)
+        )
+        await app.initialize()
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0, timeout=1)
+        try:
+            yield Bot(telegram, arxiv, service, app)
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.shutdown()
+
+
+@asynccontextmanager
+async def running_front_end(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery."""
+    async with running_service(engine, database_url) as (telegram, arxiv, service):
+        front_end = TelegramFrontend(service)
+        await front_end.start()
+        try:
+            assert front_end.application is not None
+            yield Bot(telegram, arxiv, service, front_end.application)
+        finally:
+            await front_end.stop()
 
 
 @pytest.fixture
 async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
     async with running_bot(engine, database_url) as running:
         yield running
+
+
+def is_active(bot: Bot, chat_id: int) -> bool:
+    info = bot.chats.get(chat_id)
+    return info is not None and info.active
 
 
 def dezun_count(bot: Bot) -> int:
@@ -409,6 +442,42 @@ async def test_blocking_and_unblocking_the_bot_parks_and_resumes_the_chat(bot: B
     bot.telegram.my_chat_member(USER, "member")
     await bot.until(active)
     assert len(bot.chats.subscribed_ids(USER)) == 1
+
+
+@pytest.mark.parametrize("comes_back_by", ["/start", "unblocking the bot"])
+async def test_a_chat_that_comes_back_gets_its_parked_paper_at_once(
+    engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch, comes_back_by: str
+) -> None:
+    # Left alone, the sender looks at the outbox again only after its idle recheck. Make that an
+    # hour: the paper can then arrive within the test only because the chat's return woke it.
+    monkeypatch.setattr("bot.sender.IDLE_RECHECK", 3600.0)
+    async with running_front_end(engine, database_url) as bot:
+        await bot.ask(USER, "/subscribe")
+        dezun = bot.store.find_followed("Dezun Dong")
+        assert dezun is not None
+        bot.telegram.my_chat_member(USER, "kicked")
+        await bot.until(lambda: not is_active(bot, USER))
+        paper = make_record(arxiv_id="2606.00001", title="Parked While Blocked")
+        saved = bot.store.save_records(
+            [MatchedRecord(paper, frozenset({dezun.id}))], announce_for=frozenset({dezun.id})
+        )
+        assert saved.new == [paper]
+        assert bot.service.outbox.stats().parked == 1
+
+        if comes_back_by == "/start":
+            bot.telegram.unblock(USER)
+            bot.telegram.user_sends(USER, "/start")
+        else:
+            bot.telegram.my_chat_member(USER, "member")
+        await bot.until(
+            lambda: any("Parked While Blocked" in m.text for m in bot.telegram.sent(USER))
+        )
+
+        # Marked sent once Telegram's answer is in, a moment after the fake has the message.
+        await bot.until(lambda: bot.service.outbox.stats().sent == 1)
+        stats = bot.service.outbox.stats()
+        assert (stats.parked, stats.pending) == (0, 0)
+        assert is_active(bot, USER)
 
 
 # --- /recent and paging -----------------------------------------------------------------------

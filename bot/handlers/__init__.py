@@ -17,6 +17,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from telegram import Update
@@ -55,9 +56,14 @@ def register(
     service: ServiceContext,
     *,
     budget: CommandBudget | None = None,
+    on_chat_back: Callable[[], None] | None = None,
 ) -> None:
-    """Attach every command, the gate before them, and the error handler to `application`."""
-    membership = Membership(service.chats)
+    """Attach every command, the gate before them, and the error handler to `application`.
+
+    `on_chat_back()` is called when a parked chat (blocked, removed) comes back, by a command
+    or by letting the bot in again: its pending deliveries are due now.
+    """
+    membership = Membership(service.chats, on_chat_back=on_chat_back)
     welcome = Welcome(service)
     subscriptions = Subscriptions(service)
     questions = Questions(service)

@@ -1,12 +1,15 @@
 """Whether a chat can be written to: it spoke to us, blocked or removed the bot, or migrated.
 
 A chat that blocks the bot (or removes it) is deactivated: its deliveries stay pending, parked,
-until it comes back. Any command, or being unblocked or added again, brings it back.
+until it comes back. Any command, or being unblocked or added again, brings it back, and then
+`on_chat_back` is called (the front end wakes the delivery sender with it), so the parked
+deliveries go out at once.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from telegram import Chat, Update
 from telegram.constants import ChatMemberStatus, ChatType
@@ -23,12 +26,19 @@ _GONE = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
 class Membership:
     """The chats' reachability, kept in `Chats`."""
 
-    def __init__(self, chats: Chats) -> None:
+    def __init__(self, chats: Chats, *, on_chat_back: Callable[[], None] | None = None) -> None:
         self.chats = chats
+        self.on_chat_back = on_chat_back
 
     async def seen(self, chat: Chat) -> None:
         """The chat spoke to us or let us in: it is reachable (again)."""
-        await in_db_thread(self.chats.seen, chat.id, kind=chat.type, title=chat_title(chat))
+        came_back = await in_db_thread(
+            self.chats.seen, chat.id, kind=chat.type, title=chat_title(chat)
+        )
+        if came_back:
+            log.info("chat %s is back; its parked deliveries are due", chat.id)
+            if self.on_chat_back is not None:
+                self.on_chat_back()
 
     async def gone(self, chat_id: int, *, reason: str) -> None:
         """The chat refused us: park its deliveries until it comes back."""
