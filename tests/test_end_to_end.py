@@ -1,0 +1,128 @@
+"""People use the bot: the real `arxiv-watcher run` process, the fake Bot API, the fake arXiv.
+
+Everything crosses real HTTP: users subscribe by sending commands, arXiv publishes papers, and
+what reaches each chat is read off the fake Bot API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import ServiceProcess
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.fakes.telegram_api import FakeTelegram
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "123456:TEST-end-to-end-token"
+PEOPLE = (11, 12, 13)
+GROUP, GROUP_ADMIN, GROUP_MEMBER = -500, 7, 8
+GENUINE = make_record(
+    arxiv_id="2611.04242",
+    title="Congestion Control for Multi-Plane HyperX Networks",
+    authors=["Ziyu Wang", "Dezun Dong"],
+    categories=("cs.NI", "cs.DC"),
+    primary_category="cs.NI",
+)
+LOOKALIKE = make_record(
+    arxiv_id="2611.04243",
+    title="Quantum Feedback with Delayed Measurements",
+    authors=["Daoyi Dong", "Dezun Li"],  # arXiv's loose au:"Dezun Dong" does not even need this
+    abstract="We cite the work of Dezun Dong on networks, but he is not an author here.",
+)
+
+
+@pytest.fixture
+def world(
+    tmp_path: Path, database_url: str
+) -> Iterator[tuple[FakeArxiv, FakeTelegram, ServiceProcess]]:
+    with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN) as telegram:
+        service = ServiceProcess(
+            cwd=tmp_path,
+            DATABASE_URL=database_url,
+            ARXIV_API_URL=arxiv.url,
+            ARXIV_MIN_INTERVAL="0",
+            POLL_INTERVAL="1",
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_API_URL=telegram.base_url,
+        )
+        try:
+            service.wait_for(lambda: "stored silently" in service.output)
+            service.wait_for(lambda: bool(telegram.commands))
+            yield arxiv, telegram, service
+        finally:
+            code = service.stop()
+            assert code == 0, service.output
+            assert TOKEN not in service.output
+            assert "Traceback" not in service.output
+
+
+def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
+    return [message.text for message in telegram.sent(chat_id)]
+
+
+def send_attempts(telegram: FakeTelegram, chat_id: int, needle: str) -> int:
+    return sum(
+        1
+        for request in telegram.requests
+        if request.method == "sendMessage"
+        and request.params.get("chat_id") == str(chat_id)
+        and needle in request.params.get("text", "")
+    )
+
+
+def test_each_subscriber_gets_each_new_paper_once_and_nobody_gets_a_lookalike(
+    world: tuple[FakeArxiv, FakeTelegram, ServiceProcess],
+) -> None:
+    arxiv, telegram, service = world
+    for person in PEOPLE:
+        telegram.user_sends(person, "/start")
+        telegram.user_sends(person, "/subscribe")
+    telegram.set_admins(GROUP, [GROUP_ADMIN])
+    telegram.user_sends(GROUP, "/subscribe", user_id=GROUP_MEMBER, chat_type="group", title="Lab")
+    telegram.user_sends(GROUP, "/subscribe", user_id=GROUP_ADMIN, chat_type="group", title="Lab")
+    telegram.wait_sync(lambda: all(len(texts(telegram, p)) == 2 for p in PEOPLE), timeout=20)
+    telegram.wait_sync(lambda: len(texts(telegram, GROUP)) == 2, timeout=20)
+    refused, accepted = texts(telegram, GROUP)
+    assert "administrators" in refused
+    assert "Dezun Dong" in accepted
+    telegram.block(13)
+
+    arxiv.add(LOOKALIKE)
+    arxiv.add(GENUINE)
+    receivers = (11, 12, GROUP)
+    telegram.wait_sync(
+        lambda: all(any(GENUINE.title in t for t in texts(telegram, c)) for c in receivers),
+        timeout=30,
+    )
+    polls = len(arxiv.api_requests())
+    service.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)  # later polls send nothing
+
+    for chat in receivers:
+        assert sum(GENUINE.title in t for t in texts(telegram, chat)) == 1
+    everything = [m.text for m in telegram.sent()]
+    assert not any(LOOKALIKE.title in text for text in everything)
+    # The blocked person: one refused attempt, then the chat is parked, not retried in a loop.
+    assert send_attempts(telegram, 13, "Congestion Control") == 1
+    assert all(GENUINE.title not in t for t in texts(telegram, 13))
+
+
+def test_recent_and_subject_answer_from_the_store(
+    world: tuple[FakeArxiv, FakeTelegram, ServiceProcess],
+) -> None:
+    _, telegram, _ = world
+    telegram.user_sends(21, "/recent 3")
+    telegram.user_sends(21, "/subject cs.dc")
+    telegram.user_sends(21, "/subject cs.xyz")
+    telegram.wait_sync(lambda: len(texts(telegram, 21)) == 3, timeout=20)
+    recent, subject, unknown = texts(telegram, 21)
+    newest = sorted(dezun_dong_records(), key=lambda r: r.published, reverse=True)[:3]
+    for record in newest:
+        assert record.arxiv_id in recent
+    in_dc = [r for r in dezun_dong_records() if "cs.DC" in r.categories]
+    assert max(in_dc, key=lambda r: r.published).arxiv_id in subject
+    assert "cs.xyz" in unknown.lower() or "unknown" in unknown.lower()
