@@ -84,7 +84,7 @@ def count(args: Sequence[str], *, command: str = "recent") -> int:
     if not args:
         return DEFAULT_COUNT
     if len(args) > 1:
-        raise UsageError(USAGE[command])
+        raise UsageError(f"One number at most. {USAGE[command]}")
     return _count_word(args[0], command=command)
 
 
@@ -99,8 +99,10 @@ def _count_word(word: str, *, command: str) -> int:
 
 def subject(args: Sequence[str]) -> SubjectArguments:
     """`CATEGORY [N]`, the category resolved case-insensitively against arXiv's taxonomy."""
-    if not args or len(args) > 2:
-        raise UsageError(USAGE["subject"])
+    if not args:
+        raise UsageError(f"Which category? {USAGE['subject']}")
+    if len(args) > 2:
+        raise UsageError(f"A category and at most one number. {USAGE['subject']}")
     try:
         category = resolve_category(args[0])
     except UnknownCategory as error:
@@ -115,8 +117,10 @@ def subject(args: Sequence[str]) -> SubjectArguments:
 
 def paper(args: Sequence[str]) -> PaperArguments:
     """One arXiv id, versioned id, or abs/pdf URL."""
-    if len(args) != 1:
-        raise UsageError(USAGE["paper"])
+    if not args:
+        raise UsageError(f"Which paper? {USAGE['paper']}")
+    if len(args) > 1:
+        raise UsageError(f"One paper at a time. {USAGE['paper']}")
     try:
         arxiv_id, version = split_arxiv_id(args[0])
     except ValueError:
@@ -128,13 +132,14 @@ def on_off(args: Sequence[str]) -> bool | None:
     """`on` or `off` (a few synonyms accepted); None when no argument was given."""
     if not args:
         return None
-    if len(args) == 1:
-        word = args[0].casefold()
-        if word in _ON:
-            return True
-        if word in _OFF:
-            return False
-    raise UsageError(USAGE["revisions"])
+    if len(args) > 1:
+        raise UsageError(f"Just one word, on or off. {USAGE['revisions']}")
+    word = args[0].casefold()
+    if word in _ON:
+        return True
+    if word in _OFF:
+        return False
+    raise UsageError(f"{args[0][:20]!r} is neither on nor off. {USAGE['revisions']}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,10 +142,12 @@ def render_paper_list(
     per_page: int,
     total: int,
     callback_prefix: str,
+    note: str = "",
 ) -> Message:
     """One page of a compact paper list, newest first, for /recent and /subject.
 
     `page` counts from 0; `records` are that page's papers and `total` counts all pages' papers.
+    A `note`, if any, is shown in italics under the title.
     The "◀ Newer"/"Older ▶" buttons send `f"{callback_prefix}:{page}"` (see `page_from_callback`).
     Raises ValueError for inconsistent arguments, or when the prefix makes callback_data too long.
     """
@@ -163,9 +165,11 @@ def render_paper_list(
     else:
         count = " (none yet)" if total == 0 else f" (page {page + 1}: none)"
     lines: list[_Line] = [_Line((_Span(heading, ("b",)), _Span(count)))]
+    if note.strip():
+        lines.append(_Line((_Span(_clip(" ".join(note.split()), _LIST_HEADER_LIMIT), ("i",)),)))
     # Every entry of a full page gets an equal share of what the heading leaves, so a page of
     # MAX_PER_PAGE fits whatever the data; a last, shorter page looks the same as the others.
-    share = (_BUDGET - _line_units(lines[0])) // per_page
+    share = (_BUDGET - sum(_line_units(line) + 1 for line in lines)) // per_page
     author_limit = _CROWDED_AUTHOR_LIMIT if per_page > _CROWDED_PAGE else _LIST_AUTHOR_LIMIT
     for number, record in enumerate(records, start=first):
         lines.append(_Line(()))

@@ -67,7 +67,7 @@ def test_count(words: list[str], expected: int) -> None:
         (["-3"], "not a number"),
         (["2.5"], "not a number"),
         (["٣"], "not a number"),  # an Arabic-Indic digit: isdigit() but not what we mean
-        (["3", "4"], "Usage: /recent"),
+        (["3", "4"], "One number at most. Usage: /recent"),
     ],
 )
 def test_count_refuses(words: list[str], complaint: str) -> None:
@@ -102,10 +102,10 @@ def test_subject_unknown_category_names_close_matches(typed: str, suggested: str
 @pytest.mark.parametrize(
     ("words", "complaint"),
     [
-        ([], "Usage: /subject"),
+        ([], "Which category? Usage: /subject"),
         (["cs.DC", "0"], "from 1 to 20"),
         (["cs.DC", "many"], "not a number"),
-        (["cs.DC", "2", "3"], "Usage: /subject"),
+        (["cs.DC", "2", "3"], "A category and at most one number. Usage: /subject"),
         (["nonsense-category"], "not an arXiv category"),
     ],
 )
@@ -133,8 +133,8 @@ def test_paper(word: str, expected: PaperArguments) -> None:
 @pytest.mark.parametrize(
     ("words", "complaint"),
     [
-        ([], "Usage: /paper"),
-        (["2604.01234", "2604.01235"], "Usage: /paper"),
+        ([], "Which paper? Usage: /paper"),
+        (["2604.01234", "2604.01235"], "One paper at a time. Usage: /paper"),
         (["hello"], "'hello' is not an arXiv id"),
         (["https://example.com/abs/2604.01234"], "is not an arXiv id"),
     ],
@@ -153,10 +153,18 @@ def test_on_off(words: list[str], expected: bool | None) -> None:
     assert arguments.on_off(words) is expected
 
 
-@pytest.mark.parametrize("words", [["maybe"], ["on", "off"], ["2"]])
-def test_on_off_refuses(words: list[str]) -> None:
-    with pytest.raises(UsageError, match=r"Usage: /revisions on, or /revisions off"):
+@pytest.mark.parametrize(
+    ("words", "complaint"),
+    [
+        (["maybe"], "'maybe' is neither on nor off."),
+        (["on", "off"], "Just one word, on or off."),
+        (["2"], "'2' is neither on nor off."),
+    ],
+)
+def test_on_off_refuses(words: list[str], complaint: str) -> None:
+    with pytest.raises(UsageError, match=r"Usage: /revisions on, or /revisions off") as caught:
         arguments.on_off(words)
+    assert str(caught.value).startswith(complaint)
 
 
 @pytest.mark.parametrize(

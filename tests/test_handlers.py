@@ -199,6 +199,10 @@ async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
         assert f"/{command.command}" in answer
     for example in ("/subscribe Dezun Dong", "/recent 10", "/subject cs.DC 5", "/paper 2604.01234"):
         assert example in answer
+    assert answer.endswith(
+        "In groups, only administrators can change what the group follows (/subscribe, "
+        "/unsubscribe, /revisions); anyone can ask."
+    )
 
 
 async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
@@ -291,8 +295,8 @@ async def test_subscribe_a_name_arxiv_does_not_know_leaves_nothing_behind(bot: B
     answers = await bot.ask(USER, "/subscribe Nobody Atall", replies=2)
 
     assert answers[1] == (
-        "No arXiv papers by Nobody Atall were found, so this chat does not follow it. Check the "
-        "spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
+        "No arXiv papers by Nobody Atall were found, so this chat does not follow that name. "
+        "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
     )
     assert bot.store.find_followed("Nobody Atall") is None
     assert bot.chats.subscribed_ids(USER) == []
@@ -310,7 +314,7 @@ async def test_subscribe_while_arxiv_fails_keeps_the_subscription(bot: Bot) -> N
     assert not followed.backfilled
     assert bot.chats.subscribed_ids(USER) == [followed.id]
     listing = await bot.ask_one(USER, "/subscriptions")
-    assert "Yemao Xu: 0 papers, not fetched yet (⚠️ the last 1 tries failed; retrying)" in listing
+    assert "Yemao Xu: 0 papers, not fetched yet (⚠️ the last try failed; retrying)" in listing
 
 
 @pytest.mark.parametrize(
@@ -352,8 +356,8 @@ async def test_a_chat_follows_at_most_fifty_authors(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/subscribe Yemao Xu")
 
     assert answer == (
-        "This chat already follows 50 authors, the most allowed. /unsubscribe NAME one of "
-        "them first."
+        "This chat already follows 50 authors, the most allowed. Stop one first with "
+        "/unsubscribe NAME."
     )
     assert bot.store.find_followed("Yemao Xu") is None
 
@@ -490,8 +494,9 @@ async def test_recent_lists_the_newest_papers_compactly(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/recent")
 
     assert answer.startswith(
-        "Newest papers of Dezun Dong (the authors I watch; /subscribe to follow them here) "
-        f"(1–5 of {total})"
+        f"Newest papers of Dezun Dong (1–5 of {total})\n"
+        "This chat follows nobody, so these are the authors I watch; /subscribe follows them "
+        "here.\n\n1. "
     )
     positions = [answer.index(record.versioned_id) for record in newest]
     assert positions == sorted(positions)
@@ -532,7 +537,7 @@ async def test_a_stale_button_is_answered_not_ignored(bot: Bot) -> None:
     await bot.until(lambda: bot.telegram.callback_answers)
 
     assert bot.telegram.callback_answers[-1].text == (
-        "This button no longer works; send /recent again."
+        "This button no longer works; send the command again."
     )
     assert bot.telegram.edits == []
 
@@ -605,7 +610,10 @@ async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
             "/recent 99",
             "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
         ),
-        ("/recent 1 2", "Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)"),
+        (
+            "/recent 1 2",
+            "One number at most. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+        ),
     ],
 )
 async def test_recent_refuses_bad_numbers(bot: Bot, text: str, answer: str) -> None:
@@ -621,8 +629,10 @@ async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -
 
     answer = await bot.ask_one(USER, "/subject CS.dc 2")
 
-    assert answer.startswith("cs.DC (Distributed, Parallel, and Cluster Computing), Dezun Dong")
-    assert f"(1–2 of {in_category})" in answer
+    assert answer.startswith(
+        "Newest papers of Dezun Dong in cs.DC (Distributed, Parallel, and Cluster Computing) "
+        f"(1–2 of {in_category})\n"
+    )
     assert all(record.versioned_id in answer for record in newest)
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:2:1"}]]
@@ -655,7 +665,7 @@ async def test_subject_without_papers_names_the_categories_that_have_some(bot: B
 
 async def test_subject_without_arguments_gets_usage(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/subject") == (
-        "Usage: /subject CATEGORY [N], N from 1 to 20 (e.g. /subject cs.DC 5)"
+        "Which category? Usage: /subject CATEGORY [N], N from 1 to 20 (e.g. /subject cs.DC 5)"
     )
 
 
@@ -712,7 +722,7 @@ async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
         "'hello' is not an arXiv id. Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or "
         "an arxiv.org link)"
     )
-    assert (await bot.ask_one(USER, "/paper")).startswith("Usage: /paper ID")
+    assert (await bot.ask_one(USER, "/paper")).startswith("Which paper? Usage: /paper ID")
     asked = await bot.ask_one(USER, "/paper 2604.03117v3")
     assert asked.endswith("(You asked for v3; I keep only v1.)")
 
@@ -721,8 +731,8 @@ async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
 
 
 async def test_revisions_is_a_setting_off_by_default(bot: Bot) -> None:
-    assert (await bot.ask_one(USER, "/revisions")).startswith(
-        "New versions of papers are off for this chat."
+    assert await bot.ask_one(USER, "/revisions") == (
+        "New versions of papers are off for this chat. /revisions on changes that."
     )
     assert await bot.ask_one(USER, "/revisions on") == (
         "✅ This chat will now be told about new versions of papers."
@@ -730,7 +740,12 @@ async def test_revisions_is_a_setting_off_by_default(bot: Bot) -> None:
     info = bot.chats.get(USER)
     assert info is not None
     assert info.notify_revisions
-    assert await bot.ask_one(USER, "/revisions maybe") == "Usage: /revisions on, or /revisions off"
+    assert await bot.ask_one(USER, "/revisions") == (
+        "New versions of papers are on for this chat. /revisions off changes that."
+    )
+    assert await bot.ask_one(USER, "/revisions maybe") == (
+        "'maybe' is neither on nor off. Usage: /revisions on, or /revisions off"
+    )
     await bot.ask(USER, "/revisions off")
     info = bot.chats.get(USER)
     assert info is not None

@@ -489,6 +489,32 @@ def test_single_page_and_empty_lists_have_no_buttons() -> None:
     assert empty.buttons == ()
 
 
+def test_a_note_is_shown_in_italics_under_the_title() -> None:
+    message = render_paper_list(
+        page_of(2),
+        title="Newest papers",
+        page=0,
+        per_page=5,
+        total=2,
+        callback_prefix="r",
+        note="Authors I watch & <you> don't follow",
+    )
+    lines = lines_of(check_message(message))
+    assert lines[:3] == ["Newest papers (1–2 of 2)", "Authors I watch & <you> don't follow", ""]
+    assert "\n<i>Authors I watch &amp; &lt;you&gt; don't follow</i>\n" in message.html
+    assert render_paper_list(
+        page_of(2),
+        title="Newest papers",
+        page=0,
+        per_page=5,
+        total=2,
+        callback_prefix="r",
+        note=" ",
+    ) == render_paper_list(
+        page_of(2), title="Newest papers", page=0, per_page=5, total=2, callback_prefix="r"
+    )
+
+
 def test_list_title_is_bold_shortened_and_escaped() -> None:
     record = make_record(title="Sort &amp; <merge> " + "very long " * 40, authors=("A <B>",))
     message = render_paper_list(
@@ -538,6 +564,7 @@ def test_worst_case_page_far_down_a_huge_list_fits_one_message(per_page: int) ->
         per_page=per_page,
         total=10**9,
         callback_prefix="p",
+        note="&😀" * 1000,
     )
     lines = lines_of(check_message(message))
     numbered = [line for line in lines if re.match(r"\d+\. ", line)]

@@ -42,7 +42,7 @@ class Admin(ServiceHandlers):
             )
             if f.consecutive_failures:
                 line += (
-                    f"; {f.consecutive_failures} failures, last: "
+                    f"; {f.consecutive_failures} failed in a row, last: "
                     f"{html.escape((f.last_error or '')[:120])}"
                 )
             lines.append(line)

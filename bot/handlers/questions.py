@@ -33,6 +33,9 @@ from watcher.store import Followed
 from watcher.taxonomy import category_name
 
 _MAX_LISTED_CATEGORIES = 40
+_WATCHED_NOTE = (
+    "This chat follows nobody, so these are the authors I watch; /subscribe follows them here."
+)
 
 
 class Questions(ServiceHandlers):
@@ -72,7 +75,7 @@ class Questions(ServiceHandlers):
         assert query is not None
         wanted = arguments.list_button(query.data or "")
         if wanted is None or chat is None or query.message is None:
-            await query.answer("This button no longer works; send /recent again.")
+            await query.answer("This button no longer works; send the command again.")
             return
         await query.answer()
         answer = await in_db_thread(
@@ -97,16 +100,17 @@ class Questions(ServiceHandlers):
             return "Nobody is followed yet: /subscribe NAME follows an author."
         ids = [f.id for f in followed]
         whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
+        title = f"Newest papers of {plain_names(followed)}"
         if category is None:
             total = self.store.count(followed_ids=ids)
             records = self.store.recent(limit=per_page, offset=page * per_page, followed_ids=ids)
-            title = f"Newest papers of {plain_names(followed)}"
         else:
             total = self.store.count_category(category, followed_ids=ids)
             records = self.store.by_category(
                 category, limit=per_page, offset=page * per_page, followed_ids=ids
             )
-            title = f"{category} ({category_name(category) or 'arXiv'}), {plain_names(followed)}"
+            named = category_name(category)
+            title += f" in {category} ({named})" if named else f" in {category}"
         if total == 0 and category is None:
             return (
                 f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
@@ -115,14 +119,14 @@ class Questions(ServiceHandlers):
         if total == 0:
             assert category is not None
             return self._empty_category(category, ids, whose)
-        hint = "" if own else " (the authors I watch; /subscribe to follow them here)"
         return render_paper_list(
             records,
-            title=title + hint,
+            title=title,
             page=page,
             per_page=per_page,
             total=total,
             callback_prefix=arguments.list_prefix(category, per_page),
+            note="" if own else _WATCHED_NOTE,
         )
 
     def _empty_category(self, category: str, ids: list[int], whose: str) -> str:

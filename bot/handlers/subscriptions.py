@@ -110,7 +110,7 @@ class Subscriptions(ServiceHandlers):
             await reply(
                 update,
                 context,
-                f"No arXiv papers by {shown} were found, so this chat does not follow it. "
+                f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
                 "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong.",
             )
             return
@@ -186,8 +186,10 @@ class Subscriptions(ServiceHandlers):
         for f in followed:
             line = f"• <b>{html.escape(f.name)}</b>: {papers(f.record_count)}, "
             line += f"last checked {when(f.last_success)}" if f.backfilled else "not fetched yet"
-            if f.consecutive_failures:
-                line += f" (⚠️ the last {f.consecutive_failures} tries failed; retrying)"
+            failures = f.consecutive_failures
+            if failures:
+                tries = "the last try" if failures == 1 else f"the last {failures} tries"
+                line += f" (⚠️ {tries} failed; retrying)"
             lines.append(line)
         revisions = info is not None and info.notify_revisions
         lines.append(
@@ -212,7 +214,7 @@ class Subscriptions(ServiceHandlers):
                 update,
                 context,
                 f"New versions of papers are {'on' if now else 'off'} for this chat. "
-                f"{arguments.USAGE['revisions']}",
+                f"/revisions {'off' if now else 'on'} changes that.",
             )
             return
         if await refuse_non_admin(update, context):
@@ -230,5 +232,5 @@ class Subscriptions(ServiceHandlers):
 def _full_message() -> str:
     return (
         f"This chat already follows {MAX_SUBSCRIPTIONS} authors, the most allowed. "
-        "/unsubscribe NAME one of them first."
+        "Stop one first with /unsubscribe NAME."
     )

@@ -31,7 +31,8 @@ HELP = "\n".join(
         "/stats: the service's health (administrators only)",
         "/help: this list",
         "",
-        "In groups, only administrators can subscribe or unsubscribe; anyone can ask.",
+        "In groups, only administrators can change what the group follows (/subscribe, "
+        "/unsubscribe, /revisions); anyone can ask.",
     ]
 )
 
@@ -58,7 +59,7 @@ class Welcome(ServiceHandlers):
                 f"This chat follows {len(following)} author{'s' if len(following) > 1 else ''}: "
                 "see /subscriptions."
             )
-        else:
+        elif watched:
             lines.append("• /subscribe: follow the authors I watch, in this chat")
         lines += [
             "• /subscribe NAME: follow anyone, e.g. /subscribe Dezun Dong",
