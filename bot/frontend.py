@@ -12,15 +12,18 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from bot.app import COMMANDS, BotApplication, build_application
 from bot.ratelimit import TelegramRateLimiter
 from bot.sender import DeliverySender
+from watcher.errors import ConfigError
 from watcher.poll import PollReport
 from watcher.service import ServiceContext
 
 log = logging.getLogger(__name__)
+
+FIRST_PAUSE, MAX_PAUSE = 5, 300  # seconds between tries to reach the Bot API at start
 
 
 class TelegramFrontend:
@@ -40,7 +43,7 @@ class TelegramFrontend:
             self.context, rate_limiter=self.rate_limiter, on_chat_back=self._chat_back
         )
         self.application = app
-        await app.initialize()  # getMe: fails here on a wrong token or an unreachable API
+        await self._initialize(app)
         try:
             await app.bot.set_my_commands(COMMANDS)
         except TelegramError as error:
@@ -53,6 +56,27 @@ class TelegramFrontend:
         self._sender_task = asyncio.create_task(self.sender.run(), name="delivery-sender")
         self._sender_task.add_done_callback(_report_crash)
         log.info("telegram bot @%s started (long polling)", app.bot.username)
+
+    async def _initialize(self, app: BotApplication) -> None:
+        """getMe until Telegram answers: a refused token stops the service, an unreachable API
+        is waited for (the network may come up after us), with growing pauses."""
+        pause = FIRST_PAUSE
+        while True:
+            try:
+                await app.initialize()
+                return
+            except InvalidToken:
+                # PTB's own message quotes the token; ours names the setting instead.
+                raise ConfigError(
+                    "TELEGRAM_BOT_TOKEN was refused by Telegram; ask @BotFather for the right one"
+                ) from None
+            except NetworkError as error:  # TimedOut included
+                log.warning(
+                    "cannot reach the Telegram Bot API at %s (%s); retrying in %d s",
+                    self.context.settings.telegram_api_url, error.message, pause,
+                )  # fmt: skip
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_PAUSE)
 
     async def notify(self, report: PollReport) -> None:
         """A poll cycle ended; whatever it queued is sent now."""

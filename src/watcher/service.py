@@ -140,19 +140,25 @@ async def run_service(settings: Settings) -> None:
             coalesce=True,
             misfire_grace_time=None,
         )
-        await frontend.start()
         scheduler.start()
         log.info(
             "arxiv-watcher running: watching %s, polling every %ss",
             "; ".join(settings.watch_authors),
             settings.poll_interval,
         )
+        # The front end may wait for its far side (Telegram) to answer; polling goes on meanwhile,
+        # and what it finds waits in the outbox. A stop signal ends the wait.
+        starting = asyncio.create_task(frontend.start(), name="frontend-start")
+        signalled = asyncio.create_task(stopping.wait(), name="stop-signal")
         try:
-            await stopping.wait()
+            await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+            if starting.done():
+                starting.result()  # a front end that cannot start stops the service
+                await signalled
         finally:
             log.info("stopping")
             scheduler.shutdown(wait=False)
-            for task in list(running):
+            for task in [*running, starting, signalled]:
                 task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+            await asyncio.gather(*running, starting, signalled, return_exceptions=True)
             await frontend.stop()
