@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from bot.ratelimit import TelegramRateLimiter
 from bot.render import render_paper_plain
-from bot.sender import DeliverySender, backoff_delay
+from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram_api import FakeTelegram, Fault
 from watcher.aio import in_db_thread
@@ -126,6 +126,7 @@ async def sending(
     concurrency: int = 4,
     limiter: TelegramRateLimiter | None = None,
     retry_delay: Callable[[int], float] = lambda attempts: FAST_RETRY,
+    confirm_linger: float = CONFIRM_LINGER,
 ) -> AsyncIterator[DeliverySender]:
     """A running sender on a bot whose every request goes through the rate limiter."""
     limiter = limiter or TelegramRateLimiter(overall_per_second=200)
@@ -137,7 +138,11 @@ async def sending(
     )
     async with bot:
         sender = DeliverySender(
-            bot, world.context, concurrency=concurrency, retry_delay=retry_delay
+            bot,
+            world.context,
+            concurrency=concurrency,
+            retry_delay=retry_delay,
+            confirm_linger=confirm_linger,
         )
         task = asyncio.create_task(sender.run())
         try:
@@ -406,6 +411,40 @@ async def test_sends_to_different_chats_overlap_up_to_the_concurrency(world: Wor
 
     assert 1 < world.fake.max_concurrent <= 4
     assert all(len(world.fake.sent(chat_id)) == 1 for chat_id in range(1, 21))
+
+
+async def test_confirmations_of_sends_in_flight_together_share_one_transaction(
+    world: World,
+) -> None:
+    world.subscribe(*range(1, 6))
+    world.publish()
+    batches: list[int] = []  # rows of each UPDATE that marks deliveries sent
+
+    def count_confirmations(
+        _connection: object,
+        _cursor: object,
+        statement: str,
+        parameters: Sequence[object],
+        _context: object,
+        executemany: bool,
+    ) -> None:
+        if statement.lstrip().upper().startswith("UPDATE DELIVERY") and "message_id" in statement:
+            batches.append(len(parameters) if executemany else 1)
+
+    event.listen(world.engine, "before_cursor_execute", count_confirmations)
+    try:
+        # A linger far longer than the test: a batch is written because every send in flight
+        # waits on it, never because the timer ran out.
+        async with sending(world, concurrency=4, confirm_linger=600):
+            await eventually(sent_count(world, 5))
+    finally:
+        event.remove(world.engine, "before_cursor_execute", count_confirmations)
+
+    # Four sends in flight at once, one transaction; the fifth started when their slots were
+    # freed, after that commit, and went alone.
+    assert batches == [4, 1]
+    assert all(d.status == "sent" and d.message_id for d in world.deliveries())
+    assert all(len(world.fake.sent(chat_id)) == 1 for chat_id in range(1, 6))
 
 
 async def test_a_due_time_in_the_future_is_waited_for(world: World) -> None:
