@@ -66,6 +66,11 @@ BACKOFF_MAX = 3600.0
 IDLE_RECHECK = 10.0
 STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
 RENDER_CACHE_SIZE = 64  # one paper goes to many chats: render it once
+# Sends at once. Enough to keep pace while each waits on Telegram: at the default 30 messages a
+# second, 8 sends cover a round trip of up to 260 ms. More costs CPU on the event loop (about a
+# sixth more per message at 16, measured in bench/README.md) and raises the crash bound: a crash
+# re-sends at most this many messages.
+CONCURRENCY = 8
 # Seconds a confirmation may wait for others to share its transaction. The send keeps its slot
 # meanwhile, so this is paid in concurrency: at 500 messages a second, 10 ms holds about 5 slots.
 CONFIRM_LINGER = 0.01
@@ -153,7 +158,7 @@ class DeliverySender:
         bot: Bot,
         context: ServiceContext,
         *,
-        concurrency: int = 16,
+        concurrency: int = CONCURRENCY,
         batch: int = 200,
         retry_delay: Callable[[int], float] = backoff_delay,
         confirm_linger: float = CONFIRM_LINGER,
@@ -253,8 +258,12 @@ class DeliverySender:
     def _start_ready(self) -> None:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
         waiting: list[PendingDelivery] = []
-        for delivery in self._queue:
-            if len(self._in_flight) >= self.concurrency or delivery.chat_id in self._busy_chats:
+        for index, delivery in enumerate(self._queue):
+            if len(self._in_flight) >= self.concurrency:
+                # Every slot is taken: the rest waits as it is, unscanned (it runs per send).
+                waiting.extend(self._queue[index:])
+                break
+            if delivery.chat_id in self._busy_chats:
                 waiting.append(delivery)
                 continue
             self._busy_chats.add(delivery.chat_id)
