@@ -32,7 +32,7 @@ import logging
 import random
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -323,21 +323,16 @@ class DeliverySender:
         except ChatMigrated as error:
             new_id = error.new_chat_id
             log.info(
-                "chat %d became %d; moving it and resending %s",
+                "chat %d became %d; moving it, %s goes out to the new id",
                 delivery.chat_id,
                 new_id,
                 delivery.record.arxiv_id,
             )
+            # The outbox row moves with the chat (or merges into one the new chat already
+            # owed); the next refill sends whatever is still pending, exactly once.
             await in_db_thread(chats.migrate, delivery.chat_id, new_id)
             self._forget_chat(delivery.chat_id)
-            if await in_db_thread(chats.get, delivery.chat_id) is not None:
-                # The new id was already known, so nothing moved: park the old chat rather than
-                # loop on its migration answer.
-                await in_db_thread(
-                    chats.deactivate, delivery.chat_id, reason=f"migrated to {new_id}"
-                )
-                return
-            await self._attempt(replace(delivery, chat_id=new_id))
+            self.wake()
             return
         except RetryAfter as error:
             wait = retry_after_seconds(error)

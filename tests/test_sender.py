@@ -328,6 +328,23 @@ async def test_a_migrated_group_gets_its_message_at_the_new_id(world: World) -> 
     assert world.chats.subscribed_ids(SUPERGROUP) == [world.followed_id]
 
 
+async def test_a_group_migrating_into_a_chat_we_know_gets_the_paper_once(world: World) -> None:
+    # The supergroup spoke to us and subscribed before the old group's send hit the migration.
+    world.subscribe(GROUP)
+    world.chats.seen(SUPERGROUP, kind="supergroup")
+    world.chats.subscribe(SUPERGROUP, world.followed_id)
+    world.publish()
+    world.fake.migrate(GROUP, SUPERGROUP)
+
+    async with sending(world):
+        await eventually(sent_count(world, 1))
+        await asyncio.sleep(0.3)  # room for a wrong second send to show up
+
+    assert len(world.fake.sent(SUPERGROUP)) == 1
+    assert world.chats.get(GROUP) is None
+    assert [d.status for d in world.deliveries()] == ["sent"]
+
+
 async def test_html_telegram_cannot_parse_is_sent_again_as_plain_text(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
