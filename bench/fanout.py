@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
-from tests.fakes.telegram_api import FakeTelegram, RateLimits  # noqa: E402
+from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.models import Chat, Subscription  # noqa: E402
 from watcher.outbox import Outbox  # noqa: E402

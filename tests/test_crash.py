@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 from bot.sender import DeliverySender
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
-from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits
+from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.outbox import Outbox

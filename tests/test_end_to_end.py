@@ -14,7 +14,7 @@ import pytest
 from tests.cli_helpers import ServiceProcess
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
-from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram import FakeTelegram
 
 pytestmark = pytest.mark.slow
 

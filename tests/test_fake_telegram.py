@@ -28,7 +28,7 @@ from telegram.error import (
 )
 from telegram.ext import ApplicationBuilder, CommandHandler, ContextTypes
 
-from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits, parse_html
+from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, parse_html
 
 TOKEN = "123456:TEST-fake-token-for-tests"
 ALICE = 4242

@@ -23,7 +23,7 @@ from bot.frontend import TelegramFrontend
 from bot.handlers import SORRY, CommandBudget
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
-from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits, SentMessage
+from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, SentMessage
 from watcher.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox

@@ -16,7 +16,7 @@ from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from bot.ratelimit import TelegramRateLimiter
-from tests.fakes.telegram_api import FakeTelegram, Fault, RateLimits
+from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 
 TOKEN = "123456:TEST-ratelimit-token"
 # Measured times are taken after the fake handled a request; this allows for one request's

@@ -23,7 +23,7 @@ from bot.ratelimit import TelegramRateLimiter
 from bot.render import render_paper_plain
 from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay
 from tests.fakes.corpus import make_record
-from tests.fakes.telegram_api import FakeTelegram, Fault
+from tests.fakes.telegram import FakeTelegram, Fault
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
