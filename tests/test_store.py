@@ -301,3 +301,92 @@ def test_many_confirmations_are_marked_sent_in_one_call(
     assert (rows[30].status, rows[30].sent) == ("pending", None)
     # A failed delivery is never flipped back, even inside a batch.
     assert (rows[40].status, rows[40].message_id, rows[40].sent) == ("failed", None, None)
+
+
+def test_a_paper_stored_through_one_author_is_still_new_to_the_others_subscribers(
+    engine: Engine, store: Store
+) -> None:
+    chats, outbox = Chats(engine), Outbox(engine)
+    dong, _ = store.follow(["Dezun Dong"])
+    wang, _ = store.follow(["Ziyu Wang"])
+    for chat_id, followed in ((1, [dong]), (2, [wang]), (3, [dong, wang])):
+        chats.seen(chat_id, kind="private")
+        for author in followed:
+            chats.subscribe(chat_id, author.id)
+    joint = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+    both = frozenset({dong.id, wang.id})
+
+    # Their polls run in different cycles: Wang's finds the paper first, Dong's later.
+    first = store.save_records([matched(joint, wang.id)], announce_for=both)
+    second = store.save_records([matched(joint, dong.id)], announce_for=both)
+    again = store.save_records([matched(joint, dong.id, wang.id)], announce_for=both)
+
+    assert [r.arxiv_id for r in first.new] == [joint.arxiv_id]
+    assert [r.arxiv_id for r in second.new] == [joint.arxiv_id]
+    assert again.new == [] and again.revisions == []
+    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [1, 2, 3]
+
+
+def test_a_backfill_of_one_author_does_not_silence_the_paper_for_another(
+    engine: Engine, store: Store
+) -> None:
+    chats, outbox = Chats(engine), Outbox(engine)
+    dong, _ = store.follow(["Dezun Dong"])
+    wang, _ = store.follow(["Ziyu Wang"])
+    chats.seen(1, kind="private")
+    chats.subscribe(1, dong.id)
+    joint = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+
+    silent = store.save_records([matched(joint, wang.id)], announce_for=frozenset({dong.id}))
+    found = store.save_records([matched(joint, dong.id)], announce_for=frozenset({dong.id}))
+
+    assert silent.new == [] and silent.silent == 1
+    assert [r.arxiv_id for r in found.new] == [joint.arxiv_id]
+    assert [d.chat_id for d in outbox.due(limit=10)] == [1]
+
+
+def test_a_version_one_author_has_not_seen_is_a_revision_for_them(
+    engine: Engine, store: Store
+) -> None:
+    chats, outbox = Chats(engine), Outbox(engine)
+    dong, _ = store.follow(["Dezun Dong"])
+    wang, _ = store.follow(["Ziyu Wang"])
+    chats.seen(1, kind="private")
+    chats.subscribe(1, dong.id)
+    chats.set_notify_revisions(1, True)
+    both = frozenset({dong.id, wang.id})
+    v1 = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+    v2 = replace(v1, version=2, abstract="Revised.")
+    store.save_records([matched(v1, dong.id, wang.id)], announce_for=both)
+    (delivery,) = outbox.due(limit=10)
+    outbox.mark_sent(delivery.id, message_id=1)
+
+    by_wang = store.save_records([matched(v2, wang.id)], announce_for=both)
+    by_dong = store.save_records([matched(v2, dong.id)], announce_for=both)
+
+    assert [r.version for r in by_wang.revisions] == [2]
+    assert [r.version for r in by_dong.revisions] == [2]
+    (revision,) = outbox.due(limit=10)
+    assert (revision.chat_id, revision.kind, revision.record.version) == (1, "revision", 2)
+    assert store.linked_versions([v1.arxiv_id], [dong.id, wang.id]) == {
+        (v1.arxiv_id, dong.id): 2,
+        (v1.arxiv_id, wang.id): 2,
+    }
+
+
+def test_a_chat_hears_of_a_paper_as_new_once_whatever_version_it_comes_at(
+    engine: Engine, store: Store
+) -> None:
+    chats, outbox = Chats(engine), Outbox(engine)
+    dong, _ = store.follow(["Dezun Dong"])
+    wang, _ = store.follow(["Ziyu Wang"])
+    chats.seen(1, kind="private")
+    chats.subscribe(1, dong.id)
+    chats.subscribe(1, wang.id)
+    both = frozenset({dong.id, wang.id})
+    v1 = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+
+    store.save_records([matched(v1, wang.id)], announce_for=both)
+    store.save_records([matched(replace(v1, version=2), dong.id)], announce_for=both)
+
+    assert [(d.kind, d.chat_id) for d in outbox.due(limit=10)] == [("new", 1)]

@@ -120,13 +120,18 @@ class PollState(SQLModel, table=True):
 
 
 class PaperMatch(SQLModel, table=True):
-    """A paper belongs to a followed author: one of its authors IS that person."""
+    """A paper belongs to a followed author: one of its authors IS that person.
+
+    `version` is the newest version that author's polls have seen, so that "new" and
+    "revision" are judged per author, whoever stored the paper first.
+    """
 
     __tablename__ = "paper_match"
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
     followed_author_id: int = Field(
         foreign_key="followed_author.id", primary_key=True, index=True, ondelete="CASCADE"
     )
+    version: int
 
 
 class Chat(SQLModel, table=True):

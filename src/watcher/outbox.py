@@ -54,13 +54,12 @@ def enqueue_deliveries(
         chats = chats.join(Chat, col(Chat.id) == col(Subscription.chat_id)).where(
             col(Chat.notify_revisions)
         )
-    already = set(
-        session.exec(
-            select(Delivery.chat_id).where(
-                col(Delivery.paper_id) == paper_id, col(Delivery.version) == version
-            )
-        )
-    )
+    # A chat hears of a paper as new once, whichever version and author it came through;
+    # a revision once per version.
+    owed = select(Delivery.chat_id).where(col(Delivery.paper_id) == paper_id)
+    if kind == "revision":
+        owed = owed.where(col(Delivery.version) == version)
+    already = set(session.exec(owed))
     queued = 0
     for chat_id in set(session.exec(chats.distinct())) - already:
         session.add(Delivery(chat_id=chat_id, paper_id=paper_id, version=version, kind=kind))

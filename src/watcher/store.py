@@ -203,10 +203,10 @@ class Store:
         self, arxiv_ids: Iterable[str], followed_ids: Iterable[int]
     ) -> dict[tuple[str, int], int]:
         """For each stored paper of `arxiv_ids` already matched to one of `followed_ids`:
-        (arXiv id, followed id) → stored version. A complete poll of that author saw it."""
+        (arXiv id, followed id) → the version that author's last complete poll saw."""
         with Session(self.engine) as session:
             rows = session.exec(
-                select(Paper.arxiv_id, PaperMatch.followed_author_id, Paper.version)
+                select(Paper.arxiv_id, PaperMatch.followed_author_id, PaperMatch.version)
                 .join(PaperMatch, col(PaperMatch.paper_id) == col(Paper.id))
                 .where(
                     col(Paper.arxiv_id).in_(list(arxiv_ids)),
@@ -220,8 +220,10 @@ class Store:
     ) -> SaveResult:
         """Store `matched` in one transaction and say what was new and what was revised.
 
-        Deliveries are queued only for the followed authors in `announce_for`: those whose
-        history was already fetched once. A first poll therefore stores silently.
+        New and revised are judged per followed author: a paper another author's poll stored
+        first is still new to this author's subscribers, and a version this author's poll has
+        not seen is a revision for them. Deliveries are queued only for the authors in
+        `announce_for`, those whose history was fetched once; a first poll stores silently.
         """
         result = SaveResult()
         with Session(self.engine) as session:
@@ -233,28 +235,30 @@ class Store:
                 ).one_or_none()
                 if paper is None:
                     paper = _new_paper(session, record, authors)
-                    kind = "new"
                 elif record.version > paper.version:
                     _revise_paper(paper, record)
-                    kind = "revision"
-                else:
-                    kind = None
                 assert paper.id is not None
-                _link_followed(session, paper.id, item.followed_ids)
-                if kind is None:
-                    continue
-                announced = item.followed_ids & announce_for
-                if not announced:
-                    result.silent += 1
-                    continue
-                (result.new if kind == "new" else result.revisions).append(record)
-                enqueue_deliveries(
-                    session,
-                    paper_id=paper.id,
-                    version=record.version,
-                    kind=kind,
-                    followed_ids=announced,
+                new_for, revised_for = _link_followed(
+                    session, paper.id, record.version, item.followed_ids
                 )
+                changed = False
+                for kind, followed_ids, found in (
+                    ("new", new_for, result.new),
+                    ("revision", revised_for, result.revisions),
+                ):
+                    announced = followed_ids & announce_for
+                    if announced:
+                        found.append(record)
+                        enqueue_deliveries(
+                            session,
+                            paper_id=paper.id,
+                            version=record.version,
+                            kind=kind,
+                            followed_ids=announced,
+                        )
+                    changed = changed or bool(followed_ids)
+                if changed and not (new_for | revised_for) & announce_for:
+                    result.silent += 1
             session.commit()
         return result
 
@@ -416,11 +420,27 @@ def _replace_details(
         )
 
 
-def _link_followed(session: Session, paper_id: int, followed_ids: Iterable[int]) -> None:
-    have = set(
-        session.exec(
-            select(PaperMatch.followed_author_id).where(col(PaperMatch.paper_id) == paper_id)
-        )
-    )
-    for followed_id in set(followed_ids) - have:
-        session.add(PaperMatch(paper_id=paper_id, followed_author_id=followed_id))
+def _link_followed(
+    session: Session, paper_id: int, version: int, followed_ids: Iterable[int]
+) -> tuple[frozenset[int], frozenset[int]]:
+    """Record that these authors' polls saw the paper at `version`.
+
+    Returns the authors for whom it is new (never linked) and those for whom it is a revision
+    (linked at an older version).
+    """
+    links = {
+        link.followed_author_id: link
+        for link in session.exec(select(PaperMatch).where(col(PaperMatch.paper_id) == paper_id))
+    }
+    new_for, revised_for = set(), set()
+    for followed_id in followed_ids:
+        link = links.get(followed_id)
+        if link is None:
+            session.add(
+                PaperMatch(paper_id=paper_id, followed_author_id=followed_id, version=version)
+            )
+            new_for.add(followed_id)
+        elif version > link.version:
+            link.version = version
+            revised_for.add(followed_id)
+    return frozenset(new_for), frozenset(revised_for)
