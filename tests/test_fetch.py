@@ -160,11 +160,16 @@ async def test_retry_after_as_an_http_date_is_honoured(fake: FakeArxiv) -> None:
     assert fake.requests[1].wall >= not_before.timestamp()
 
 
-async def test_retry_after_is_capped_by_backoff_max(fake: FakeArxiv) -> None:
+async def test_a_retry_after_longer_than_backoff_max_ends_the_request_carrying_the_wait(
+    fake: FakeArxiv,
+) -> None:
     fake.faults.append(Fault("429", retry_after="3600"))
     async with asyncio.timeout(30), client_for(fake, backoff_max=0.3) as client:
-        await client.query(search_query=QUERY)
-    assert len(fake.requests) == 2
+        with pytest.raises(ArxivHTTPError) as raised:
+            await client.query(search_query=QUERY)
+    assert len(fake.requests) == 1  # no early retry
+    assert raised.value.status == 429 and raised.value.retry_after == 3600
+    assert "asked us to wait 3600 s" in str(raised.value)
 
 
 async def test_retry_after_never_shortens_the_minimum_interval(fake: FakeArxiv) -> None:

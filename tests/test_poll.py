@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine
 
-from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import (
     LOOKALIKES_BY_THE_AUTHOR,
     dezun_dong_records,
@@ -268,3 +269,51 @@ async def test_two_polls_never_run_at_once(
     assert starts == [4 * page for page in range(backfill_pages)] + [0]
     assert first.backfilled > 0 and second.backfilled == 0
     assert second.new == [] and store.count() == first.backfilled
+
+
+async def test_an_empty_first_answer_on_a_first_poll_is_asked_again_not_believed(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    fake.inject("empty", times=2)
+    watcher = poller(store, client)
+
+    first = await watcher.poll()
+
+    history = len(dezun_dong_records()) + len(LOOKALIKES_BY_THE_AUTHOR)
+    assert first.backfilled == history and first.new == []
+    assert [r.fault for r in fake.api_requests()] == ["empty", "empty", None]
+    fake.add(new_paper())
+    second = await watcher.poll(force=True)
+    assert [r.arxiv_id for r in second.new] == ["2611.99999"]  # the history never looks new
+
+
+async def test_an_empty_page_in_the_middle_of_paging_is_unknown_not_the_end(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    fake.faults.extend(["none", "empty"])  # the second page comes back empty
+    watcher = poller(store, client, page_size=4)
+
+    failed = await watcher.poll()
+
+    assert "empty page at 4" in failed.failures["Dezun Dong"]
+    assert store.count() == 0  # all or nothing: half a history is never stored
+    (followed,) = store.followed()
+    assert not followed.backfilled
+
+    retried = await watcher.poll(force=True)
+    history = len(dezun_dong_records()) + len(LOOKALIKES_BY_THE_AUTHOR)
+    assert retried.backfilled == history and store.count() == history
+
+
+async def test_a_long_retry_after_from_arxiv_sets_the_authors_next_poll(
+    store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    fake.faults.append(Fault("503", retry_after="7200"))
+
+    report = await poller(store, client).poll()
+
+    assert "asked us to wait 7200 s" in report.failures["Dezun Dong"]
+    (followed,) = store.followed()
+    assert followed.next_poll is not None and followed.last_attempt is not None
+    assert followed.next_poll - followed.last_attempt >= timedelta(seconds=7200)
+    assert len(fake.api_requests()) == 1

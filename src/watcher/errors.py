@@ -3,7 +3,7 @@
     WatcherError                 anything the core raises on purpose
     ├── ConfigError              a setting is missing or malformed (names the variable)
     ├── ArxivError(url, attempt) talking to arXiv failed
-    │   ├── ArxivHTTPError(status)      a non-2xx answer that retries did not cure
+    │   ├── ArxivHTTPError(status, retry_after)  a non-2xx answer that retries did not cure
     │   ├── ArxivAPIError(message)      arXiv's own error feed (HTTP 400, entry titled "Error")
     │   ├── ArxivUnreachable            timeouts and connection errors after all retries
     │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
@@ -40,9 +40,13 @@ class ArxivError(WatcherError):
 class ArxivHTTPError(ArxivError):
     """arXiv answered with an HTTP error status that retrying did not cure."""
 
-    def __init__(self, status: int, *, url: str = "", attempt: int = 0) -> None:
-        super().__init__(f"arXiv answered HTTP {status}", url=url, attempt=attempt)
+    def __init__(
+        self, status: int, *, url: str = "", attempt: int = 0, retry_after: float | None = None
+    ) -> None:
+        wait = f" and asked us to wait {retry_after:.0f} s" if retry_after else ""
+        super().__init__(f"arXiv answered HTTP {status}{wait}", url=url, attempt=attempt)
         self.status = status
+        self.retry_after = retry_after
 
 
 class ArxivAPIError(ArxivError):

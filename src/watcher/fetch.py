@@ -137,6 +137,12 @@ class ArxivClient:
 
                 if attempt == attempts:
                     raise failure
+                if isinstance(failure, ArxivHTTPError) and (retry_after or 0) > self.backoff_max:
+                    # Honoured, not shortened: the poll step waits it out between polls,
+                    # rather than holding the connection and the poll here.
+                    raise ArxivHTTPError(
+                        failure.status, url=url, attempt=attempt, retry_after=retry_after
+                    )
                 wait = self._retry_wait(attempt, retry_after)
                 self._next_start = max(self._next_start, time.monotonic() + wait)
                 # DEBUG: the poll step reports the outcome in one line; this is the detail.

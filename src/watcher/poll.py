@@ -15,18 +15,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from watcher.aio import in_db_thread
-from watcher.errors import ArxivEmptyPage, ArxivError
+from watcher.errors import ArxivEmptyPage, ArxivError, ArxivHTTPError
 from watcher.fetch import ArxivClient
 from watcher.match import author_query, group_queries, record_matches
 from watcher.models import utcnow
-from watcher.parse import parse_feed
+from watcher.parse import Page, parse_feed
 from watcher.records import Record
 from watcher.store import Followed, MatchedRecord, Store
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST = timedelta(seconds=60)
+# A first poll asks this many more times before it believes an empty first page.
+EMPTY_FIRST_PAGE_RETRIES = 2
 
 
 @dataclass(slots=True)
@@ -85,6 +89,8 @@ class Poller:
         except ArxivError as error:
             failures = max(f.consecutive_failures for f in group) + 1
             retry = min(RETRY_FIRST * 2 ** (failures - 1), self.poll_interval)
+            if isinstance(error, ArxivHTTPError) and error.retry_after:
+                retry = max(retry, timedelta(seconds=error.retry_after))  # arXiv's own word
             log.warning(
                 "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
                 names, error, failures, retry.total_seconds(),
@@ -99,7 +105,18 @@ class Poller:
             report.failures.update({f.name: str(error) for f in group})
             return
         announce_for = frozenset(f.id for f in group if f.backfilled)
-        saved = await in_db_thread(self.store.save_records, matched, announce_for=announce_for)
+        try:
+            saved = await in_db_thread(self.store.save_records, matched, announce_for=announce_for)
+        except SQLAlchemyError as error:
+            # Most likely another process (a CLI `poll` beside the service) saved the same
+            # papers first; the transaction rolled back whole, and the next poll sees them.
+            log.warning(
+                "saving the poll of %s failed, retried next poll: %s",
+                names,
+                str(error).splitlines()[0],
+            )
+            report.failures.update({f.name: "saving failed; retried next poll" for f in group})
+            return
         now = self.clock()
         await in_db_thread(
             self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
@@ -121,14 +138,19 @@ class Poller:
         query = author_query([name for f in group for name in f.names])
         backfill = not all(f.backfilled for f in group)
         matched: list[MatchedRecord] = []
-        start = 0
+        start, first_total = 0, None
         while True:
-            body = await self.client.query(
-                search_query=query, start=start, max_results=self.page_size
-            )
-            page = await asyncio.to_thread(parse_feed, body)
+            page = await self._fetch_page(query, start)
+            if start == 0:
+                if not page.records:
+                    page = await self._first_page_again(group, query, page)
+                first_total = page.total_results
             if not page.records:
-                self._check_empty_page(group, start=start, total=page.total_results)
+                if start > 0 and (first_total is None or start < first_total):
+                    # The first page promised more: this empty one is the quirk, not the end.
+                    raise ArxivEmptyPage(
+                        f"arXiv answered an empty page at {start} of {first_total}; will retry"
+                    )
                 return matched
             page_matches = [
                 MatchedRecord(record, ids)
@@ -142,15 +164,28 @@ class Poller:
                 return matched
             start += len(page.records)
 
-    @staticmethod
-    def _check_empty_page(group: list[Followed], *, start: int, total: int | None) -> None:
-        """An empty page where records exist is arXiv's quirk, not proof of absence."""
-        if start == 0 and any(f.record_count for f in group):
+    async def _fetch_page(self, query: str, start: int) -> Page:
+        body = await self.client.query(search_query=query, start=start, max_results=self.page_size)
+        return await asyncio.to_thread(parse_feed, body)
+
+    async def _first_page_again(self, group: list[Followed], query: str, empty: Page) -> Page:
+        """An empty first page: arXiv's quirk, or truly nothing? Never guess in a way that loses.
+
+        Authors with stored records have papers, so the answer is unknown: retry later. For a
+        first poll, believing "nothing" wrongly would make the whole history look new at the
+        next poll, so ask again (politely spaced) before believing it.
+        """
+        if any(f.record_count for f in group):
             raise ArxivEmptyPage(
                 "arXiv answered an empty page for authors with stored records; will retry"
             )
-        if start > 0 and total is not None and start < total:
-            raise ArxivEmptyPage(f"arXiv answered an empty page at {start} of {total}; will retry")
+        if all(f.backfilled for f in group):
+            return empty  # known to have no records, and still none: nothing is lost
+        for _ in range(EMPTY_FIRST_PAGE_RETRIES):
+            page = await self._fetch_page(query, 0)
+            if page.records:
+                return page
+        return empty
 
     async def _all_seen(self, page_matches: list[MatchedRecord]) -> bool:
         """Whether every matching record on the page was stored, at this version, for each of

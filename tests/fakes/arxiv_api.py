@@ -40,7 +40,7 @@ from xml.sax.saxutils import escape
 
 from watcher.records import Record
 
-FaultKind = Literal["429", "503", "timeout", "html", "truncated", "empty", "reset"]
+FaultKind = Literal["none", "429", "503", "timeout", "html", "truncated", "empty", "reset"]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 
 MAX_RESULTS_LIMIT = 2000
@@ -64,6 +64,7 @@ class Fault:
     request (until the client hangs up, the server stops, or `hold` seconds), then drop it.
     `html`: a 200 HTML page. `truncated`: the real answer cut mid-entry. `empty`: a valid feed
     with no entries and `totalResults` 0. `reset`: close the connection without an answer.
+    `none`: answer normally (queued before other faults, it lets them hit a later request).
     """
 
     kind: FaultKind
@@ -528,7 +529,7 @@ class FakeArxiv:
             return _Answer(301, b"", "text/plain", {"Location": location})
         if path != self.api_path:
             return _Answer(404, b"not found\n", "text/plain; charset=utf-8")
-        if fault is None:
+        if fault is None or fault.kind == "none":
             status, body = self.answer(params)
             return _Answer(status, body)
         retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
