@@ -1,16 +1,25 @@
-"""Building the python-telegram-bot Application: token, API address, handlers, error handler.
+"""Building the python-telegram-bot Application: token, API address, handlers, error handler,
+and the order in which updates are handled.
 
 `build_application` is what the front end (`bot.frontend`) starts; `COMMANDS` is the menu it
 publishes with setMyCommands. Nothing here runs anything.
+
+Updates of different chats are handled concurrently, those of one chat one after the other
+(`PerChatUpdates`): a reply waits for its chat's send slot (1 a second in a private chat, 20 a
+minute in a group), and one chat flooding commands must slow down only itself, while each chat
+still gets its answers in the order it asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import BotCommand
-from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter
+from telegram import BotCommand, Update
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseUpdateProcessor
 
 from bot.handlers import CommandBudget, register
 from watcher.errors import ConfigError
@@ -34,6 +43,62 @@ COMMANDS: list[BotCommand] = [
 ]
 
 
+# Updates handled at once, all chats together; beyond that they wait their turn. Each chat has
+# at most a few at a time (its CommandBudget), so this is many chats, not one chat's flood.
+MAX_CONCURRENT_UPDATES = 256
+
+
+@dataclass(slots=True)
+class _ChatTurn:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # updates holding or waiting on the lock; forgotten at zero
+
+
+class PerChatUpdates(BaseUpdateProcessor):
+    """Handle updates of different chats concurrently, and those of one chat in arrival order.
+
+    PTB starts every update's processing as a task in arrival order, and an `asyncio.Lock`
+    admits its waiters first come, first served, so one chat's updates keep their order.
+    Updates without a chat are not ordered.
+    """
+
+    def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
+        super().__init__(max_concurrent_updates)
+        self._turns: dict[int, _ChatTurn] = {}
+
+    @property
+    def chats_in_progress(self) -> int:
+        """How many chats have an update being handled or waiting (bounded memory, for tests)."""
+        return len(self._turns)
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if chat is None:
+            await coroutine
+            return
+        turn = self._turns.get(chat.id)
+        if turn is None:
+            turn = self._turns[chat.id] = _ChatTurn()
+        turn.users += 1
+        started = False
+        try:
+            async with turn.lock:
+                started = True
+                await coroutine
+        finally:
+            turn.users -= 1
+            if turn.users == 0:
+                del self._turns[chat.id]
+            if not started and inspect.iscoroutine(coroutine):
+                coroutine.close()  # cancelled while waiting: never run, so never awaited
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+
 def build_application(
     context: ServiceContext,
     *,
@@ -52,6 +117,7 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(str(settings.telegram_api_url))
+        .concurrent_updates(PerChatUpdates())
     )
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)

@@ -2,12 +2,14 @@
 asks the real store (SQLite or PostgreSQL) and fetches from the fake arXiv.
 
 Each test talks to the bot the way a user does (`user_sends`, `channel_post`, `press_button`)
-and asserts on the text the fake Telegram received. Updates are handled one at a time in the
-order sent, so "nothing was answered" is checked by sending a sentinel command afterwards.
+and asserts on the text the fake Telegram received. Different chats are served concurrently,
+but one chat's updates are handled one at a time in the order sent, so "nothing was answered"
+is checked by sending a sentinel command afterwards in the same chat, or by `Bot.settled()`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,9 +20,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from bot.app import COMMANDS, BotApplication, build_application
+from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
 from bot.frontend import TelegramFrontend
-from bot.handlers import SORRY, CommandBudget
+from bot.handlers import HELP, SORRY, CommandBudget
+from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, SentMessage
@@ -75,6 +78,11 @@ class Bot:
     def last(self, chat_id: int) -> SentMessage:
         return self.telegram.sent(chat_id)[-1]
 
+    async def settled(self) -> None:
+        """Wait until every update sent so far has been fetched and fully handled."""
+        await self.until(lambda: self.telegram.pending_updates == 0)
+        await asyncio.wait_for(self.app.update_queue.join(), timeout=WAIT)
+
 
 @asynccontextmanager
 async def running_service(
@@ -120,6 +128,7 @@ async def running_bot(
     *,
     budget: CommandBudget | None = None,
     arxiv_timeout: float = 2,
+    rate_limiter: TelegramRateLimiter | None = None,
 ) -> AsyncIterator[Bot]:
     """The commands alone: the Application long-polling the fake, no delivery sender."""
     async with running_service(engine, database_url, arxiv_timeout=arxiv_timeout) as (
@@ -128,7 +137,9 @@ async def running_bot(
         service,
     ):
         app = build_application(
-            service, command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1)
+            service,
+            command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1),
+            rate_limiter=rate_limiter,
         )
         await app.initialize()
         await app.start()
@@ -781,6 +792,7 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
             bot.telegram.user_sends(USER, "/help")
 
         assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest papers")
+        await bot.settled()
 
         texts = [message.text for message in bot.telegram.sent(USER)]
         assert len(texts) == 4
@@ -788,6 +800,35 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
             "Slow down, please: too many commands at once. I will answer again in a few seconds."
         )
         assert all(text.startswith("Commands") for text in texts[:3])
+
+
+async def test_a_chat_waiting_for_its_send_slot_does_not_hold_up_other_chats(
+    engine: Engine, database_url: str
+) -> None:
+    # Telegram's pace: one message a second to a private chat. The flooding chat's replies
+    # queue behind its own send slot; the other chat's answer must not queue behind them.
+    pace = TelegramRateLimiter(private_per_second=1)
+    async with running_bot(engine, database_url, rate_limiter=pace) as bot:
+        flood = ["/help", "/start"] * 3
+        for command in flood:
+            bot.telegram.user_sends(USER, command)
+        bot.telegram.user_sends(USER + 1, "/help")
+
+        await bot.until(lambda: len(bot.telegram.sent(USER)) == len(flood))
+        await bot.until(lambda: len(bot.telegram.sent(USER + 1)) == 1)
+
+        chats = [message.chat_id for message in bot.telegram.sent()]
+        other_answered = chats.index(USER + 1)
+        flood_done = max(at for at, chat_id in enumerate(chats) if chat_id == USER)
+        assert other_answered < flood_done
+        # ... and the flooding chat still got its answers in the order it asked.
+        texts = [message.text for message in bot.telegram.sent(USER)]
+        assert [text.startswith("Commands") for text in texts] == [True, False] * 3
+        assert [text.startswith("👋 I watch arXiv") for text in texts] == [False, True] * 3
+        assert bot.telegram.sent(USER + 1)[0].html == HELP
+        await bot.settled()
+        assert isinstance(bot.app.update_processor, PerChatUpdates)
+        assert bot.app.update_processor.chats_in_progress == 0  # nothing kept once served
 
 
 async def test_a_failure_is_logged_and_the_user_gets_a_short_apology(

@@ -10,7 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.ratelimit import GROUP_BURST
+
 Verdict = Literal["serve", "warn", "drop"]
+
+# Every served command waits for its chat's send slot, while other chats go on. A burst no
+# bigger than what the chat may be sent at once (3 in a group; 2 in a private chat, the third a
+# second later) keeps a flooding chat's backlog to a few seconds, and the slots it holds few.
+DEFAULT_BURST = int(GROUP_BURST)
 
 
 @dataclass(slots=True)
@@ -30,7 +37,7 @@ class CommandBudget:
     def __init__(
         self,
         *,
-        burst: int = 10,
+        burst: int = DEFAULT_BURST,
         refill_per_second: float = 1 / 3,
         clock: Callable[[], float] = time.monotonic,
         max_chats: int = 10_000,
