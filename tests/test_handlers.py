@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -23,10 +24,12 @@ from sqlalchemy import Engine
 from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
 from bot.frontend import TelegramFrontend
 from bot.handlers import HELP, SORRY, CommandBudget
+from bot.handlers.common import fit_reply
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, SentMessage
+from tests.fakes.telegram.html_markup import parse_html, utf16_length
 from watcher.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox
@@ -34,7 +37,7 @@ from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.settings import Settings
-from watcher.store import MatchedRecord, Store
+from watcher.store import Followed, MatchedRecord, Store
 
 USER = 42
 ADMIN_CHAT = 4242
@@ -778,6 +781,114 @@ async def test_stats_only_for_admin_chats(bot: Bot) -> None:
         f"• Dezun Dong: {dezun.record_count} papers, "
         f"last success {dezun.last_success:%Y-%m-%d %H:%M} UTC"
     ) in answer
+
+
+# --- answers too long for one message --------------------------------------------------------
+
+TELEGRAM_LIMIT = 4096
+
+
+def many_authors(bot: Bot, count: int, *, failing: int) -> list[Followed]:
+    """`count` followed authors with 100-character names, the last `failing` of them with a
+    long poll error."""
+    now = datetime.now(UTC)
+    made = []
+    for number in range(count):
+        given = "".join(chr(ord("a") + int(digit)) for digit in f"{number:03d}")
+        name = (f"Given{given} Family" + "n" * 100)[:100]
+        followed, _ = bot.store.follow([name])
+        if number >= count - failing:
+            bot.store.record_poll_failure(
+                [followed.id], error="arXiv answered 503: " + "overloaded " * 40, now=now,
+                next_poll=now,
+            )  # fmt: skip
+        made.append(followed)
+    return made
+
+
+def more_count(answer: str, pattern: str) -> int:
+    found = re.search(pattern, answer, re.MULTILINE)
+    assert found is not None, answer
+    return int(found[1])
+
+
+async def test_stats_of_sixty_authors_fits_one_message_failing_ones_first(bot: Bot) -> None:
+    many_authors(bot, 60, failing=5)
+
+    answer = await bot.ask_one(ADMIN_CHAT, "/stats")
+
+    assert answer != SORRY
+    assert utf16_length(answer) <= TELEGRAM_LIMIT
+    listed = [line for line in answer.split("\n") if line.startswith("• ")]
+    left_out = more_count(answer, r"^… and (\d+) more \(arxiv-watcher authors lists them all\)\.$")
+    assert len(listed) + left_out == 61  # and Dezun Dong
+    assert all("5 failed in a row" not in line for line in listed)
+    assert all("1 failed in a row, last: arXiv answered 503" in line for line in listed[:5])
+    assert "failed in a row" not in listed[5]
+
+
+async def test_subscriptions_of_fifty_failing_authors_fits_one_message(bot: Bot) -> None:
+    bot.chats.seen(USER, kind="private")
+    for followed in many_authors(bot, MAX_SUBSCRIPTIONS, failing=MAX_SUBSCRIPTIONS):
+        bot.chats.subscribe(USER, followed.id)
+
+    answer = await bot.ask_one(USER, "/subscriptions")
+
+    assert utf16_length(answer) <= TELEGRAM_LIMIT
+    assert answer.startswith(f"This chat follows {MAX_SUBSCRIPTIONS} authors:\n• Givenaaa Family")
+    assert answer.endswith("\nNew versions of papers: off (/revisions on to change).")
+    listed = [line for line in answer.split("\n") if line.startswith("• ")]
+    assert all(line.endswith("(⚠️ the last try failed; retrying)") for line in listed)
+    assert len(listed) + more_count(answer, r"^… and (\d+) more\.$") == MAX_SUBSCRIPTIONS
+
+
+async def test_unsubscribe_from_fifty_authors_names_ten_and_counts_the_rest(bot: Bot) -> None:
+    bot.chats.seen(USER, kind="private")
+    authors = many_authors(bot, MAX_SUBSCRIPTIONS, failing=0)
+    for followed in authors:
+        bot.chats.subscribe(USER, followed.id)
+
+    answer = await bot.ask_one(USER, "/unsubscribe")
+
+    first_ten = ", ".join(followed.name for followed in authors[:10])
+    assert answer == f"✅ This chat no longer follows {first_ten} and 40 more."
+    assert bot.chats.subscribed_ids(USER) == []
+
+
+def lines_of(count: int, template: str) -> str:
+    return "\n".join(template.format(number) for number in range(count))
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("<b>short</b>\nanswer", 50, "<b>short</b>\nanswer"),
+        (
+            lines_of(10, "<b>line {}</b> &lt;x&gt;"),
+            100,
+            lines_of(4, "<b>line {}</b> &lt;x&gt;")
+            + "\n… (6 more lines not shown: too long for one message)",
+        ),
+        (  # never inside a block that spans lines
+            "head\n<pre>" + lines_of(4, "code line") + "</pre>\n" + lines_of(5, "tail {}"),
+            64,
+            "head\n… (9 more lines not shown: too long for one message)",
+        ),
+        (  # nowhere to cut at a line end: plain text, escaped
+            "<b>" + "a&lt;b " * 30 + "</b>",
+            40,
+            "a&lt;b " * 9 + "a&lt;b…",
+        ),
+        ("🙂" * 30, 21, "🙂" * 10 + "…"),  # an emoji counts two
+    ],
+)
+def test_a_reply_too_long_is_cut_at_a_line_end_and_stays_valid_html(
+    text: str, limit: int, expected: str
+) -> None:
+    cut = fit_reply(text, limit=limit)
+
+    assert cut == expected
+    assert utf16_length(parse_html(cut).text) <= limit
 
 
 # --- flooding and failures --------------------------------------------------------------------

@@ -6,8 +6,10 @@ import html
 
 from telegram import Update
 
-from bot.handlers.common import Context, ServiceHandlers, papers, reply, when
+from bot.handlers.common import Context, ServiceHandlers, capped_lines, papers, reply, when
+from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
+from watcher.store import Followed
 
 
 class Admin(ServiceHandlers):
@@ -26,7 +28,7 @@ class Admin(ServiceHandlers):
         """Database thread: chats, papers, deliveries, and each author's poll state."""
         chats, active, subscriptions = self.chats.counts()
         deliveries = self.service.outbox.stats()
-        lines = [
+        head = [
             "<b>arxiv-watcher</b>",
             f"Chats: {chats} ({active} active); subscriptions: {subscriptions}",
             f"Papers stored: {self.store.count()}",
@@ -35,22 +37,33 @@ class Admin(ServiceHandlers):
             "",
             "<b>Authors</b>",
         ]
-        for f in self.store.followed():
-            line = (
-                f"• {html.escape(f.name)}: {papers(f.record_count)}, "
-                f"last success {when(f.last_success)}"
-            )
-            if f.consecutive_failures:
-                line += (
-                    f"; {f.consecutive_failures} failed in a row, last: "
-                    f"{html.escape((f.last_error or '')[:120])}"
-                )
-            lines.append(line)
+        tail: list[str] = []
         failures = self.service.outbox.failures(limit=5)
         if failures:
-            lines += ["", "<b>Latest failed deliveries</b>"]
-            lines += [
+            tail += ["", "<b>Latest failed deliveries</b>"]
+            tail += [
                 f"• chat {chat_id}, {html.escape(arxiv_id)}: {html.escape(reason[:120])}"
                 for chat_id, arxiv_id, reason in failures
             ]
-        return "\n".join(lines)
+        # Authors whose polls fail come first: they are what an administrator looks for.
+        followed = sorted(self.store.followed(), key=lambda f: f.consecutive_failures == 0)
+        room = MAX_MESSAGE_LENGTH - visible_length("\n".join([*head, *tail])) - 1
+        authors = capped_lines(
+            [_author_line(f) for f in followed],
+            room=room,
+            more=lambda n: f"… and {n} more (arxiv-watcher authors lists them all).",
+        )
+        return "\n".join([*head, *authors, *tail])
+
+
+def _author_line(followed: Followed) -> str:
+    line = (
+        f"• {html.escape(followed.name)}: {papers(followed.record_count)}, "
+        f"last success {when(followed.last_success)}"
+    )
+    if followed.consecutive_failures:
+        line += (
+            f"; {followed.consecutive_failures} failed in a row, last: "
+            f"{html.escape((followed.last_error or '')[:120])}"
+        )
+    return line

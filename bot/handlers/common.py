@@ -2,12 +2,15 @@
 keyboard of a rendered message, the base class holding the core, and small text helpers.
 
 Replies are HTML with link previews off; anything a user typed is escaped before it is echoed.
+Every reply fits Telegram's 4096 characters: lists are capped where they are built
+(`capped_lines`, `bold_names`), and `fit_reply` trims whatever still overflows, as a last guard.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from telegram import (
@@ -22,13 +25,16 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
-from bot.render import Message
+from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.service import ServiceContext
 from watcher.store import Followed
 
 Context = ContextTypes.DEFAULT_TYPE
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+# Names listed in one sentence ("follows A, B, C … and 7 more"); the rest are counted.
+MAX_NAMES_IN_A_SENTENCE = 10
+_TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
 _MANAGERS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
 
 
@@ -73,7 +79,7 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
     message = answer if isinstance(answer, Message) else Message(answer)
     await context.bot.send_message(
         chat.id,
-        message.html,
+        fit_reply(message.html),
         parse_mode=ParseMode.HTML,
         link_preview_options=NO_PREVIEW,
         reply_markup=keyboard(message),
@@ -83,6 +89,58 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:
     """Answer wrong arguments with the one-line usage text (plain text, so escaped)."""
     await reply(update, context, html.escape(str(error)))
+
+
+def fit_reply(text: str, *, limit: int = MAX_MESSAGE_LENGTH) -> str:
+    """`text` (HTML) cut to at most `limit` visible characters, as Telegram counts them.
+
+    The cut falls at the end of a line where no tag is open, so the HTML stays valid, and a
+    last line says how many lines were left out. Text without such a place is sent plain:
+    tags dropped, cut, escaped.
+    """
+    if visible_length(text) <= limit:
+        return text
+    lines = text.split("\n")
+    kept = 0
+    depth = 0
+    for count, line in enumerate(lines, start=1):
+        for tag in _TAG.finditer(line):
+            depth += -1 if tag.group(1) else 1
+        if depth != 0:
+            continue
+        shown = "\n".join([*lines[:count], _cut_note(len(lines) - count)])
+        if visible_length(shown) > limit:
+            break
+        kept = count
+    if kept:
+        return "\n".join([*lines[:kept], _cut_note(len(lines) - kept)])
+    plain = html.unescape(_TAG.sub("", text))
+    while (excess := visible_length(html.escape(plain)) - (limit - 1)) > 0:
+        plain = plain[: len(plain) - (excess + 1) // 2]  # a character is one or two units
+    return html.escape(plain) + "…"
+
+
+def _cut_note(lines: int) -> str:
+    return f"… ({lines} more line{'' if lines == 1 else 's'} not shown: too long for one message)"
+
+
+def capped_lines(
+    entries: Sequence[str],
+    *,
+    room: int,
+    more: Callable[[int], str] = lambda n: f"… and {n} more.",
+) -> list[str]:
+    """The first `entries` (HTML lines) that fit in `room` visible characters, then `more(n)`
+    for the n left out (counted with the line breaks and the `more` line itself)."""
+    used = 0
+    for count, entry in enumerate(entries):
+        needed = visible_length(entry) + 1
+        rest = len(entries) - count - 1
+        tail = visible_length(more(rest)) + 1 if rest else 0
+        if used + needed + tail > room:
+            return [*entries[:count], more(len(entries) - count)]
+        used += needed
+    return list(entries)
 
 
 # --- who may change what a chat follows -------------------------------------------------------
@@ -124,9 +182,15 @@ def papers(n: int) -> str:
     return f"{n} paper{'' if n == 1 else 's'}"
 
 
-def bold_names(followed: Sequence[Followed]) -> str:
-    """The authors' names in bold, escaped, comma-separated (HTML)."""
-    return ", ".join(f"<b>{html.escape(f.name)}</b>" for f in followed)
+def bold_names(followed: Sequence[Followed], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:
+    """The authors' names in bold, escaped, comma-separated (HTML); past `most`, a count."""
+    return bold_list([f.name for f in followed], most=most)
+
+
+def bold_list(names: Sequence[str], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:
+    """`names` in bold, escaped, comma-separated (HTML): the first `most`, then "and N more"."""
+    shown = ", ".join(f"<b>{html.escape(name)}</b>" for name in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def plain_names(followed: Sequence[Followed]) -> str:

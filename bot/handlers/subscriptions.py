@@ -13,15 +13,18 @@ from telegram import Update
 from bot import arguments
 from bot.arguments import UsageError
 from bot.handlers.common import (
+    MAX_NAMES_IN_A_SENTENCE,
     Context,
     ServiceHandlers,
     bold_names,
+    capped_lines,
     papers,
     refuse_non_admin,
     reply,
     reply_usage,
     when,
 )
+from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
 from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.store import Followed
@@ -71,8 +74,10 @@ class Subscriptions(ServiceHandlers):
             f"<b>{html.escape(f.name)}</b> ({papers(f.record_count)} on record)"
             if f.backfilled
             else f"<b>{html.escape(f.name)}</b> (papers not fetched yet)"
-            for f in missing
+            for f in missing[:MAX_NAMES_IN_A_SENTENCE]
         )
+        if len(missing) > MAX_NAMES_IN_A_SENTENCE:
+            details += f"; and {len(missing) - MAX_NAMES_IN_A_SENTENCE} more"
         return f"✅ This chat now follows {details}. New papers will be posted here."
 
     async def _subscribe_author(
@@ -182,20 +187,14 @@ class Subscriptions(ServiceHandlers):
                 "This chat follows nobody yet. /subscribe follows the authors I watch; "
                 "/subscribe NAME follows anyone."
             )
-        lines = [f"This chat follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"]
-        for f in followed:
-            line = f"• <b>{html.escape(f.name)}</b>: {papers(f.record_count)}, "
-            line += f"last checked {when(f.last_success)}" if f.backfilled else "not fetched yet"
-            failures = f.consecutive_failures
-            if failures:
-                tries = "the last try" if failures == 1 else f"the last {failures} tries"
-                line += f" (⚠️ {tries} failed; retrying)"
-            lines.append(line)
+        head = f"This chat follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"
         revisions = info is not None and info.notify_revisions
-        lines.append(
+        tail = (
             f"New versions of papers: {'on' if revisions else 'off'} "
             f"(/revisions {'off' if revisions else 'on'} to change)."
         )
+        room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
+        lines = [head, *capped_lines([_followed_line(f) for f in followed], room=room), tail]
         return "\n".join(lines)
 
     async def revisions(self, update: Update, context: Context) -> None:
@@ -227,6 +226,18 @@ class Subscriptions(ServiceHandlers):
             if enabled
             else "✅ This chat will no longer be told about new versions of papers.",
         )
+
+
+def _followed_line(followed: Followed) -> str:
+    line = f"• <b>{html.escape(followed.name)}</b>: {papers(followed.record_count)}, "
+    line += (
+        f"last checked {when(followed.last_success)}" if followed.backfilled else "not fetched yet"
+    )
+    failures = followed.consecutive_failures
+    if failures:
+        tries = "the last try" if failures == 1 else f"the last {failures} tries"
+        line += f" (⚠️ {tries} failed; retrying)"
+    return line
 
 
 def _full_message() -> str:

@@ -9,7 +9,7 @@ import html
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.handlers.common import Context, ServiceHandlers, reply
+from bot.handlers.common import Context, ServiceHandlers, bold_list, reply
 from watcher.aio import in_db_thread
 
 HELP = "\n".join(
@@ -45,9 +45,7 @@ class Welcome(ServiceHandlers):
         chat = update.effective_chat
         assert chat is not None
         following = await in_db_thread(self.chats.subscribed_ids, chat.id)
-        watched = ", ".join(
-            f"<b>{html.escape(spec[0])}</b>" for spec in self.settings.followed_specs
-        )
+        watched = bold_list([spec[0] for spec in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
             "abstract here once.",
