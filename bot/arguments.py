@@ -7,22 +7,16 @@ the whole answer to send (plain text; the handler escapes it).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory
+from watcher.match import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
 from watcher.taxonomy import resolve_category
 
-MAX_NAME_LENGTH = 100
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
-# Besides letters and accents, what real author names carry: "J. R. R. Tolkien", "Jean-Luc",
-# "O'Brien", "Dong, Dezun". Anything else ("|", quotes, digits, brackets) is a typo or an attack
-# on the arXiv query, so it is refused with an explanation rather than silently dropped.
-_NAME_PUNCTUATION = frozenset(" .-'’,")
-_MIN_NAME_LETTERS = 2
 _ON = frozenset({"on", "yes", "true", "1"})
 _OFF = frozenset({"off", "no", "false", "0"})
 
@@ -55,27 +49,25 @@ USAGE = {
 
 
 def author_name(args: Sequence[str], *, command: str = "subscribe") -> str | None:
-    """The author name in `args` with whitespace tidied, or None when there is none."""
+    """The author name in `args` with whitespace tidied, or None when there is none.
+
+    /subscribe takes only names that can be followed (`watcher.match.check_person_name`).
+    /unsubscribe only looks a name up, so any followed name, even one followed before that
+    rule, can be stopped: it is held to the length limit alone.
+    """
     name = " ".join(" ".join(args).split())
     if not name:
         return None
-    if len(name) > MAX_NAME_LENGTH:
-        raise UsageError(
-            f"That name is too long (at most {MAX_NAME_LENGTH} characters). {USAGE[command]}"
+    if command == "unsubscribe":
+        problem = (
+            f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
+            if len(name) > MAX_NAME_LENGTH
+            else None
         )
-    letters = 0
-    for character in name:
-        if character in _NAME_PUNCTUATION:
-            continue
-        category = unicodedata.category(character)
-        if category.startswith("L"):
-            letters += 1
-        elif not category.startswith("M"):
-            raise UsageError(
-                f"An author name has only letters, spaces and . - ' , in it. {USAGE[command]}"
-            )
-    if letters < _MIN_NAME_LETTERS:
-        raise UsageError(f"That does not look like a name. {USAGE[command]}")
+    else:
+        problem = check_person_name(name)
+    if problem is not None:
+        raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
     return name
 
 

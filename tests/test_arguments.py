@@ -19,7 +19,7 @@ from bot.arguments import ListButton, PaperArguments, SubjectArguments, UsageErr
         (["J.", "R.", "R.", "Tolkien"], "J. R. R. Tolkien"),
         (["Dézun", "Dōng"], "Dézun Dōng"),
         (["李", "明"], "李 明"),
-        (["a" * 100], "a" * 100),
+        (["a" * 49, "b" * 50], "a" * 49 + " " + "b" * 50),
     ],
 )
 def test_author_name_accepts_names(words: list[str], expected: str | None) -> None:
@@ -29,24 +29,42 @@ def test_author_name_accepts_names(words: list[str], expected: str | None) -> No
 @pytest.mark.parametrize(
     ("words", "complaint"),
     [
-        (["a" * 101], "too long (at most 100 characters)"),
-        (["x" * 5000], "too long"),
-        (["!!!", "..."], "only letters, spaces"),
-        (["...", "-", "'"], "does not look like a name"),
-        (["D."], "does not look like a name"),
+        (["a" * 101], "That name is too long (at most 100 characters)."),
+        (["x" * 5000], "That name is too long"),
+        (["!!!", "..."], "An author name has only letters, spaces and . - ' , in it."),
+        (["...", "-", "'"], "That does not look like a name."),
+        (["Li"], "A name needs a given name and a family name, as arXiv lists the author."),
+        (["D."], "A name needs a given name and a family name"),
+        (["a" * 100], "A name needs a given name and a family name"),
         (['Dezun"', "OR", 'all:"x'], "only letters, spaces"),
         (["Dezun|Dong"], "only letters, spaces"),
         (["<b>Dong</b>"], "only letters, spaces"),
         (["Dong", "2"], "only letters, spaces"),
     ],
 )
-def test_author_name_refuses_junk_in_one_line(words: list[str], complaint: str) -> None:
+def test_author_name_refuses_what_cannot_be_followed_in_one_line(
+    words: list[str], complaint: str
+) -> None:
     with pytest.raises(UsageError) as caught:
-        arguments.author_name(words, command="unsubscribe")
+        arguments.author_name(words, command="subscribe")
     message = str(caught.value)
     assert complaint in message
-    assert "/unsubscribe" in message
+    assert message.endswith(arguments.USAGE["subscribe"])
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("words", [["Li"], ["!!!"], ["Dong", "2"], ["a" * 100]])
+def test_unsubscribe_takes_any_name_a_chat_may_follow(words: list[str]) -> None:
+    # Only looked up, never searched on arXiv: a name followed before the rule can be stopped.
+    assert arguments.author_name(words, command="unsubscribe") == " ".join(words)
+
+
+def test_unsubscribe_refuses_only_names_too_long() -> None:
+    with pytest.raises(UsageError) as caught:
+        arguments.author_name(["a" * 101], command="unsubscribe")
+    assert str(caught.value) == (
+        f"That name is too long (at most 100 characters). {arguments.USAGE['unsubscribe']}"
+    )
 
 
 @pytest.mark.parametrize(

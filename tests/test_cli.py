@@ -124,6 +124,10 @@ def test_known_category_without_papers_names_those_with_some(cli) -> None:  # ty
         (["nonsense"], "invalid choice"),
         (["unfollow", "Nobody Here"], "is not followed"),
         (["follow", "x" * 101], "at most 100 characters"),
+        (["follow", "!!!"], "cannot follow '!!!': an author name has only letters"),
+        (["follow", "Li"], "cannot follow 'Li': a name needs a given name and a family name"),
+        (["follow", "Daoyi Dong|D"], "cannot follow 'D': a name needs a given name"),
+        (["follow", "|"], "give a name to follow"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]

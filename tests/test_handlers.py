@@ -305,6 +305,19 @@ async def test_a_slow_arxiv_fetch_does_not_hold_up_other_chats(
         assert bot.last(USER).text.startswith("✅ This chat now follows Yemao Xu: 3 papers")
 
 
+async def test_subscribe_a_single_word_is_refused_before_asking_arxiv(bot: Bot) -> None:
+    asked = len(bot.arxiv.requests)
+
+    answer = await bot.ask_one(USER, "/subscribe Li")
+
+    assert answer == (
+        "A name needs a given name and a family name, as arXiv lists the author. "
+        "Usage: /subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)"
+    )
+    assert len(bot.arxiv.requests) == asked
+    assert bot.store.find_followed("Li") is None
+
+
 async def test_subscribe_a_name_arxiv_does_not_know_leaves_nothing_behind(bot: Bot) -> None:
     answers = await bot.ask(USER, "/subscribe Nobody Atall", replies=2)
 
@@ -350,9 +363,13 @@ async def test_subscribe_while_arxiv_fails_keeps_the_subscription(bot: Bot) -> N
             "/subscribe Dezun Dong)",
         ),
         (
+            "/subscribe Li",
+            "A name needs a given name and a family name, as arXiv lists the author. Usage: "
+            "/subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)",
+        ),
+        (  # only looked up, so any name; what was typed is echoed, escaped
             "/unsubscribe <b>x</b>",
-            "An author name has only letters, spaces and . - ' , in it. Usage: /unsubscribe "
-            "NAME (e.g. /unsubscribe Dezun Dong), or /unsubscribe alone to stop everything",
+            "This chat does not follow <b>x</b>. /subscriptions lists what it follows.",
         ),
     ],
 )

@@ -8,7 +8,14 @@ from urllib.parse import quote
 
 import pytest
 
-from watcher.match import author_query, group_queries, is_same_person, name_key, record_matches
+from watcher.match import (
+    author_query,
+    check_person_name,
+    group_queries,
+    is_same_person,
+    name_key,
+    record_matches,
+)
 from watcher.records import Author, Record
 
 DEZUN = ["Dezun Dong", "De-Zun Dong"]
@@ -245,3 +252,49 @@ def test_an_author_without_usable_names_is_refused_by_index() -> None:
 
 def test_no_authors_no_groups() -> None:
     assert group_queries([]) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Dezun Dong",
+        "Dong, Dezun",
+        "D. Dong",
+        "J. R. R. Tolkien",
+        "Jean-Luc O'Brien",
+        "Dézun Dōng",
+        "李 明",
+        "  Dezun   Dong  ",
+        "A" * 49 + " " + "B" * 50,
+    ],
+)
+def test_these_names_can_be_followed(name: str) -> None:
+    assert check_person_name(name) is None
+    author_query([name])  # and each makes an arXiv query
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "no name given"),
+        ("   ", "no name given"),
+        ("Li", "a name needs a given name and a family name"),
+        ("D.", "a name needs a given name and a family name"),
+        ("De-Zun", "a name needs a given name and a family name"),  # joined into one word
+        ("O'Brien", "a name needs a given name and a family name"),
+        ("董德尊", "a name needs a given name and a family name"),
+        ("a" * 100, "a name needs a given name and a family name"),
+        ("...", "that does not look like a name"),
+        (". - ' ,", "that does not look like a name"),
+        ("!!!", "only letters, spaces and . - ' , in it"),
+        ("Dezun Dong|De-Zun Dong", "only letters, spaces"),
+        ('Dezun" OR all:"x', "only letters, spaces"),
+        ("<b>Dezun Dong</b>", "only letters, spaces"),
+        ("Dezun Dong 2", "only letters, spaces"),
+        ("A" * 50 + " " + "B" * 50, "too long (at most 100 characters)"),
+    ],
+)
+def test_these_names_cannot_be_followed(name: str, problem: str) -> None:
+    found = check_person_name(name)
+    assert found is not None
+    assert problem in found

@@ -54,6 +54,7 @@ def test_dotenv_file_is_read(tmp_path: Path) -> None:
         ("LOG_LEVEL", "LOUD"),
         ("ADMIN_CHAT_IDS", "alice"),
         ("WATCH_AUTHORS", "x" * 101),
+        ("WATCH_AUTHORS", "Dezun Dong;!!!"),
         ("TELEGRAM_BOT_TOKEN", "not-a-token"),
     ],
 )
@@ -97,3 +98,24 @@ def test_logs_never_show_the_token(caplog: pytest.LogCaptureFixture) -> None:
     text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
     assert TOKEN not in text and "ZZZZZZZZZZZZZZZZZZZZ" not in text
     assert text.count(REDACTED) >= 3
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("Dezun Dong;!!!", "'!!!': an author name has only letters, spaces and . - ' , in it"),
+        ("Li", "'Li': a name needs a given name and a family name, as arXiv lists the author"),
+        ("Dezun Dong|D.", "'D.': a name needs a given name and a family name"),
+        ("Dezun Dong; | ", "'|' has no name in it"),
+        ("x" * 30 + " " + "y" * 80, "that name is too long (at most 100 characters)"),
+    ],
+)
+def test_watch_authors_holds_only_names_that_can_be_followed(
+    monkeypatch: pytest.MonkeyPatch, value: str, problem: str
+) -> None:
+    monkeypatch.setenv("WATCH_AUTHORS", value)
+    with pytest.raises(ConfigError) as error:
+        load_settings()
+    message = str(error.value)
+    assert message.startswith("Invalid setting WATCH_AUTHORS: ")
+    assert problem in message

@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from watcher import __version__, db
 from watcher.errors import ConfigError, UnknownCategory, WatcherError
 from watcher.logs import RedactingFilter, setup_logging
+from watcher.match import check_person_name
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import arxiv_client, run_service
@@ -231,8 +232,13 @@ def cmd_subject(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
     names = parse_author_spec(args.name)
-    if not names or any(len(name) > 100 for name in names):
-        raise UsageError('give a name of at most 100 characters, e.g. "Dezun Dong"')
+    if not names:
+        raise UsageError('give a name to follow, e.g. "Dezun Dong"')
+    for name in names:
+        problem = check_person_name(name)
+        if problem is not None:
+            shown = name if len(name) <= 40 else f"{name[:40]}..."
+            raise UsageError(f'cannot follow {shown!r}: {problem}; e.g. "Dezun Dong"')
     _, store = open_store(settings)
     followed, created = store.follow(names)
     verb = "Now following" if created else "Already following"

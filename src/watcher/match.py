@@ -6,6 +6,9 @@ author list itself. Two names are the same person when they have the same `name_
 to case, accents, punctuation and word order. Nothing fuzzier: an extra or missing name word
 ("Dezun Dong Li", "D. Dong") is a different person, because announcing a stranger's paper is
 worse than asking the user to add an alias.
+
+`check_person_name` is the one rule for a name anyone asks to follow (bot, CLI, WATCH_AUTHORS):
+a given name and a family name, so that both arXiv's search and `name_key` can find the person.
 """
 
 from __future__ import annotations
@@ -23,6 +26,40 @@ _UNDECOMPOSED_LETTERS = str.maketrans(
 # Joined rather than split, so "De-Zun" and "Dezun", "O'Brien" and "OBrien" agree.
 _JOINING_MARKS = frozenset("'’ʼ`´")
 _QUERY_OR = " OR "
+MAX_NAME_LENGTH = 100
+# Besides letters and accents, what real author names carry: "J. R. R. Tolkien", "Jean-Luc",
+# "O'Brien", "Dong, Dezun". Anything else ("|", quotes, digits, brackets) is a typo or an attack
+# on the arXiv query, so it is refused with an explanation rather than silently dropped.
+_NAME_PUNCTUATION = frozenset(" .-'’,")
+
+
+def check_person_name(name: str) -> str | None:
+    """What is wrong with following `name`, in a few words; None when it can be followed.
+
+    A followed name needs a given name and a family name: a single word ("Li") makes arXiv's
+    search return a good part of arXiv, page after page, and matches nobody's whole name. At most
+    MAX_NAME_LENGTH characters, only letters and the punctuation names use, and it must make an
+    arXiv query.
+    """
+    name = " ".join(name.split())
+    if not name:
+        return "no name given"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
+    for character in name:
+        category = unicodedata.category(character)
+        if character not in _NAME_PUNCTUATION and category[0] not in "LM":
+            return "an author name has only letters, spaces and . - ' , in it"
+    words = [word for word in name_key(name) if any(c.isalpha() for c in word)]
+    if not words:
+        return "that does not look like a name"
+    if len(words) < 2:
+        return "a name needs a given name and a family name, as arXiv lists the author"
+    try:
+        author_query([name])
+    except ValueError:
+        return "that name cannot be searched for on arXiv"
+    return None
 
 
 def name_key(name: str) -> tuple[str, ...]:

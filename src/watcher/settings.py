@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from watcher.errors import ConfigError
+from watcher.match import check_person_name
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -72,9 +73,14 @@ class Settings(BaseSettings):
     @classmethod
     def _check_authors(cls, value: list[str]) -> list[str]:
         for spec in value:
-            for name in parse_author_spec(spec):
-                if len(name) > 100:
-                    raise ValueError(f"author name longer than 100 characters: {name[:40]}...")
+            names = parse_author_spec(spec)
+            if not names:
+                raise ValueError(f"{spec[:40]!r} has no name in it")
+            for name in names:
+                problem = check_person_name(name)
+                if problem is not None:
+                    shown = name if len(name) <= 40 else f"{name[:40]}..."
+                    raise ValueError(f"{shown!r}: {problem}")
         return value
 
     @field_validator("admin_chat_ids", mode="before")
@@ -127,5 +133,7 @@ def load_settings(**overrides: object) -> Settings:
         problems = []
         for error in exc.errors():
             variable = "_".join(str(part) for part in error["loc"][:1]).upper() or "settings"
-            problems.append(f"{variable}: {error['msg']}")
+            cause = error.get("ctx", {}).get("error") if error["type"] == "value_error" else None
+            # Our own validators' messages read better without pydantic's "Value error, ".
+            problems.append(f"{variable}: {cause if cause is not None else error['msg']}")
         raise ConfigError("Invalid setting " + "; ".join(problems)) from None
