@@ -125,4 +125,7 @@ def test_recent_and_subject_answer_from_the_store(
         assert record.arxiv_id in recent
     in_dc = [r for r in dezun_dong_records() if "cs.DC" in r.categories]
     assert max(in_dc, key=lambda r: r.published).arxiv_id in subject
-    assert "cs.xyz" in unknown.lower() or "unknown" in unknown.lower()
+    assert unknown == (
+        "'cs.xyz' is not an arXiv category. Did you mean cs.SY, cs.CY? /subjects lists the ones "
+        "with papers."
+    )
