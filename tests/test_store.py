@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.chats import Chats
+from watcher.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.models import Delivery
 from watcher.outbox import Outbox
 from watcher.records import Author
@@ -390,3 +390,19 @@ def test_a_chat_hears_of_a_paper_as_new_once_whatever_version_it_comes_at(
     store.save_records([matched(replace(v1, version=2), dong.id)], announce_for=both)
 
     assert [(d.kind, d.chat_id) for d in outbox.due(limit=10)] == [("new", 1)]
+
+
+def test_a_chat_follows_at_most_fifty_authors(engine: Engine, store: Store) -> None:
+    chats = Chats(engine)
+    chats.seen(1, kind="private")
+    ids = [
+        store.follow([f"Author Number{chr(65 + i // 26)}{chr(65 + i % 26)}"])[0].id
+        for i in range(MAX_SUBSCRIPTIONS + 1)
+    ]
+    for followed_id in ids[:MAX_SUBSCRIPTIONS]:
+        assert chats.subscribe(1, followed_id)
+
+    with pytest.raises(SubscriptionLimit):
+        chats.subscribe(1, ids[-1])
+    assert chats.subscribe(1, ids[0]) is False  # already followed: no limit in the way
+    assert len(chats.subscribed_ids(1)) == MAX_SUBSCRIPTIONS

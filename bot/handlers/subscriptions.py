@@ -26,7 +26,7 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
-from watcher.chats import MAX_SUBSCRIPTIONS
+from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
 from watcher.store import Followed
 
 
@@ -100,7 +100,8 @@ class Subscriptions(ServiceHandlers):
             if refreshed:
                 followed = refreshed[0]
         if failure is not None and not followed.backfilled:
-            await in_db_thread(self.chats.subscribe, chat_id, followed.id)
+            if not await self._subscribe(update, context, chat_id, followed):
+                return
             await reply(
                 update,
                 context,
@@ -119,13 +120,25 @@ class Subscriptions(ServiceHandlers):
                 "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong.",
             )
             return
-        await in_db_thread(self.chats.subscribe, chat_id, followed.id)
+        if not await self._subscribe(update, context, chat_id, followed):
+            return
         await reply(
             update,
             context,
             f"✅ This chat now follows {shown}: {papers(followed.record_count)} found on arXiv. "
             "New ones will be posted here; /recent shows the newest.",
         )
+
+    async def _subscribe(
+        self, update: Update, context: Context, chat_id: int, followed: Followed
+    ) -> bool:
+        """Subscribe after the fetch, checking the limit again: other requests ran meanwhile."""
+        try:
+            await in_db_thread(self.chats.subscribe, chat_id, followed.id)
+        except SubscriptionLimit:
+            await reply(update, context, _full_message())
+            return False
+        return True
 
     def _prepare_follow(self, chat_id: int, name: str) -> str | tuple[Followed, bool]:
         """Database thread: the author to follow (created if new), or the answer why not."""

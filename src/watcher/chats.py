@@ -12,10 +12,15 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
+from watcher.errors import WatcherError
 from watcher.models import Chat, Delivery, PaperMatch, Subscription
 from watcher.outbox import PENDING
 
 MAX_SUBSCRIPTIONS = 50
+
+
+class SubscriptionLimit(WatcherError):
+    """The chat already follows as many authors as one chat may."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +138,19 @@ class Chats:
             session.commit()
 
     def subscribe(self, chat_id: int, followed_id: int) -> bool:
-        """Follow an author in this chat. False when it already did."""
+        """Follow an author in this chat. False when it already did.
+
+        Raises SubscriptionLimit when the chat already follows MAX_SUBSCRIPTIONS authors; the
+        check and the insert share one transaction, so two requests at once cannot pass it.
+        """
         with Session(self.engine) as session:
             if session.get(Subscription, (chat_id, followed_id)) is not None:
                 return False
+            follows = session.exec(
+                select(func.count()).where(col(Subscription.chat_id) == chat_id)
+            ).one()
+            if follows >= MAX_SUBSCRIPTIONS:
+                raise SubscriptionLimit(f"a chat follows at most {MAX_SUBSCRIPTIONS} authors")
             session.add(Subscription(chat_id=chat_id, followed_author_id=followed_id))
             session.commit()
             return True
