@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,8 +13,8 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from watcher.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.models import Delivery
 from watcher.outbox import Outbox
-from watcher.records import Author
-from watcher.store import MatchedRecord, Store
+from watcher.records import Author, Record
+from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 
 @pytest.fixture
@@ -303,93 +303,110 @@ def test_many_confirmations_are_marked_sent_in_one_call(
     assert (rows[40].status, rows[40].message_id, rows[40].sent) == ("failed", None, None)
 
 
+@dataclass
+class Coauthors:
+    """Two followed authors who write a paper together, and chats following them."""
+
+    store: Store
+    chats: Chats
+    outbox: Outbox
+    dong: Followed
+    wang: Followed
+    joint: Record
+
+    @property
+    def both(self) -> frozenset[int]:
+        return frozenset({self.dong.id, self.wang.id})
+
+    def subscribe(self, chat_id: int, *authors: Followed) -> None:
+        self.chats.seen(chat_id, kind="private")
+        for author in authors:
+            self.chats.subscribe(chat_id, author.id)
+
+    def save(self, record: Record, *authors: Followed, announce_for: frozenset[int]) -> SaveResult:
+        return self.store.save_records(
+            [matched(record, *(a.id for a in authors))], announce_for=announce_for
+        )
+
+
+@pytest.fixture
+def coauthors(engine: Engine, store: Store) -> Coauthors:
+    return Coauthors(
+        store=store,
+        chats=Chats(engine),
+        outbox=Outbox(engine),
+        dong=store.follow(["Dezun Dong"])[0],
+        wang=store.follow(["Ziyu Wang"])[0],
+        joint=make_record(authors=["Ziyu Wang", "Dezun Dong"]),
+    )
+
+
 def test_a_paper_stored_through_one_author_is_still_new_to_the_others_subscribers(
-    engine: Engine, store: Store
+    coauthors: Coauthors,
 ) -> None:
-    chats, outbox = Chats(engine), Outbox(engine)
-    dong, _ = store.follow(["Dezun Dong"])
-    wang, _ = store.follow(["Ziyu Wang"])
-    for chat_id, followed in ((1, [dong]), (2, [wang]), (3, [dong, wang])):
-        chats.seen(chat_id, kind="private")
-        for author in followed:
-            chats.subscribe(chat_id, author.id)
-    joint = make_record(authors=["Ziyu Wang", "Dezun Dong"])
-    both = frozenset({dong.id, wang.id})
+    c = coauthors
+    c.subscribe(1, c.dong)
+    c.subscribe(2, c.wang)
+    c.subscribe(3, c.dong, c.wang)
 
     # Their polls run in different cycles: Wang's finds the paper first, Dong's later.
-    first = store.save_records([matched(joint, wang.id)], announce_for=both)
-    second = store.save_records([matched(joint, dong.id)], announce_for=both)
-    again = store.save_records([matched(joint, dong.id, wang.id)], announce_for=both)
+    first = c.save(c.joint, c.wang, announce_for=c.both)
+    second = c.save(c.joint, c.dong, announce_for=c.both)
+    again = c.save(c.joint, c.dong, c.wang, announce_for=c.both)
 
-    assert [r.arxiv_id for r in first.new] == [joint.arxiv_id]
-    assert [r.arxiv_id for r in second.new] == [joint.arxiv_id]
+    assert [r.arxiv_id for r in first.new] == [c.joint.arxiv_id]
+    assert [r.arxiv_id for r in second.new] == [c.joint.arxiv_id]
     assert again.new == [] and again.revisions == []
-    assert sorted(d.chat_id for d in outbox.due(limit=10)) == [1, 2, 3]
+    assert sorted(d.chat_id for d in c.outbox.due(limit=10)) == [1, 2, 3]
 
 
 def test_a_backfill_of_one_author_does_not_silence_the_paper_for_another(
-    engine: Engine, store: Store
+    coauthors: Coauthors,
 ) -> None:
-    chats, outbox = Chats(engine), Outbox(engine)
-    dong, _ = store.follow(["Dezun Dong"])
-    wang, _ = store.follow(["Ziyu Wang"])
-    chats.seen(1, kind="private")
-    chats.subscribe(1, dong.id)
-    joint = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+    c = coauthors
+    c.subscribe(1, c.dong)
+    only_dong = frozenset({c.dong.id})
 
-    silent = store.save_records([matched(joint, wang.id)], announce_for=frozenset({dong.id}))
-    found = store.save_records([matched(joint, dong.id)], announce_for=frozenset({dong.id}))
+    silent = c.save(c.joint, c.wang, announce_for=only_dong)
+    found = c.save(c.joint, c.dong, announce_for=only_dong)
 
     assert silent.new == [] and silent.silent == 1
-    assert [r.arxiv_id for r in found.new] == [joint.arxiv_id]
-    assert [d.chat_id for d in outbox.due(limit=10)] == [1]
+    assert [r.arxiv_id for r in found.new] == [c.joint.arxiv_id]
+    assert [d.chat_id for d in c.outbox.due(limit=10)] == [1]
 
 
-def test_a_version_one_author_has_not_seen_is_a_revision_for_them(
-    engine: Engine, store: Store
-) -> None:
-    chats, outbox = Chats(engine), Outbox(engine)
-    dong, _ = store.follow(["Dezun Dong"])
-    wang, _ = store.follow(["Ziyu Wang"])
-    chats.seen(1, kind="private")
-    chats.subscribe(1, dong.id)
-    chats.set_notify_revisions(1, True)
-    both = frozenset({dong.id, wang.id})
-    v1 = make_record(authors=["Ziyu Wang", "Dezun Dong"])
-    v2 = replace(v1, version=2, abstract="Revised.")
-    store.save_records([matched(v1, dong.id, wang.id)], announce_for=both)
-    (delivery,) = outbox.due(limit=10)
-    outbox.mark_sent(delivery.id, message_id=1)
+def test_a_version_one_author_has_not_seen_is_a_revision_for_them(coauthors: Coauthors) -> None:
+    c = coauthors
+    c.subscribe(1, c.dong)
+    c.chats.set_notify_revisions(1, True)
+    v2 = replace(c.joint, version=2, abstract="Revised.")
+    c.save(c.joint, c.dong, c.wang, announce_for=c.both)
+    (delivery,) = c.outbox.due(limit=10)
+    c.outbox.mark_sent(delivery.id, message_id=1)
 
-    by_wang = store.save_records([matched(v2, wang.id)], announce_for=both)
-    by_dong = store.save_records([matched(v2, dong.id)], announce_for=both)
+    by_wang = c.save(v2, c.wang, announce_for=c.both)
+    by_dong = c.save(v2, c.dong, announce_for=c.both)
 
     assert [r.version for r in by_wang.revisions] == [2]
     assert [r.version for r in by_dong.revisions] == [2]
-    (revision,) = outbox.due(limit=10)
+    (revision,) = c.outbox.due(limit=10)
     assert (revision.chat_id, revision.kind, revision.record.version) == (1, "revision", 2)
-    assert store.linked_versions([v1.arxiv_id], [dong.id, wang.id]) == {
-        (v1.arxiv_id, dong.id): 2,
-        (v1.arxiv_id, wang.id): 2,
+    assert c.store.linked_versions([v2.arxiv_id], c.both) == {
+        (v2.arxiv_id, c.dong.id): 2,
+        (v2.arxiv_id, c.wang.id): 2,
     }
 
 
 def test_a_chat_hears_of_a_paper_as_new_once_whatever_version_it_comes_at(
-    engine: Engine, store: Store
+    coauthors: Coauthors,
 ) -> None:
-    chats, outbox = Chats(engine), Outbox(engine)
-    dong, _ = store.follow(["Dezun Dong"])
-    wang, _ = store.follow(["Ziyu Wang"])
-    chats.seen(1, kind="private")
-    chats.subscribe(1, dong.id)
-    chats.subscribe(1, wang.id)
-    both = frozenset({dong.id, wang.id})
-    v1 = make_record(authors=["Ziyu Wang", "Dezun Dong"])
+    c = coauthors
+    c.subscribe(1, c.dong, c.wang)
 
-    store.save_records([matched(v1, wang.id)], announce_for=both)
-    store.save_records([matched(replace(v1, version=2), dong.id)], announce_for=both)
+    c.save(c.joint, c.wang, announce_for=c.both)
+    c.save(replace(c.joint, version=2), c.dong, announce_for=c.both)
 
-    assert [(d.kind, d.chat_id) for d in outbox.due(limit=10)] == [("new", 1)]
+    assert [(d.kind, d.chat_id) for d in c.outbox.due(limit=10)] == [("new", 1)]
 
 
 def test_a_chat_follows_at_most_fifty_authors(engine: Engine, store: Store) -> None:
