@@ -23,16 +23,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import Engine, make_url
 from sqlmodel import Session
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.databases import fresh_postgres_schema  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
@@ -82,17 +82,8 @@ def fresh_database(url: str, workdir: Path) -> Iterator[str]:
     if make_url(url).get_backend_name() != "postgresql":
         yield url
         return
-    schema = f"fanout_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    separator = "&" if "?" in url else "?"
-    try:
-        yield f"{url}{separator}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_postgres_schema(url, prefix="fanout") as schema_url:
+        yield schema_url
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 300.0) -> None:

@@ -7,13 +7,13 @@ postgres, database test); each test gets a schema of its own, dropped afterwards
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine
 
+from tests.databases import fresh_postgres_schema
 from watcher.db import open_database
 
 # PTB 22 warns about int `retry_after` unless opted in (see bot/__init__.py); warnings are errors.
@@ -35,16 +35,8 @@ def database_url(tmp_path: Path) -> Iterator[str]:
         return
     if BACKEND != "postgres":
         raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgres, not {BACKEND!r}")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_postgres_schema(POSTGRES_URL) as url:
+        yield url
 
 
 @pytest.fixture
