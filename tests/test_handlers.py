@@ -260,19 +260,29 @@ async def test_subscribe_without_a_name_follows_the_watched_authors(bot: Bot) ->
     assert again.startswith("This chat already follows Dezun Dong.")
 
 
-async def test_subscribe_a_name_fetches_its_history_and_says_how_much(bot: Bot) -> None:
-    answers = await bot.ask(USER, "/subscribe  yemao   XU", replies=2)
+async def test_subscribe_a_name_answers_at_once_and_the_poller_fetches_its_history(
+    bot: Bot,
+) -> None:
+    asked = len(bot.arxiv.api_requests())
 
-    assert answers[0] == "🔎 Looking for yemao XU on arXiv; this takes a few seconds…"
-    assert answers[1] == (
-        "✅ This chat now follows yemao XU: 3 papers found on arXiv. New ones will be posted "
-        "here; /recent shows the newest."
+    answer = await bot.ask_one(USER, "/subscribe  yemao   XU")
+
+    assert answer == (
+        "✅ This chat now follows yemao XU: arXiv lists 3 papers under that name. Their history "
+        "is being fetched; new papers will be posted here."
     )
+    (lookup,) = bot.arxiv.api_requests()[asked:]  # the answer cost one small request, no poll
+    assert lookup.params["max_results"] == "1"
     followed = bot.store.find_followed("Yemao Xu")
     assert followed is not None
-    assert followed.backfilled
-    assert followed.record_count == 3
+    assert not followed.backfilled and not followed.watched
     assert bot.chats.subscribed_ids(USER) == [followed.id]
+
+    report = await bot.service.poller.poll()  # the scheduler's next round
+
+    assert report.backfilled == 3 and report.new == []
+    followed = bot.store.find_followed("Yemao Xu")
+    assert followed is not None and followed.backfilled and followed.record_count == 3
     recent = await bot.ask_one(USER, "/recent")
     assert "Newest papers of yemao XU (1–3 of 3)" in recent
     assert "OD-SGD" in recent
@@ -287,22 +297,21 @@ async def test_subscribe_an_author_already_fetched_needs_no_arxiv_request(bot: B
     assert len(bot.arxiv.api_requests()) == requests
 
 
-async def test_a_slow_arxiv_fetch_does_not_hold_up_other_chats(
+async def test_a_slow_arxiv_answer_does_not_hold_up_other_chats(
     engine: Engine, database_url: str
 ) -> None:
     async with running_bot(engine, database_url, arxiv_timeout=5) as bot:
         bot.arxiv.inject("timeout")  # arXiv holds the first request until the client gives up
 
         bot.telegram.user_sends(USER, "/subscribe Yemao Xu")
-        await bot.until(lambda: bot.telegram.sent(USER))
+        await bot.until(lambda: bot.arxiv.api_requests())
         other = await bot.ask_one(USER + 1, "/help")
+        mine = await bot.ask_one(USER, "/subscriptions")  # the same chat is served meanwhile
 
         assert other.startswith("Commands")
-        assert [m.text for m in bot.telegram.sent(USER)] == [
-            "🔎 Looking for Yemao Xu on arXiv; this takes a few seconds…"
-        ]
+        assert mine.startswith("This chat follows nobody yet.")
         await bot.until(lambda: len(bot.telegram.sent(USER)) == 2)
-        assert bot.last(USER).text.startswith("✅ This chat now follows Yemao Xu: 3 papers")
+        assert bot.last(USER).text.startswith("✅ This chat now follows Yemao Xu: arXiv lists 3")
 
 
 async def test_subscribe_a_single_word_is_refused_before_asking_arxiv(bot: Bot) -> None:
@@ -319,9 +328,12 @@ async def test_subscribe_a_single_word_is_refused_before_asking_arxiv(bot: Bot) 
 
 
 async def test_subscribe_a_name_arxiv_does_not_know_leaves_nothing_behind(bot: Bot) -> None:
-    answers = await bot.ask(USER, "/subscribe Nobody Atall", replies=2)
+    asked = len(bot.arxiv.api_requests())
 
-    assert answers[1] == (
+    answer = await bot.ask_one(USER, "/subscribe Nobody Atall")
+
+    assert len(bot.arxiv.api_requests()) == asked + 1
+    assert answer == (
         "No arXiv papers by Nobody Atall were found, so this chat does not follow that name. "
         "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
     )
@@ -329,19 +341,17 @@ async def test_subscribe_a_name_arxiv_does_not_know_leaves_nothing_behind(bot: B
     assert bot.chats.subscribed_ids(USER) == []
 
 
-async def test_subscribe_while_arxiv_fails_keeps_the_subscription(bot: Bot) -> None:
+async def test_subscribe_while_arxiv_fails_says_so_and_changes_nothing(bot: Bot) -> None:
     bot.arxiv.inject("503", times=10)
 
-    answers = await bot.ask(USER, "/subscribe Yemao Xu", replies=2)
+    answer = await bot.ask_one(USER, "/subscribe Yemao Xu")
 
-    assert answers[1].startswith("⚠️ I could not reach arXiv just now (arXiv answered HTTP 503).")
-    assert "I will keep trying" in answers[1]
-    followed = bot.store.find_followed("Yemao Xu")
-    assert followed is not None
-    assert not followed.backfilled
-    assert bot.chats.subscribed_ids(USER) == [followed.id]
-    listing = await bot.ask_one(USER, "/subscriptions")
-    assert "Yemao Xu: 0 papers, not fetched yet (⚠️ the last try failed; retrying)" in listing
+    assert answer == (
+        "⚠️ I could not reach arXiv just now (arXiv answered HTTP 503), so this chat does not "
+        "follow Yemao Xu yet. Please try again in a few minutes."
+    )
+    assert bot.store.find_followed("Yemao Xu") is None
+    assert bot.chats.subscribed_ids(USER) == []
 
 
 @pytest.mark.parametrize(
@@ -395,7 +405,7 @@ async def test_a_chat_follows_at_most_fifty_authors(bot: Bot) -> None:
 
 async def test_unsubscribe_one_author_then_everything(bot: Bot) -> None:
     await bot.ask(USER, "/subscribe")
-    await bot.ask(USER, "/subscribe Yemao Xu", replies=2)
+    await bot.ask(USER, "/subscribe Yemao Xu")
 
     assert await bot.ask_one(USER, "/unsubscribe yemao xu") == (
         "✅ This chat no longer follows Yemao Xu."

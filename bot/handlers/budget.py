@@ -1,11 +1,15 @@
-"""Flood control for commands: a token bucket per chat, so one flooding chat costs others nothing.
+"""Flood control: a token bucket of commands per chat, so one flooding chat costs others nothing,
+and a budget of arXiv look-ups per chat, so no chat can queue unbounded work for the poller.
 
-Used by `bot.handlers.gate` before every handler. Pure: the clock is a parameter.
+`CommandBudget` is used by `bot.handlers.gate` before every handler; `BackfillBudget` by
+/subscribe before it asks arXiv about a new name. Pure: the clock is a parameter.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -74,3 +78,64 @@ class CommandBudget:
         full_after = self.burst / self.refill_per_second
         for chat_id in [c for c, b in self._buckets.items() if now - b.updated >= full_after]:
             del self._buckets[chat_id]
+
+
+class BackfillBudget:
+    """At most `per_hour` new names (an arXiv look-up and a history to fetch) per chat an hour.
+
+    `take(chat)` returns None and counts the start, or the seconds until the chat may start
+    another. Kept in memory rather than in the database: a restart forgets at most one hour's
+    starts per chat, rare and bounded, while a table would cost a write per /subscribe and a
+    migration. Memory is bounded too: a chat whose last start is an hour old is forgotten, and
+    at most `max_chats` chats are counted at once (beyond that, a new chat waits, since so many
+    look-ups an hour are more than arXiv's pace of one request every 3 seconds allows anyway).
+    """
+
+    def __init__(
+        self,
+        *,
+        per_hour: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_chats: int = 10_000,
+        period: float = 3600.0,
+    ) -> None:
+        if per_hour < 1:
+            raise ValueError("per_hour must be at least 1")
+        self.per_hour = per_hour
+        self.clock = clock
+        self.max_chats = max_chats
+        self.period = period
+        self._starts: dict[int, deque[float]] = {}
+
+    def take(self, chat_id: int) -> float | None:
+        now = self.clock()
+        starts = self._starts.get(chat_id)
+        if starts is None:
+            self._forget_idle(now)
+            if len(self._starts) >= self.max_chats:
+                return self.period
+            starts = self._starts[chat_id] = deque(maxlen=self.per_hour)
+        while starts and now - starts[0] >= self.period:
+            starts.popleft()
+        if len(starts) >= self.per_hour:
+            return max(1.0, starts[0] + self.period - now)
+        starts.append(now)
+        return None
+
+    @property
+    def chats(self) -> int:
+        """How many chats are counted now (bounded memory, for tests)."""
+        return len(self._starts)
+
+    def _forget_idle(self, now: float) -> None:
+        if len(self._starts) < self.max_chats:
+            return
+        idle = [c for c, s in self._starts.items() if not s or now - s[-1] >= self.period]
+        for chat_id in idle:
+            del self._starts[chat_id]
+
+
+def minutes(seconds: float) -> str:
+    """A wait in whole minutes, rounded up, as an answer says it: "1 minute", "3 minutes"."""
+    count = max(1, math.ceil(seconds / 60))
+    return f"{count} minute{'' if count == 1 else 's'}"

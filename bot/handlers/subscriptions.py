@@ -1,7 +1,12 @@
 """What a chat follows: /subscribe, /unsubscribe, /subscriptions and the /revisions setting.
 
 In groups only administrators may change these (`refuse_non_admin`); anyone may look.
-Subscribing to an author not yet fetched waits on arXiv, so it runs as a task of its own.
+
+/subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
+(its number of results, run as a task of its own so the chat is served meanwhile): no results,
+or more than `BACKFILL_LIMIT`, and the name is refused; otherwise the chat subscribes at once
+and the poller fetches the history at its next round. Each chat may start at most
+`BACKFILLS_PER_CHAT_HOUR` such look-ups (or restarts of an author nobody polled) an hour.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from telegram import Update
 
 from bot import arguments
 from bot.arguments import UsageError
+from bot.handlers.budget import BackfillBudget, minutes
 from bot.handlers.common import (
     MAX_NAMES_IN_A_SENTENCE,
     Context,
@@ -27,11 +33,17 @@ from bot.handlers.common import (
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
 from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
+from watcher.errors import ArxivError
+from watcher.service import ServiceContext
 from watcher.store import Followed
 
 
 class Subscriptions(ServiceHandlers):
     """The commands that change or show what a chat follows."""
+
+    def __init__(self, service: ServiceContext) -> None:
+        super().__init__(service)
+        self.backfills = BackfillBudget(per_hour=service.settings.backfills_per_chat_hour)
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME]: follow the watched authors, or one more author."""
@@ -47,8 +59,9 @@ class Subscriptions(ServiceHandlers):
         if name is None:
             await reply(update, context, await in_db_thread(self._subscribe_watched, chat.id))
             return
-        # Fetching a history waits on arXiv (3 s a request): run it aside, so that every other
-        # chat is served meanwhile. Its errors still reach `on_error` through the update.
+        # A new name waits for arXiv (one request, politely spaced): run it aside, so that this
+        # chat's next commands and every other chat are served meanwhile. Its errors still reach
+        # `on_error` through the update.
         context.application.create_task(
             self._subscribe_author(update, context, chat.id, name),
             update=update,
@@ -87,61 +100,35 @@ class Subscriptions(ServiceHandlers):
         if isinstance(prepared, str):
             await reply(update, context, prepared)
             return
-        followed, created = prepared
-        shown = f"<b>{html.escape(followed.name)}</b>"
-        failure: str | None = None
-        if not followed.backfilled:
+        followed = prepared
+        if followed is not None and followed.polled:
+            # Kept up to date already (or being fetched for someone else): nothing to ask arXiv.
             await reply(
-                update, context, f"🔎 Looking for {shown} on arXiv; this takes a few seconds…"
+                update, context, await in_db_thread(self._subscribe_known, chat_id, followed)
             )
-            report = await self.service.poller.poll(only=[followed.id], force=True)
-            failure = report.failures.get(followed.name)
-            refreshed = await in_db_thread(self.store.followed, [followed.id])
-            if refreshed:
-                followed = refreshed[0]
-        if failure is not None and not followed.backfilled:
-            if not await self._subscribe(update, context, chat_id, followed):
+            return
+        # A name nobody follows, or an author nobody polled for a while: a history to fetch.
+        wait = self.backfills.take(chat_id)
+        if wait is not None:
+            await reply(update, context, self._budget_spent(wait))
+            return
+        if followed is None:
+            try:
+                total = await self.service.poller.count_results([name])
+            except ArxivError as error:
+                await reply(update, context, _unreachable(name, error))
                 return
-            await reply(
-                update,
-                context,
-                f"⚠️ I could not reach arXiv just now ({html.escape(failure[:200])}). This chat "
-                f"follows {shown} anyway; I will keep trying and post new papers as they appear.",
-            )
+            refusal = self._refusal(name, total)
+            if refusal is not None:
+                await reply(update, context, refusal)
+                return
+            await reply(update, context, await in_db_thread(self._follow_new, chat_id, name, total))
             return
-        if followed.record_count == 0:
-            if created:
-                # Nobody asked for this name before and arXiv has nothing: leave no trace of it.
-                await in_db_thread(self.store.unfollow, followed.id)
-            await reply(
-                update,
-                context,
-                f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
-                "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong.",
-            )
-            return
-        if not await self._subscribe(update, context, chat_id, followed):
-            return
-        await reply(
-            update,
-            context,
-            f"✅ This chat now follows {shown}: {papers(followed.record_count)} found on arXiv. "
-            "New ones will be posted here; /recent shows the newest.",
-        )
+        await reply(update, context, await in_db_thread(self._subscribe_paused, chat_id, followed))
 
-    async def _subscribe(
-        self, update: Update, context: Context, chat_id: int, followed: Followed
-    ) -> bool:
-        """Subscribe after the fetch, checking the limit again: other requests ran meanwhile."""
-        try:
-            await in_db_thread(self.chats.subscribe, chat_id, followed.id)
-        except SubscriptionLimit:
-            await reply(update, context, _full_message())
-            return False
-        return True
-
-    def _prepare_follow(self, chat_id: int, name: str) -> str | tuple[Followed, bool]:
-        """Database thread: the author to follow (created if new), or the answer why not."""
+    def _prepare_follow(self, chat_id: int, name: str) -> str | Followed | None:
+        """Database thread: the author already followed under that name (None if nobody follows
+        it yet), or the answer why this chat cannot subscribe."""
         subscribed = self.chats.subscribed_ids(chat_id)
         existing = self.store.find_followed(name)
         if existing is not None and existing.id in subscribed:
@@ -151,9 +138,79 @@ class Subscriptions(ServiceHandlers):
             )
         if len(subscribed) >= MAX_SUBSCRIPTIONS:
             return _full_message()
-        if existing is not None:
-            return existing, False
-        return self.store.follow([name])
+        return existing
+
+    def _subscribe_known(self, chat_id: int, followed: Followed) -> str:
+        """Database thread: subscribe to an author polled already; the answer."""
+        shown = f"<b>{html.escape(followed.name)}</b>"
+        if not self._subscribe(chat_id, followed.id):
+            return _full_message()
+        if not followed.backfilled:
+            return (
+                f"✅ This chat now follows {shown}. Its papers are being fetched from arXiv; "
+                "new ones will be posted here."
+            )
+        return (
+            f"✅ This chat now follows {shown}: {papers(followed.record_count)} found on arXiv. "
+            "New ones will be posted here; /recent shows the newest."
+        )
+
+    def _follow_new(self, chat_id: int, name: str, total: int) -> str:
+        """Database thread: follow a name arXiv knows, for this chat; the answer."""
+        followed, created = self.store.follow([name], watched=False)
+        if not self._subscribe(chat_id, followed.id):
+            if created:
+                self.store.unfollow(followed.id)  # leave no trace of a name nobody follows
+            return _full_message()
+        return (
+            f"✅ This chat now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
+            f"{papers(total)} under that name. Their history is being fetched; new papers will "
+            "be posted here."
+        )
+
+    def _subscribe_paused(self, chat_id: int, followed: Followed) -> str:
+        """Database thread: subscribe to an author nobody polled lately; its history is fetched
+        again, silently, so the papers of the pause are stored and none is announced as new."""
+        if not self._subscribe(chat_id, followed.id):
+            return _full_message()
+        return (
+            f"✅ This chat now follows <b>{html.escape(followed.name)}</b> "
+            f"({papers(followed.record_count)} on record). Its papers are being fetched again; "
+            "new ones will be posted here."
+        )
+
+    def _subscribe(self, chat_id: int, followed_id: int) -> bool:
+        """Database thread: subscribe, the limit checked again: other requests ran meanwhile."""
+        try:
+            self.chats.subscribe(chat_id, followed_id)
+        except SubscriptionLimit:
+            return False
+        return True
+
+    def _refusal(self, name: str, total: int) -> str | None:
+        """Why a name with `total` results on arXiv cannot be followed, or None if it can."""
+        shown = f"<b>{html.escape(name)}</b>"
+        if total == 0:
+            return (
+                f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
+                "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
+            )
+        limit = self.service.poller.backfill_limit
+        if total > limit:
+            return (
+                f"arXiv lists {total:,} papers under {shown}, more than one name may bring "
+                f"(at most {limit:,}), so this chat does not follow it. A name that common is "
+                "many people: try a fuller one, with the given names spelled out as arXiv lists "
+                "them (e.g. /subscribe Dezun Dong rather than /subscribe D. Dong)."
+            )
+        return None
+
+    def _budget_spent(self, wait: float) -> str:
+        most = self.backfills.per_hour
+        return (
+            f"This chat has looked up {most} new names on arXiv within the last hour, the most "
+            f"allowed. Try again in {minutes(wait)}; authors I already follow can be added now."
+        )
 
     async def unsubscribe(self, update: Update, context: Context) -> None:
         """/unsubscribe [NAME]: stop following one author, or everything."""
@@ -251,6 +308,13 @@ def _followed_line(followed: Followed) -> str:
         tries = "the last try" if failures == 1 else f"the last {failures} tries"
         line += f" (⚠️ {tries} failed; retrying)"
     return line
+
+
+def _unreachable(name: str, error: ArxivError) -> str:
+    return (
+        f"⚠️ I could not reach arXiv just now ({html.escape(str(error)[:200])}), so this chat "
+        f"does not follow <b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+    )
 
 
 def _full_message() -> str:

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
-from watcher.models import Chat, Delivery, PaperMatch, Subscription
+from watcher.models import Chat, Delivery, FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.outbox import PENDING
 
 MAX_SUBSCRIPTIONS = 50
@@ -142,6 +142,10 @@ class Chats:
 
         Raises SubscriptionLimit when the chat already follows MAX_SUBSCRIPTIONS authors; the
         check and the insert share one transaction, so two requests at once cannot pass it.
+
+        An author a chat brought is polled only while some chat subscribes. When the first
+        subscriber comes back, its history is fetched again, silently: the papers of the time
+        nobody polled it are stored, and none of them is announced as new.
         """
         with Session(self.engine) as session:
             if session.get(Subscription, (chat_id, followed_id)) is not None:
@@ -151,6 +155,7 @@ class Chats:
             ).one()
             if follows >= MAX_SUBSCRIPTIONS:
                 raise SubscriptionLimit(f"a chat follows at most {MAX_SUBSCRIPTIONS} authors")
+            _restart_if_paused(session, followed_id)
             session.add(Subscription(chat_id=chat_id, followed_author_id=followed_id))
             session.commit()
             return True
@@ -205,3 +210,17 @@ class Chats:
             active = session.exec(select(func.count()).where(col(Chat.active))).one()
             subscriptions = session.exec(select(func.count()).select_from(Subscription)).one()
             return chats, active, subscriptions
+
+
+def _restart_if_paused(session: Session, followed_id: int) -> None:
+    """Before this subscription nobody polled the author: its next poll is a silent backfill."""
+    author = session.get(FollowedAuthor, followed_id)
+    if author is None or author.watched:
+        return
+    others = session.exec(
+        select(func.count()).where(col(Subscription.followed_author_id) == followed_id)
+    ).one()
+    state = session.get(PollState, followed_id)
+    if others == 0 and state is not None and state.last_success is not None:
+        state.last_success = state.next_poll = None
+        state.consecutive_failures, state.last_error = 0, None

@@ -20,9 +20,8 @@ from watcher import __version__, db
 from watcher.errors import ConfigError, UnknownCategory, WatcherError
 from watcher.logs import RedactingFilter, setup_logging
 from watcher.match import check_person_name
-from watcher.poll import Poller
 from watcher.records import Record
-from watcher.service import arxiv_client, run_service
+from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings, parse_author_spec
 from watcher.store import Followed, Store
 from watcher.taxonomy import resolve_category
@@ -162,13 +161,7 @@ def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
 
     async def poll_once() -> tuple[list[tuple[str, Record]], dict[str, str], int]:
         async with arxiv_client(settings) as client:
-            poller = Poller(
-                store=store,
-                client=client,
-                poll_interval=settings.poll_interval,
-                page_size=settings.arxiv_page_size,
-            )
-            report = await poller.poll(force=True)
+            report = await build_poller(settings, store, client).poll(force=True)
         found = [("new", r) for r in report.new] + [("revision", r) for r in report.revisions]
         return found, report.failures, report.backfilled
 

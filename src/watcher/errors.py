@@ -7,7 +7,8 @@
     │   ├── ArxivAPIError(message)      arXiv's own error feed (HTTP 400, entry titled "Error")
     │   ├── ArxivUnreachable            timeouts and connection errors after all retries
     │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
-    │   └── ArxivEmptyPage              an empty page where records are known to exist
+    │   ├── ArxivEmptyPage              an empty page where records are known to exist
+    │   └── ArxivTooManyResults(total, limit)  more results than a history may hold
     └── UnknownCategory(category, suggestions)
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
@@ -63,6 +64,20 @@ class ArxivBadFeed(ArxivError):
 
 class ArxivEmptyPage(ArxivError):
     """arXiv answered with an empty page where records are known to exist: the answer is unknown."""
+
+
+class ArxivTooManyResults(ArxivError):
+    """arXiv lists more results for a name than one history may hold (`limit`), or can page."""
+
+    def __init__(self, total: int, limit: int, *, url: str = "", attempt: int = 0) -> None:
+        super().__init__(
+            f"arXiv lists {total:,} results for this name, more than {limit:,} "
+            "(BACKFILL_LIMIT); follow a fuller name",
+            url=url,
+            attempt=attempt,
+        )
+        self.total = total
+        self.limit = limit
 
 
 class UnknownCategory(WatcherError):

@@ -38,6 +38,9 @@ from watcher.parse import parse_feed
 
 USER_AGENT = f"arxiv-watcher/{__version__} (+https://github.com/arxiv-watcher/arxiv-watcher)"
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
+# The API pages no further than about this many results into one query: later pages come back
+# empty. A query with more results cannot be read whole (and a name that broad is not a person).
+ARXIV_PAGING_CAP = 30_000
 
 log = logging.getLogger(__name__)
 

@@ -98,6 +98,9 @@ class FollowedAuthor(SQLModel, table=True):
     name: str = Field(max_length=100)
     name_key: str = Field(max_length=255, unique=True)
     aliases: str = Field(default="", sa_type=Text)  # "|"-joined, as in WATCH_AUTHORS
+    # The operator's (WATCH_AUTHORS, `arxiv-watcher follow`): polled even without subscribers.
+    # Otherwise a chat brought it, and it is polled only while some chat subscribes.
+    watched: bool = True
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
     @property

@@ -1,16 +1,24 @@
 """The poll cycle: for every followed author that is due, fetch → parse → match → store.
 
 It reads top to bottom in `Poller.poll`. A group of authors is fetched whole before anything
-is stored, so the store only ever holds the result of complete fetches; that is what makes
-"stop paging at records already stored" safe. An author's first poll stores its history
-silently. One group's failure is recorded in its authors' poll state (with a growing delay
-before the next try) and does not stop the others.
+is stored, so the store only ever holds the result of complete fetches. A known group pages back
+until its results are older than its last successful poll minus a safety window
+(`POLL_WINDOW_DAYS`): a paper that reaches the API late keeps its older `updated` date, and is
+found all the same, while paging stays bounded however busy the query. An author's first poll
+stores its history silently, and is refused after one request when arXiv lists more than
+`BACKFILL_LIMIT` results. What a fetch found is saved in short transactions (about
+`SAVE_TARGET` each), so the one database thread never stays busy long; the poll counts as a
+success only once every part is stored, and saves are idempotent, so a crash between them
+redoes the poll safely. One group's failure is recorded in its authors' poll state (with a
+growing delay before the next try) and does not stop the others. Only authors someone wants
+are polled: the operator's, and those some chat subscribes to.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -18,19 +26,26 @@ from datetime import datetime, timedelta
 from sqlalchemy.exc import SQLAlchemyError
 
 from watcher.aio import in_db_thread
-from watcher.errors import ArxivEmptyPage, ArxivError, ArxivHTTPError
-from watcher.fetch import ArxivClient
+from watcher.errors import ArxivEmptyPage, ArxivError, ArxivHTTPError, ArxivTooManyResults
+from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
 from watcher.match import author_query, group_queries, record_matches
 from watcher.models import utcnow
 from watcher.parse import Page, parse_feed
 from watcher.records import Record
-from watcher.store import Followed, MatchedRecord, Store
+from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST = timedelta(seconds=60)
 # A first poll asks this many more times before it believes an empty first page.
 EMPTY_FIRST_PAGE_RETRIES = 2
+DEFAULT_WINDOW = timedelta(days=14)
+DEFAULT_BACKFILL_LIMIT = 2000
+# A save transaction aims at this many seconds: every other database call (the bot's commands
+# among them) waits for the one database thread meanwhile. Records per transaction adapt to the
+# measured pace, within these bounds.
+SAVE_TARGET = 0.1
+SAVE_CHUNK_FIRST, SAVE_CHUNK_MIN, SAVE_CHUNK_MAX = 20, 5, 500
 
 
 @dataclass(slots=True)
@@ -54,20 +69,26 @@ class Poller:
         client: ArxivClient,
         poll_interval: float,
         page_size: int = 100,
+        window: timedelta = DEFAULT_WINDOW,
+        backfill_limit: int = DEFAULT_BACKFILL_LIMIT,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self.client = client
         self.poll_interval = timedelta(seconds=poll_interval)
         self.page_size = page_size
+        self.window = window
+        # Past the API's paging cap a history cannot be read whole, whatever the setting.
+        self.backfill_limit = min(backfill_limit, ARXIV_PAGING_CAP)
         self.clock = clock
         self._lock = asyncio.Lock()
+        self._save_chunk = SAVE_CHUNK_FIRST
 
     async def poll(self, *, only: Sequence[int] | None = None, force: bool = False) -> PollReport:
         """Poll the due authors (all of them with `force`, or just the ids in `only`)."""
         async with self._lock:
             now = self.clock()
-            followed = await in_db_thread(self.store.followed, only)
+            followed = [f for f in await in_db_thread(self.store.followed, only) if f.polled]
             if not force and only is None:
                 followed = [f for f in followed if f.next_poll is None or f.next_poll <= now]
             report = PollReport()
@@ -106,7 +127,7 @@ class Poller:
             return
         announce_for = frozenset(f.id for f in group if f.backfilled)
         try:
-            saved = await in_db_thread(self.store.save_records, matched, announce_for=announce_for)
+            saved = await self._save(matched, announce_for=announce_for)
         except SQLAlchemyError as error:
             # Most likely another process (a CLI `poll` beside the service) saved the same
             # papers first; the transaction rolled back whole, and the next poll sees them.
@@ -137,6 +158,11 @@ class Poller:
         """Fetch, parse and match every page this group needs; nothing is stored here."""
         query = author_query([name for f in group for name in f.names])
         backfill = not all(f.backfilled for f in group)
+        # Results come newest `updated` first. A paper can reach the API days late with its
+        # older date, so a known group pages back to a window before its last success, never
+        # merely to "a page already stored". A first poll reads the whole history.
+        successes = [f.last_success for f in group if f.last_success is not None]
+        older_than = None if backfill else min(successes) - self.window
         matched: list[MatchedRecord] = []
         start, first_total = 0, None
         while True:
@@ -145,6 +171,8 @@ class Poller:
                 if not page.records:
                     page = await self._first_page_again(group, query, page)
                 first_total = page.total_results
+                if backfill and (first_total or 0) > self.backfill_limit:
+                    raise ArxivTooManyResults(first_total or 0, self.backfill_limit)
             if not page.records:
                 if start > 0 and (first_total is None or start < first_total):
                     # The first page promised more: this empty one is the quirk, not the end.
@@ -152,17 +180,51 @@ class Poller:
                         f"arXiv answered an empty page at {start} of {first_total}; will retry"
                     )
                 return matched
-            page_matches = [
+            matched.extend(
                 MatchedRecord(record, ids)
                 for record in page.records
                 if (ids := frozenset(f.id for f in group if record_matches(record, f.names)))
-            ]
-            matched.extend(page_matches)
+            )
             if len(page.records) < self.page_size:
                 return matched
-            if not backfill and await self._all_seen(page_matches):
+            if older_than is not None and min(r.updated for r in page.records) < older_than:
                 return matched
             start += len(page.records)
+
+    async def count_results(self, names: Sequence[str]) -> int:
+        """How many results arXiv lists for these names: one small request, nothing stored.
+
+        Asked before following a new name, so that a name too broad to be one person is refused
+        for the price of one request. Waits its turn on the client like any request.
+        """
+        body = await self.client.query(search_query=author_query(names), start=0, max_results=1)
+        page = await asyncio.to_thread(parse_feed, body)
+        return page.total_results if page.total_results is not None else len(page.records)
+
+    async def _save(
+        self, matched: list[MatchedRecord], *, announce_for: frozenset[int]
+    ) -> SaveResult:
+        """Store what a fetch found in short transactions, one database call each.
+
+        Between two of them the database thread serves whoever else waits (a command, the
+        sender), so a big backfill never makes them wait more than about `SAVE_TARGET`. Each
+        part is idempotent: after a crash the poll is redone and stores only what is missing.
+        """
+        total = SaveResult()
+        done = 0
+        while done < len(matched):
+            chunk = matched[done : done + self._save_chunk]
+            began = time.perf_counter()
+            part = await in_db_thread(self.store.save_records, chunk, announce_for=announce_for)
+            took = time.perf_counter() - began
+            done += len(chunk)
+            total.new.extend(part.new)
+            total.revisions.extend(part.revisions)
+            total.silent += part.silent
+            if len(chunk) == self._save_chunk:
+                pace = len(chunk) * SAVE_TARGET / max(took, 1e-3)
+                self._save_chunk = int(max(SAVE_CHUNK_MIN, min(SAVE_CHUNK_MAX, pace)))
+        return total
 
     async def _fetch_page(self, query: str, start: int) -> Page:
         body = await self.client.query(search_query=query, start=start, max_results=self.page_size)
@@ -186,18 +248,3 @@ class Poller:
             if page.records:
                 return page
         return empty
-
-    async def _all_seen(self, page_matches: list[MatchedRecord]) -> bool:
-        """Whether every matching record on the page was stored, at this version, for each of
-        its authors by an earlier complete poll: older pages hold nothing new then."""
-        if not page_matches:
-            return False
-        ids = {fid for item in page_matches for fid in item.followed_ids}
-        linked = await in_db_thread(
-            self.store.linked_versions, [m.record.arxiv_id for m in page_matches], ids
-        )
-        return all(
-            linked.get((item.record.arxiv_id, fid)) == item.record.version
-            for item in page_matches
-            for fid in item.followed_ids
-        )

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import signal
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
 
@@ -82,13 +82,19 @@ def build_context(settings: Settings, client: ArxivClient) -> ServiceContext:
     store = Store(engine)
     for names in settings.followed_specs:
         store.follow(names)
-    poller = Poller(
+    poller = build_poller(settings, store, client)
+    return ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+
+
+def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Poller:
+    return Poller(
         store=store,
         client=client,
         poll_interval=settings.poll_interval,
         page_size=settings.arxiv_page_size,
+        window=timedelta(days=settings.poll_window_days),
+        backfill_limit=settings.backfill_limit,
     )
-    return ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
 
 
 def arxiv_client(settings: Settings) -> ArxivClient:

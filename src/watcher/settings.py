@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from watcher.errors import ConfigError
+from watcher.fetch import ARXIV_PAGING_CAP
 from watcher.match import check_person_name
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -53,6 +54,21 @@ class Settings(BaseSettings):
     arxiv_max_retries: int = Field(default=4, ge=0, le=10)
     watch_authors: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["Dezun Dong"])
     poll_interval: int = Field(default=3600, ge=1, description="Seconds between polls.")
+    poll_window_days: int = Field(
+        default=14,
+        ge=1,
+        le=365,
+        description="Days before the last good poll that each poll pages back (late papers).",
+    )
+    backfill_limit: int = Field(
+        default=2000,
+        ge=1,
+        le=ARXIV_PAGING_CAP,
+        description="Most arXiv results a newly followed name may have.",
+    )
+    backfills_per_chat_hour: int = Field(
+        default=5, ge=1, description="New names one chat may look up on arXiv in an hour."
+    )
     log_level: LogLevel = "INFO"
 
     telegram_bot_token: SecretStr | None = None

@@ -25,6 +25,7 @@ from watcher.models import (
     PaperCategory,
     PaperMatch,
     PollState,
+    Subscription,
 )
 from watcher.outbox import enqueue_deliveries
 from watcher.rows import load_records
@@ -43,10 +44,17 @@ class Followed:
     last_error: str | None
     consecutive_failures: int
     next_poll: datetime | None
+    watched: bool = True
+    subscribers: int = 0
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+    @property
+    def polled(self) -> bool:
+        """Whether anyone wants its papers: the operator watches it, or a chat subscribes."""
+        return self.watched or self.subscribers > 0
 
     @property
     def backfilled(self) -> bool:
@@ -87,8 +95,13 @@ class Store:
 
     # -- followed authors ------------------------------------------------------------------
 
-    def follow(self, names: Sequence[str]) -> tuple[Followed, bool]:
-        """Follow a person (display name first, then aliases). Returns it and whether it is new."""
+    def follow(self, names: Sequence[str], *, watched: bool = True) -> tuple[Followed, bool]:
+        """Follow a person (display name first, then aliases). Returns it and whether it is new.
+
+        `watched`: the operator's (WATCH_AUTHORS, `arxiv-watcher follow`), polled whoever
+        subscribes. A chat's `/subscribe` passes False: polled while some chat subscribes.
+        Following never turns a watched author into an unwatched one.
+        """
         display, *aliases = names
         with Session(self.engine) as session:
             followed = session.exec(
@@ -96,11 +109,12 @@ class Store:
             ).first()
             created = followed is None
             if followed is None:
-                followed = FollowedAuthor(name=display, name_key=key_of(display))
+                followed = FollowedAuthor(name=display, name_key=key_of(display), watched=watched)
                 session.add(followed)
                 session.flush()
                 assert followed.id is not None
                 session.add(PollState(followed_author_id=followed.id))
+            followed.watched = followed.watched or watched
             known = {key_of(name) for name in followed.alias_list} | {followed.name_key}
             extra = [alias for alias in aliases if key_of(alias) not in known]
             if extra:
@@ -134,10 +148,16 @@ class Store:
             .group_by(col(PaperMatch.followed_author_id))
             .subquery()
         )
+        subscribers = (
+            select(Subscription.followed_author_id, func.count().label("n"))
+            .group_by(col(Subscription.followed_author_id))
+            .subquery()
+        )
         query = (
-            select(FollowedAuthor, PollState, counts.c.n)
+            select(FollowedAuthor, PollState, counts.c.n, subscribers.c.n)
             .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
             .outerjoin(counts, counts.c.followed_author_id == col(FollowedAuthor.id))
+            .outerjoin(subscribers, subscribers.c.followed_author_id == col(FollowedAuthor.id))
             .order_by(col(FollowedAuthor.name))
         )
         if ids is not None:
@@ -153,8 +173,10 @@ class Store:
                 last_error=state.last_error,
                 consecutive_failures=state.consecutive_failures,
                 next_poll=state.next_poll,
+                watched=author.watched,
+                subscribers=chats or 0,
             )
-            for author, state, count in session.exec(query).all()
+            for author, state, count, chats in session.exec(query).all()
         ]
 
     # -- poll state ------------------------------------------------------------------------
