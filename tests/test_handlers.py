@@ -89,7 +89,7 @@ class Bot:
 
 @asynccontextmanager
 async def running_service(
-    engine: Engine, database_url: str, *, arxiv_timeout: float = 2
+    engine: Engine, database_url: str, *, arxiv_timeout: float = 2, arxiv_min_interval: float = 0
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
     """The fakes, and the core on the real database after its first poll, as at a start."""
     with (
@@ -108,7 +108,7 @@ async def running_service(
         )
         async with ArxivClient(
             arxiv.url,
-            min_interval=0,
+            min_interval=arxiv_min_interval,
             timeout=arxiv_timeout,
             max_retries=1,
             backoff_base=0.01,
@@ -131,10 +131,13 @@ async def running_bot(
     *,
     budget: CommandBudget | None = None,
     arxiv_timeout: float = 2,
+    arxiv_min_interval: float = 0,
     rate_limiter: TelegramRateLimiter | None = None,
 ) -> AsyncIterator[Bot]:
     """The commands alone: the Application long-polling the fake, no delivery sender."""
-    async with running_service(engine, database_url, arxiv_timeout=arxiv_timeout) as (
+    async with running_service(
+        engine, database_url, arxiv_timeout=arxiv_timeout, arxiv_min_interval=arxiv_min_interval
+    ) as (
         telegram,
         arxiv,
         service,

@@ -1,0 +1,127 @@
+"""/subscribe is bounded: a name too broad is refused with its count, each chat may look up a few
+new names an hour, and a flood of made-up names costs few arXiv requests and holds up neither
+the scheduled poll nor other chats. Real bot, fake Bot API, fake arXiv, a real database."""
+
+from __future__ import annotations
+
+import asyncio
+import string
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+from bot.handlers.budget import BackfillBudget
+from tests.fakes.corpus import make_record
+from tests.test_handlers import USER, Bot, running_bot
+
+OTHER = USER + 1
+GENEROUS = 5.0  # seconds: a wait, never a measure of speed
+
+
+@pytest.fixture
+async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    async with running_bot(engine, database_url) as running:
+        yield running
+
+
+def made_up(number: int) -> str:
+    letters = string.ascii_lowercase
+    return f"Nobody {letters[number // 26].upper()}{letters[number % 26]}qx"
+
+
+def lookups(bot: Bot) -> int:
+    return sum(1 for r in bot.arxiv.api_requests() if r.params.get("max_results") == "1")
+
+
+async def test_a_name_with_more_results_than_the_limit_is_refused_with_the_count(
+    bot: Bot,
+) -> None:
+    moment = datetime(2026, 6, 1, tzinfo=UTC)
+    for number in range(2345):
+        bot.arxiv.add(
+            make_record(
+                arxiv_id=f"2606.{number:05d}",
+                published=moment - timedelta(hours=number),
+                authors=["Y. Wang", "Someone Else"],
+            )
+        )
+    papers, asked = bot.store.count(), len(bot.arxiv.api_requests())
+
+    answer = await bot.ask_one(USER, "/subscribe Y. Wang")
+
+    assert answer == (
+        "arXiv lists 2,345 papers under Y. Wang, more than one name may bring (at most 2,000), "
+        "so this chat does not follow it. A name that common is many people: try a fuller one, "
+        "with the given names spelled out as arXiv lists them (e.g. /subscribe Dezun Dong rather "
+        "than /subscribe D. Dong)."
+    )
+    assert len(bot.arxiv.api_requests()) == asked + 1
+    assert bot.store.find_followed("Y. Wang") is None
+    assert bot.chats.subscribed_ids(USER) == []
+    await bot.service.poller.poll(force=True)
+    assert bot.store.count() == papers  # nothing of it stored, then or later
+
+
+async def test_a_chats_sixth_new_name_within_an_hour_is_refused(bot: Bot) -> None:
+    for number in range(5):
+        answer = await bot.ask_one(USER, f"/subscribe {made_up(number)}")
+        assert answer.startswith("No arXiv papers by")
+    asked = len(bot.arxiv.api_requests())
+
+    sixth = await bot.ask_one(USER, "/subscribe Yemao Xu")
+
+    assert sixth == (
+        "This chat has looked up 5 new names on arXiv within the last hour, the most allowed. "
+        "Try again in 60 minutes; authors I already follow can be added now."
+    )
+    assert len(bot.arxiv.api_requests()) == asked
+    assert bot.store.find_followed("Yemao Xu") is None
+    # An author followed already costs arXiv nothing, so it is still allowed; other chats too.
+    known = await bot.ask_one(USER, "/subscribe Dezun Dong")
+    assert known.startswith("✅ This chat now follows Dezun Dong:")
+    elsewhere = await bot.ask_one(OTHER, "/subscribe Yemao Xu")
+    assert elsewhere.startswith("✅ This chat now follows Yemao Xu: arXiv lists 3 papers")
+
+
+async def test_fifty_made_up_names_cost_few_requests_and_hold_up_nobody(
+    engine: Engine, database_url: str
+) -> None:
+    # arXiv's pace slowed to 0.1 s a request, so that requests queued behind a flood would show.
+    async with running_bot(engine, database_url, arxiv_min_interval=0.1) as bot:
+        before = len(bot.arxiv.api_requests())
+        for number in range(50):
+            bot.telegram.user_sends(USER, f"/subscribe {made_up(number)}")
+        await bot.until(lambda: bot.telegram.sent(USER))  # the flood is being handled
+        scheduled = asyncio.create_task(bot.service.poller.poll(force=True))  # its round is due
+        other = await asyncio.wait_for(bot.ask_one(OTHER, "/subscriptions"), GENEROUS)
+        report = await asyncio.wait_for(scheduled, GENEROUS)
+        await bot.until(lambda: len(bot.telegram.sent(USER)) == 50)
+
+        requests = len(bot.arxiv.api_requests()) - before
+        print(f"\narXiv requests for 50 /subscribe of made-up names and one poll: {requests}")
+        assert other.startswith("This chat follows nobody yet.")
+        assert report.polled == ["Dezun Dong"] and report.failures == {}
+        assert lookups(bot) == 5
+        assert requests <= 5 + 1, f"{requests} arXiv requests"
+        texts = [m.text for m in bot.telegram.sent(USER)]
+        assert sum(t.startswith("No arXiv papers by") for t in texts) == 5
+        assert sum(t.startswith("This chat has looked up 5 new names") for t in texts) == 45
+        assert [f.name for f in bot.store.followed()] == ["Dezun Dong"]
+
+
+def test_the_look_up_budget_rolls_over_and_forgets_idle_chats() -> None:
+    now = [0.0]
+    budget = BackfillBudget(per_hour=2, clock=lambda: now[0], max_chats=3)
+
+    assert [budget.take(1), budget.take(1)] == [None, None]
+    assert budget.take(1) == 3600.0
+    now[0] = 1800.0
+    assert budget.take(1) == 1800.0
+    now[0] = 3600.0
+    assert budget.take(1) is None  # the first start is an hour old
+    for chat in range(2, 100):
+        now[0] += 3600.0
+        assert budget.take(chat) is None
+    assert budget.chats <= 3
