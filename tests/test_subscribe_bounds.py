@@ -125,3 +125,33 @@ def test_the_look_up_budget_rolls_over_and_forgets_idle_chats() -> None:
         now[0] += 3600.0
         assert budget.take(chat) is None
     assert budget.chats <= 3
+
+
+async def test_commands_are_answered_while_a_big_backfill_is_being_saved(bot: Bot) -> None:
+    moment = datetime(2026, 6, 1, tzinfo=UTC)
+    for number in range(1500):
+        bot.arxiv.add(
+            make_record(
+                arxiv_id=f"2606.{number:05d}",
+                published=moment - timedelta(hours=number),
+                authors=["Yu Wang"],
+            )
+        )
+    await bot.ask_one(USER, "/subscribe Yu Wang")
+    followed = bot.store.find_followed("Yu Wang")
+    assert followed is not None
+
+    def stored() -> int:
+        return bot.store.count(followed_ids=[followed.id])
+
+    backfill = asyncio.create_task(bot.service.poller.poll())  # the scheduler's next round
+    await bot.until(lambda: stored() > 0)  # the save has begun
+
+    answer = await bot.ask_one(OTHER, "/subscriptions")
+
+    during = stored()
+    print(f"\nanswered with {during} of 1500 papers stored")
+    assert answer.startswith("This chat follows nobody yet.")
+    assert during < 1500, "the command waited for the whole save"
+    report = await backfill
+    assert report.backfilled == 1500
