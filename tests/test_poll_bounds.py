@@ -13,6 +13,7 @@ from sqlalchemy import Engine, text
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from watcher.chats import Chats
+from watcher.cli import describe_followed
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox
 from watcher.poll import Poller
@@ -193,3 +194,16 @@ async def test_a_big_backfill_is_saved_in_many_short_transactions(
             ).scalar_one()
         print(f"transactions that inserted the 1000 papers: {transactions}")
         assert transactions >= 5
+
+
+def test_the_operator_following_a_chats_author_keeps_it_polled(engine: Engine) -> None:
+    store = Store(engine)
+    brought, created = store.follow(["Yemao Xu"], watched=False)
+    assert created and not brought.polled
+    assert describe_followed(brought).endswith(
+        "; not polled: no chat subscribes any more (its papers stay)"
+    )
+
+    followed, created = store.follow(["Yemao Xu"])  # `arxiv-watcher follow`, WATCH_AUTHORS
+    assert not created and followed.watched and followed.polled
+    assert store.follow(["Yemao Xu"], watched=False)[0].watched  # a chat never unwatches it

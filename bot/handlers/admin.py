@@ -61,6 +61,8 @@ def _author_line(followed: Followed) -> str:
         f"• {html.escape(followed.name)}: {papers(followed.record_count)}, "
         f"last success {when(followed.last_success)}"
     )
+    if not followed.polled:
+        line += "; not polled (no subscribers)"
     if followed.consecutive_failures:
         line += (
             f"; {followed.consecutive_failures} failed in a row, last: "

@@ -2,6 +2,11 @@
 
 The store is synchronous (SQLModel sessions). Async callers hand each call to one dedicated
 thread, so the event loop never blocks on the database and SQLite never sees two writers.
+
+Calls run one at a time, first come first served, so every call is also a wait for all the
+callers queued behind it: the bot's commands, the sender, the poll. Keep each call short (about
+0.1 s at most); long work is split into several calls, as the poll saves a big fetch in parts
+(`watcher.poll`), so that others are served between them.
 """
 
 from __future__ import annotations

@@ -266,6 +266,8 @@ def describe_followed(followed: Followed) -> str:
     state = f"{followed.record_count} records, last success {ago(followed.last_success)}"
     if followed.consecutive_failures:
         state += f", {followed.consecutive_failures} failure(s) in a row: {followed.last_error}"
+    if not followed.polled:
+        state += "; not polled: no chat subscribes any more (its papers stay)"
     return f"{followed.name}{aliases}: {state}"
 
 
@@ -281,7 +283,7 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     except ConfigError as error:
         print(f"unhealthy: {error}")
         return 1
-    successes = [f.last_success for f in followed if f.last_success]
+    successes = [f.last_success for f in followed if f.last_success and f.polled]
     limit = timedelta(seconds=2 * settings.poll_interval)
     if not successes:
         print("unhealthy: no successful poll yet")
