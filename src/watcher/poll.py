@@ -45,7 +45,7 @@ DEFAULT_BACKFILL_LIMIT = 2000
 # among them) waits for the one database thread meanwhile. Records per transaction adapt to the
 # measured pace, within these bounds.
 SAVE_TARGET = 0.1
-SAVE_CHUNK_FIRST, SAVE_CHUNK_MIN, SAVE_CHUNK_MAX = 20, 5, 500
+SAVE_CHUNK_FIRST, SAVE_CHUNK_MIN, SAVE_CHUNK_MAX = 10, 5, 500
 
 
 @dataclass(slots=True)
@@ -222,8 +222,10 @@ class Poller:
             total.revisions.extend(part.revisions)
             total.silent += part.silent
             if len(chunk) == self._save_chunk:
+                # At most double at a time: one quick transaction is no proof of the next.
                 pace = len(chunk) * SAVE_TARGET / max(took, 1e-3)
-                self._save_chunk = int(max(SAVE_CHUNK_MIN, min(SAVE_CHUNK_MAX, pace)))
+                size = min(pace, 2 * len(chunk), SAVE_CHUNK_MAX)
+                self._save_chunk = int(max(SAVE_CHUNK_MIN, size))
         return total
 
     async def _fetch_page(self, query: str, start: int) -> Page:
