@@ -207,3 +207,61 @@ def test_the_operator_following_a_chats_author_keeps_it_polled(engine: Engine) -
     followed, created = store.follow(["Yemao Xu"])  # `arxiv-watcher follow`, WATCH_AUTHORS
     assert not created and followed.watched and followed.polled
     assert store.follow(["Yemao Xu"], watched=False)[0].watched  # a chat never unwatches it
+
+
+POISON = "2611.00030"
+_POISON_SQL = {
+    "sqlite": [
+        f"CREATE TRIGGER poison BEFORE INSERT ON paper WHEN NEW.arxiv_id = '{POISON}' "
+        "BEGIN SELECT RAISE(ABORT, 'poisoned'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION poison() RETURNS trigger AS $$ BEGIN "
+        f"IF NEW.arxiv_id = '{POISON}' THEN RAISE EXCEPTION 'poisoned'; END IF; "
+        "RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER poison BEFORE INSERT ON paper FOR EACH ROW EXECUTE FUNCTION poison()",
+    ],
+}
+
+
+async def test_a_save_failing_midway_loses_nothing_and_doubles_nothing(
+    engine: Engine, fake: FakeArxiv, client: ArxivClient
+) -> None:
+    for record in dezun_dong_records():
+        fake.add(record)
+    store, chats, outbox = Store(engine), Chats(engine), Outbox(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    chats.seen(CHAT, kind="private")
+    chats.subscribe(CHAT, followed.id)
+    watcher = poller(store, client)
+    await watcher.poll()
+    fresh = [paper(n, age=timedelta(hours=n), authors=["Dezun Dong"]) for n in range(60)]
+    for record in fresh:
+        fake.add(record)
+    # The database refuses one paper in the middle: its part of the save fails, as a crash or
+    # a conflict with another process would make it.
+    with engine.begin() as connection:
+        for statement in _POISON_SQL[engine.dialect.name]:
+            connection.execute(text(statement))
+    (before,) = store.followed()
+
+    failed = await watcher.poll(force=True)
+
+    assert "Dezun Dong" in failed.failures
+    stored_first = {r.arxiv_id for r in failed.new}
+    assert 0 < len(stored_first) < 60 and POISON not in stored_first
+    assert {d.record.arxiv_id for d in outbox.due(limit=100)} == stored_first
+    (after,) = store.followed()
+    assert after.last_success == before.last_success  # the window's reference stays put
+    with engine.begin() as connection:
+        on_table = " ON paper" if engine.dialect.name == "postgresql" else ""
+        connection.execute(text(f"DROP TRIGGER poison{on_table}"))
+
+    redone = await watcher.poll(force=True)
+
+    assert redone.failures == {}
+    stored_then = {r.arxiv_id for r in redone.new}
+    assert stored_first.isdisjoint(stored_then)
+    assert stored_first | stored_then == {r.arxiv_id for r in fresh}
+    due = [d.record.arxiv_id for d in outbox.due(limit=1000)]
+    assert sorted(due) == sorted(r.arxiv_id for r in fresh)  # each once

@@ -127,10 +127,11 @@ class Poller:
             return
         announce_for = frozenset(f.id for f in group if f.backfilled)
         try:
-            saved = await self._save(matched, announce_for=announce_for)
+            saved = await self._save(matched, announce_for=announce_for, report=report)
         except SQLAlchemyError as error:
             # Most likely another process (a CLI `poll` beside the service) saved the same
-            # papers first; the transaction rolled back whole, and the next poll sees them.
+            # papers first; that part rolled back, those before it stay (and are reported),
+            # and the next poll, not yet counted a success, stores the rest.
             log.warning(
                 "saving the poll of %s failed, retried next poll: %s",
                 names,
@@ -150,9 +151,6 @@ class Poller:
             saved.silent,
         )
         report.polled.extend(f.name for f in group)
-        report.new.extend(saved.new)
-        report.revisions.extend(saved.revisions)
-        report.backfilled += saved.silent
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""
@@ -202,13 +200,15 @@ class Poller:
         return page.total_results if page.total_results is not None else len(page.records)
 
     async def _save(
-        self, matched: list[MatchedRecord], *, announce_for: frozenset[int]
+        self, matched: list[MatchedRecord], *, announce_for: frozenset[int], report: PollReport
     ) -> SaveResult:
         """Store what a fetch found in short transactions, one database call each.
 
         Between two of them the database thread serves whoever else waits (a command, the
         sender), so a big backfill never makes them wait more than about `SAVE_TARGET`. Each
         part is idempotent: after a crash the poll is redone and stores only what is missing.
+        What each stored part found goes into `report` at once: should a later part fail, the
+        earlier ones' news is still reported (it is not new at the next poll).
         """
         total = SaveResult()
         done = 0
@@ -218,9 +218,11 @@ class Poller:
             part = await in_db_thread(self.store.save_records, chunk, announce_for=announce_for)
             took = time.perf_counter() - began
             done += len(chunk)
-            total.new.extend(part.new)
-            total.revisions.extend(part.revisions)
+            for found in (total, report):
+                found.new.extend(part.new)
+                found.revisions.extend(part.revisions)
             total.silent += part.silent
+            report.backfilled += part.silent
             if len(chunk) == self._save_chunk:
                 # At most double at a time: one quick transaction is no proof of the next.
                 pace = len(chunk) * SAVE_TARGET / max(took, 1e-3)
