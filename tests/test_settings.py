@@ -28,6 +28,8 @@ def test_defaults() -> None:
     assert str(settings.arxiv_api_url) == "https://export.arxiv.org/api/query"
     assert settings.arxiv_min_interval == 3.0
     assert settings.telegram_bot_token is None
+    assert (settings.poll_window_days, settings.backfill_limit) == (14, 2000)
+    assert settings.backfills_per_chat_hour == 5
 
 
 def test_watch_authors_with_aliases_and_admins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,6 +58,9 @@ def test_dotenv_file_is_read(tmp_path: Path) -> None:
         ("WATCH_AUTHORS", "x" * 101),
         ("WATCH_AUTHORS", "Dezun Dong;!!!"),
         ("TELEGRAM_BOT_TOKEN", "not-a-token"),
+        ("POLL_WINDOW_DAYS", "0"),
+        ("BACKFILL_LIMIT", "30001"),  # deeper than arXiv's API can page
+        ("BACKFILLS_PER_CHAT_HOUR", "0"),
     ],
 )
 def test_a_bad_value_names_its_variable(
