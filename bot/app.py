@@ -21,7 +21,7 @@ from typing import Any
 from telegram import BotCommand, Update
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseUpdateProcessor
 
-from bot.handlers import CommandBudget, register
+from bot.handlers import LOOKUP_PATIENCE, CommandBudget, register
 from watcher.errors import ConfigError
 from watcher.service import ServiceContext
 
@@ -105,6 +105,7 @@ def build_application(
     rate_limiter: BaseRateLimiter[Any] | None = None,
     command_budget: CommandBudget | None = None,
     on_chat_back: Callable[[], None] | None = None,
+    lookup_patience: float = LOOKUP_PATIENCE,
 ) -> BotApplication:
     """The bot, with every command registered and one error handler; not yet started.
 
@@ -122,5 +123,11 @@ def build_application(
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
     application: BotApplication = builder.build()
-    register(application, context, budget=command_budget, on_chat_back=on_chat_back)
+    register(
+        application,
+        context,
+        budget=command_budget,
+        on_chat_back=on_chat_back,
+        lookup_patience=lookup_patience,
+    )
     return application

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
 from bot.frontend import TelegramFrontend
-from bot.handlers import HELP, SORRY, CommandBudget
+from bot.handlers import HELP, LOOKUP_PATIENCE, SORRY, CommandBudget
 from bot.handlers.common import fit_reply
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
@@ -133,6 +133,7 @@ async def running_bot(
     arxiv_timeout: float = 2,
     arxiv_min_interval: float = 0,
     rate_limiter: TelegramRateLimiter | None = None,
+    lookup_patience: float = LOOKUP_PATIENCE,
 ) -> AsyncIterator[Bot]:
     """The commands alone: the Application long-polling the fake, no delivery sender."""
     async with running_service(
@@ -146,6 +147,7 @@ async def running_bot(
             service,
             command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1),
             rate_limiter=rate_limiter,
+            lookup_patience=lookup_patience,
         )
         await app.initialize()
         await app.start()

@@ -155,3 +155,19 @@ async def test_commands_are_answered_while_a_big_backfill_is_being_saved(bot: Bo
     assert during < 1500, "the command waited for the whole save"
     report = await backfill
     assert report.backfilled == 1500
+
+
+async def test_a_chat_is_not_kept_waiting_while_arxiv_is_slow_to_count_a_name(
+    engine: Engine, database_url: str
+) -> None:
+    async with running_bot(engine, database_url, arxiv_timeout=30, lookup_patience=1) as bot:
+        bot.arxiv.inject("timeout")  # arXiv sits on the request far longer than a chat may wait
+
+        answer = await bot.ask_one(USER, "/subscribe Yemao Xu")
+
+        assert answer == (
+            "⚠️ arXiv is slow to answer just now, so this chat does not follow Yemao Xu yet. "
+            "Please try again in a few minutes."
+        )
+        assert bot.store.find_followed("Yemao Xu") is None
+        assert bot.chats.subscribed_ids(USER) == []

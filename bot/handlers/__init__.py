@@ -37,14 +37,22 @@ from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
 from bot.handlers.questions import Questions
-from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.subscriptions import LOOKUP_PATIENCE, Subscriptions
 from bot.handlers.welcome import HELP, Welcome
 from watcher.service import ServiceContext
 
 if TYPE_CHECKING:
     from bot.app import BotApplication
 
-__all__ = ["HELP", "SLOW_DOWN", "SORRY", "CommandBudget", "keyboard", "register"]
+__all__ = [
+    "HELP",
+    "LOOKUP_PATIENCE",
+    "SLOW_DOWN",
+    "SORRY",
+    "CommandBudget",
+    "keyboard",
+    "register",
+]
 
 # New messages and channel posts; an edited message is not a new command.
 _FRESH = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
@@ -57,6 +65,7 @@ def register(
     *,
     budget: CommandBudget | None = None,
     on_chat_back: Callable[[], None] | None = None,
+    lookup_patience: float = LOOKUP_PATIENCE,
 ) -> None:
     """Attach every command, the gate before them, and the error handler to `application`.
 
@@ -65,7 +74,7 @@ def register(
     """
     membership = Membership(service.chats, on_chat_back=on_chat_back)
     welcome = Welcome(service)
-    subscriptions = Subscriptions(service)
+    subscriptions = Subscriptions(service, lookup_patience=lookup_patience)
     questions = Questions(service)
     admin = Admin(service)
 

@@ -11,6 +11,7 @@ and the poller fetches the history at its next round. Each chat may start at mos
 
 from __future__ import annotations
 
+import asyncio
 import html
 
 from telegram import Update
@@ -37,13 +38,21 @@ from watcher.errors import ArxivError
 from watcher.service import ServiceContext
 from watcher.store import Followed
 
+# Seconds a /subscribe waits for arXiv's count of a new name, its turn on the polite client
+# included (a poll's request may hold it, with retries, for minutes while arXiv struggles):
+# past that, the chat is told to try again rather than left waiting.
+LOOKUP_PATIENCE = 60.0
+
 
 class Subscriptions(ServiceHandlers):
     """The commands that change or show what a chat follows."""
 
-    def __init__(self, service: ServiceContext) -> None:
+    def __init__(
+        self, service: ServiceContext, *, lookup_patience: float = LOOKUP_PATIENCE
+    ) -> None:
         super().__init__(service)
         self.backfills = BackfillBudget(per_hour=service.settings.backfills_per_chat_hour)
+        self.lookup_patience = lookup_patience
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME]: follow the watched authors, or one more author."""
@@ -114,7 +123,11 @@ class Subscriptions(ServiceHandlers):
             return
         if followed is None:
             try:
-                total = await self.service.poller.count_results([name])
+                async with asyncio.timeout(self.lookup_patience):
+                    total = await self.service.poller.count_results([name])
+            except TimeoutError:
+                await reply(update, context, _too_slow(name))
+                return
             except ArxivError as error:
                 await reply(update, context, _unreachable(name, error))
                 return
@@ -314,6 +327,13 @@ def _unreachable(name: str, error: ArxivError) -> str:
     return (
         f"⚠️ I could not reach arXiv just now ({html.escape(str(error)[:200])}), so this chat "
         f"does not follow <b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+    )
+
+
+def _too_slow(name: str) -> str:
+    return (
+        f"⚠️ arXiv is slow to answer just now, so this chat does not follow "
+        f"<b>{html.escape(name)}</b> yet. Please try again in a few minutes."
     )
 
 
