@@ -129,3 +129,33 @@ def test_recent_and_subject_answer_from_the_store(
         "'cs.xyz' is not an arXiv category. Did you mean cs.SY, cs.CY? /subjects lists the ones "
         "with papers."
     )
+
+
+def test_a_new_names_history_is_fetched_at_once_not_at_the_next_round(
+    tmp_path: Path, database_url: str
+) -> None:
+    with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN) as telegram:
+        service = ServiceProcess(
+            cwd=tmp_path,
+            DATABASE_URL=database_url,
+            ARXIV_API_URL=arxiv.url,
+            ARXIV_MIN_INTERVAL="0",
+            POLL_INTERVAL="3600",  # the scheduler's next round is a minute away
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_API_URL=telegram.base_url,
+        )
+        try:
+            service.wait_for(lambda: "stored silently" in service.output)
+            service.wait_for(lambda: bool(telegram.commands))
+            telegram.user_sends(31, "/subscribe Yemao Xu")
+            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 1, timeout=20)
+            assert texts(telegram, 31)[0].startswith("✅ This chat now follows Yemao Xu: arXiv")
+
+            service.wait_for(lambda: "polled Yemao Xu" in service.output, timeout=20)
+            telegram.user_sends(31, "/recent")
+            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 2, timeout=20)
+            assert "OD-SGD" in texts(telegram, 31)[1]
+        finally:
+            code = service.stop()
+        assert code == 0, service.output
+        assert "Traceback" not in service.output

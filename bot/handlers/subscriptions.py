@@ -5,7 +5,8 @@ In groups only administrators may change these (`refuse_non_admin`); anyone may 
 /subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
 (its number of results, run as a task of its own so the chat is served meanwhile): no results,
 or more than `BACKFILL_LIMIT`, and the name is refused; otherwise the chat subscribes at once
-and the poller fetches the history at its next round. Each chat may start at most
+and the poller is asked for a round now (`Poller.poll_soon`) to fetch the history, the answer
+not waiting for it. Each chat may start at most
 `BACKFILLS_PER_CHAT_HOUR` such look-ups (or restarts of an author nobody polled) an hour.
 """
 
@@ -135,9 +136,11 @@ class Subscriptions(ServiceHandlers):
             if refusal is not None:
                 await reply(update, context, refusal)
                 return
-            await reply(update, context, await in_db_thread(self._follow_new, chat_id, name, total))
-            return
-        await reply(update, context, await in_db_thread(self._subscribe_paused, chat_id, followed))
+            answer = await in_db_thread(self._follow_new, chat_id, name, total)
+        else:
+            answer = await in_db_thread(self._subscribe_paused, chat_id, followed)
+        self.service.poller.poll_soon()  # its history now, not at the next round
+        await reply(update, context, answer)
 
     def _prepare_follow(self, chat_id: int, name: str) -> str | Followed | None:
         """Database thread: the author already followed under that name (None if nobody follows

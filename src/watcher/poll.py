@@ -83,6 +83,14 @@ class Poller:
         self.clock = clock
         self._lock = asyncio.Lock()
         self._save_chunk = SAVE_CHUNK_FIRST
+        # Set by whoever schedules the polls (the service): runs a round as soon as it can.
+        self.on_poll_soon: Callable[[], None] | None = None
+
+    def poll_soon(self) -> None:
+        """Ask for a round now rather than at the next tick: an author was just followed and
+        its history is wanted. Without a scheduler (tests, the CLI) it waits for the next poll."""
+        if self.on_poll_soon is not None:
+            self.on_poll_soon()
 
     async def poll(self, *, only: Sequence[int] | None = None, force: bool = False) -> PollReport:
         """Poll the due authors (all of them with `force`, or just the ids in `only`)."""

@@ -147,6 +147,19 @@ async def run_service(settings: Settings) -> None:
             misfire_grace_time=None,
         )
         scheduler.start()
+
+        def poll_soon() -> None:
+            # A one-off round beside the interval job; the poll lock runs them one at a time,
+            # and the one-off waiting is replaced, so many requests make one extra round.
+            scheduler.add_job(
+                poll_and_notify,
+                id="poll-soon",
+                replace_existing=True,
+                max_instances=2,
+                misfire_grace_time=None,
+            )
+
+        context.poller.on_poll_soon = poll_soon
         log.info(
             "arxiv-watcher running: watching %s, polling every %ss",
             "; ".join(settings.watch_authors),
