@@ -6,8 +6,8 @@ In groups only administrators may change these (`refuse_non_admin`); anyone may 
 (its number of results, run as a task of its own so the chat is served meanwhile): no results,
 or more than `BACKFILL_LIMIT`, and the name is refused; otherwise the chat subscribes at once
 and the poller is asked for a round now (`Poller.poll_soon`) to fetch the history, the answer
-not waiting for it. Each chat may start at most
-`BACKFILLS_PER_CHAT_HOUR` such look-ups (or restarts of an author nobody polled) an hour.
+not waiting for it. Each chat may start at most `BACKFILLS_PER_CHAT_HOUR` such look-ups (or
+restarts of an author nobody polled) an hour.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class Subscriptions(ServiceHandlers):
         """Database thread: follow a name arXiv knows, for this chat; the answer."""
         followed, created = self.store.follow([name], watched=False)
         if not self._subscribe(chat_id, followed.id):
-            if created:
+            if created and self.chats.subscribers(followed.id) == 0:
                 self.store.unfollow(followed.id)  # leave no trace of a name nobody follows
             return _full_message()
         return (
