@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Test processes at once: most tests wait on sockets and subprocesses, so more than the cores pay.
+TEST_WORKERS ?= 4
 
 .PHONY: run test test-sqlite test-postgres lint typecheck bench install clean
 
@@ -22,11 +24,11 @@ run: $(STAMP)
 test: lint typecheck test-sqlite test-postgres
 
 test-sqlite: $(STAMP)
-	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q
+	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 test-postgres: $(STAMP)
 	scripts/ensure-postgres
-	TEST_DATABASE=postgres $(BIN)/python -m pytest -q
+	TEST_DATABASE=postgres $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
