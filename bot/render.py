@@ -48,6 +48,7 @@ _AUTHOR_NAME_LIMIT = 80
 _ALL_AUTHORS_UP_TO = 10  # longer lists show the first few, the marked ones, and a count
 _LEADING_AUTHORS = 5
 _CATEGORIES_LIMIT = 300
+_CLASS_LIMIT = 200  # an ACM or MSC class line
 _COMMENT_LIMIT = 300
 _ID_LIMIT = 40
 _URL_LIMIT = 300
@@ -272,6 +273,9 @@ def _paper_lines(
     lines.append(
         _Line((_Span("📂 " + _clip(_categories_text(record, category_name), _CATEGORIES_LIMIT)),))
     )
+    for label, value in (("MSC", record.msc_class), ("ACM", record.acm_class)):
+        if value and value.strip():
+            lines.append(_Line((_Span(f"🏷 {label}: " + _clip(value, _CLASS_LIMIT)),)))
     if kind == "new" or (kind == "lookup" and record.version == 1):
         dates = f"📅 Submitted {record.published:%Y-%m-%d}"
     else:

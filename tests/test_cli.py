@@ -35,6 +35,8 @@ JSON_KEYS = {
     "doi",
     "comment",
     "journal_ref",
+    "acm_class",
+    "msc_class",
 }
 
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 from sqlmodel import SQLModel
 
 import watcher.models  # noqa: F401  (registers the tables)
 from watcher.db import alembic_config, create_db_engine, pending_migrations, upgrade
+from watcher.store import Store
 
 
 def differences(engine: Engine) -> list[object]:
@@ -26,7 +29,7 @@ def test_autogenerate_finds_no_difference_after_upgrade(engine: Engine) -> None:
 def test_an_empty_database_has_every_migration_pending(database_url: str) -> None:
     engine = create_db_engine(database_url)
     try:
-        assert pending_migrations(engine) == ["0001", "0002", "0004"]
+        assert pending_migrations(engine) == ["0001", "0002", "0004", "0003"]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
         assert pending_migrations(engine) == []
@@ -40,3 +43,47 @@ def test_downgrade_to_base_and_up_again(engine: Engine) -> None:
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     command.upgrade(config, "head")
     assert differences(engine) == []
+
+
+def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
+    """Widening columns rebuilds tables on SQLite: no row (nor any row referring to one) is lost,
+    and every stored author gets the digest that keeps names unique."""
+    engine = create_db_engine(database_url)
+    try:
+        config = alembic_config(engine)
+        command.upgrade(config, "0002")
+        stamp = "2026-01-02 03:04:05+00:00"
+        with engine.begin() as connection:
+            for statement in (
+                "INSERT INTO author (id, name) VALUES (1, 'Dezun Dong'), (2, 'Ann Other')",
+                "INSERT INTO paper (id, arxiv_id, version, title, abstract, primary_category, "
+                "published, updated, abs_url, pdf_url, first_seen) VALUES (1, '2601.00001', 1, "
+                f"'T', 'A', 'cs.DC', '{stamp}', '{stamp}', 'https://a', 'https://p', '{stamp}')",
+                "INSERT INTO paper_category (paper_id, category, position) VALUES (1, 'cs.DC', 0)",
+                "INSERT INTO paper_author (paper_id, position, author_id) VALUES (1, 0, 2), "
+                "(1, 1, 1)",
+                "INSERT INTO followed_author (id, name, name_key, aliases, created) VALUES "
+                f"(1, 'Dezun Dong', 'dezun dong', '', '{stamp}')",
+                "INSERT INTO paper_match (paper_id, followed_author_id, version) VALUES (1, 1, 1)",
+                "INSERT INTO chat (id, kind, active, notify_revisions, created) VALUES "
+                f"(5, 'private', true, false, '{stamp}')",
+                "INSERT INTO delivery (chat_id, paper_id, version, kind, status, attempts, "
+                f"next_attempt, created) VALUES (5, 1, 1, 'new', 'pending', 0, '{stamp}', "
+                f"'{stamp}')",
+            ):
+                connection.execute(text(statement))
+        upgrade(engine)
+        assert differences(engine) == []
+        with engine.connect() as connection:
+            for table in ("paper", "paper_category", "paper_author", "paper_match", "delivery"):
+                count = connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+                assert count >= 1, table
+            digests = dict(connection.execute(text("SELECT name, name_digest FROM author")).all())
+        assert digests == {
+            name: hashlib.sha256(name.encode()).hexdigest() for name in ("Dezun Dong", "Ann Other")
+        }
+        record = Store(engine).paper("2601.00001")
+        assert record is not None
+        assert record.author_names == ["Ann Other", "Dezun Dong"]
+    finally:
+        engine.dispose()

@@ -2,6 +2,9 @@
 
 Papers are unique on their arXiv id and keep their current version. A paper's authors are an
 ordered link to `author`; `paper_match` says which followed authors a paper belongs to.
+No text arXiv sends is held in a column of limited length: titles, names, links, DOIs and ACM/MSC
+classes have none worth relying on. Where such text must be unique (an author's name), a digest
+of it is, because PostgreSQL cannot index a value of more than about 2.7 kB.
 Chats, subscriptions and deliveries are the front end's outbox: a delivery row is written in the
 same transaction that stores a new paper, and is marked sent only once the far side confirmed it.
 """
@@ -57,29 +60,37 @@ class Paper(SQLModel, table=True):
     version: int
     title: str = Field(sa_type=Text)
     abstract: str = Field(sa_type=Text)
-    primary_category: str = Field(max_length=32)
+    primary_category: str = Field(sa_type=Text)
     published: datetime = Field(sa_column=_timestamp(index=True))
     updated: datetime = Field(sa_column=_timestamp())
-    abs_url: str = Field(max_length=255)
-    pdf_url: str = Field(max_length=255)
+    abs_url: str = Field(sa_type=Text)
+    pdf_url: str = Field(sa_type=Text)
     comment: str | None = Field(default=None, sa_type=Text)
     journal_ref: str | None = Field(default=None, sa_type=Text)
-    doi: str | None = Field(default=None, max_length=255)
+    doi: str | None = Field(default=None, sa_type=Text)
+    # Free text as the authors wrote it ("H.5.4; H.3.5", "Primary 05C50; Secondary 05C85"):
+    # shown with the paper, never counted as categories.
+    acm_class: str | None = Field(default=None, sa_type=Text)
+    msc_class: str | None = Field(default=None, sa_type=Text)
     first_seen: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 
 class PaperCategory(SQLModel, table=True):
-    """Every category of a paper, the primary one included; `position` 0 is the primary."""
+    """Every arXiv taxonomy category of a paper, the primary one included; `position` 0 is the
+    primary. Only terms shaped like a category id get here (`taxonomy.is_category_id`)."""
 
     __tablename__ = "paper_category"
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
-    category: str = Field(max_length=32, primary_key=True, index=True)
+    category: str = Field(sa_type=Text, primary_key=True, index=True)
     position: int
 
 
 class Author(SQLModel, table=True):
+    """A name as arXiv writes it. `name_digest` (SHA-256 of the name, hex) keeps names unique."""
+
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=512, unique=True)
+    name: str = Field(sa_type=Text)
+    name_digest: str = Field(max_length=64, unique=True)
 
 
 class PaperAuthor(SQLModel, table=True):

@@ -20,18 +20,22 @@ import feedparser
 
 from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.records import Author, Record
+from watcher.taxonomy import is_category_id
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"
 _ERROR_ID_PREFIXES = ("https://arxiv.org/api/errors#", "http://arxiv.org/api/errors#")
 
 # New-style ids are YYMM.NNNN(N); old-style ids are archive[.SC]/YYMMNNN ("math.GT/0309136").
+# The archive is bounded so that no id can outgrow the store's column (64 characters).
 _ID_PATTERN = re.compile(
-    r"(?P<id>\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})"
+    r"(?P<id>\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}|[a-z][a-z-]{0,31}(?:\.[A-Z]{2})?/\d{7})"
     r"(?:v(?P<version>[1-9]\d*))?"
 )
 _URL_PREFIX = re.compile(r"(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?P<kind>abs|pdf)/)")
 _ARXIV_PREFIX = "arxiv:"
+# An MSC 2020 code: "05C50", "68Mxx", "68-XX", "11-02". A class term holding one is an MSC class.
+_MSC_CODE = re.compile(r"(?<![0-9A-Za-z])\d\d(?:[A-Z]\d\d|[A-Z]xx|-XX|-xx|-\d\d)(?![0-9A-Za-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +159,18 @@ def _record_from_entry(
         raise ArxivBadFeed(f"entry id {entry_id!r} carries no version", url=url)
     versioned_id = f"{arxiv_id}v{version}"
 
-    categories = _categories(entry)
-    primary = _primary_category(entry) or (categories[0] if categories else "")
+    terms = _category_terms(entry)
+    given_primary = _primary_category(entry)
+    if given_primary and given_primary not in terms:
+        terms.insert(0, given_primary)
+    categories = [term for term in terms if is_category_id(term)]
+    primary = given_primary if is_category_id(given_primary) else ""
+    primary = primary or (categories[0] if categories else "")
     if not primary:
-        raise ArxivBadFeed(f"entry {versioned_id} has no category", url=url)
-    if primary not in categories:
-        categories.insert(0, primary)
+        raise ArxivBadFeed(f"entry {versioned_id} has no arXiv category", url=url)
+    categories.remove(primary)
+    categories.insert(0, primary)
+    acm_class, msc_class = _classes([term for term in terms if not is_category_id(term)])
 
     return Record(
         arxiv_id=arxiv_id,
@@ -177,6 +187,8 @@ def _record_from_entry(
         comment=_optional_text(entry, "arxiv_comment"),
         journal_ref=_optional_text(entry, "arxiv_journal_ref"),
         doi=_optional_text(entry, "arxiv_doi"),
+        acm_class=acm_class,
+        msc_class=msc_class,
     )
 
 
@@ -197,19 +209,32 @@ def _authors(
     )
 
 
-def _categories(entry: Mapping[str, Any]) -> list[str]:
-    categories: list[str] = []
+def _category_terms(entry: Mapping[str, Any]) -> list[str]:
+    """Every `category term=` of the entry, in order, once each, whitespace normalised."""
+    terms: list[str] = []
     for tag in entry.get("tags", []):
-        term = str(tag.get("term") or "").strip()
-        if term and term not in categories:
-            categories.append(term)
-    return categories
+        term = normalise_whitespace(str(tag.get("term") or ""))
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+def _classes(terms: list[str]) -> tuple[str | None, str | None]:
+    """(ACM class, MSC class) from the category terms that are not arXiv categories.
+
+    arXiv lists the authors' `acm-class` and `msc-class` fields as one term each. A term with
+    an MSC code in it is the MSC class; any other free text is the ACM class (its codes,
+    "H.5.4", or the words of the 2012 ACM classification).
+    """
+    acm = [term for term in terms if not _MSC_CODE.search(term)]
+    msc = [term for term in terms if _MSC_CODE.search(term)]
+    return "; ".join(acm) or None, "; ".join(msc) or None
 
 
 def _primary_category(entry: Mapping[str, Any]) -> str:
     primary = entry.get("arxiv_primary_category")
     if isinstance(primary, Mapping):
-        return str(primary.get("term") or "").strip()
+        return normalise_whitespace(str(primary.get("term") or ""))
     return ""
 
 

@@ -9,9 +9,10 @@ stores its history silently, and is refused after one request when arXiv lists m
 `BACKFILL_LIMIT` results. What a fetch found is saved in short transactions (about
 `SAVE_TARGET` each), so the one database thread never stays busy long; the poll counts as a
 success only once every part is stored, and saves are idempotent, so a crash between them
-redoes the poll safely. One group's failure is recorded in its authors' poll state (with a
-growing delay before the next try) and does not stop the others. Only authors someone wants
-are polled: the operator's, and those some chat subscribes to.
+redoes the poll safely. One group's failure, whatever its cause (arXiv, a failed save, a bug),
+is recorded in its authors' poll state with its real cause and a growing but capped delay
+before the next try, and never stops the other groups. Only authors someone wants are polled:
+the operator's, and those some chat subscribes to.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 log = logging.getLogger(__name__)
 
-RETRY_FIRST = timedelta(seconds=60)
+RETRY_FIRST = 60.0  # seconds before the first retry of a failed poll (POLL_RETRY_FIRST)
+# The doubling stops here: 2**62 times any delay is far past any cap, and a float does not
+# overflow on it, however many failures in a row there were.
+_MAX_DOUBLINGS = 62
+_MAX_ERROR_LENGTH = 500  # of the cause kept in the poll state and logged
 # A first poll asks this many more times before it believes an empty first page.
 EMPTY_FIRST_PAGE_RETRIES = 2
 DEFAULT_WINDOW = timedelta(days=14)
@@ -46,6 +51,33 @@ DEFAULT_BACKFILL_LIMIT = 2000
 # measured pace, within these bounds.
 SAVE_TARGET = 0.1
 SAVE_CHUNK_FIRST, SAVE_CHUNK_MIN, SAVE_CHUNK_MAX = 10, 5, 500
+
+
+def retry_delay(failures: int, *, first: float, cap: timedelta) -> timedelta:
+    """The wait after `failures` failed polls in a row: `first` seconds, doubling each time,
+    never more than `cap`. Computed in floats on a capped exponent, so it cannot overflow."""
+    doublings = min(max(failures - 1, 0), _MAX_DOUBLINGS)
+    return timedelta(seconds=min(first * 2.0**doublings, cap.total_seconds()))
+
+
+def failure_cause(error: BaseException) -> str:
+    """One short line saying why a poll failed: for a database error the driver's own message
+    (SQLAlchemy's wrapper leads with hints such as the autoflush one, and quotes every
+    parameter), for anything unexpected its type too."""
+    if isinstance(error, ArxivError):
+        text = str(error)
+    elif isinstance(error, SQLAlchemyError):
+        original = getattr(error, "orig", None)
+        cause = original if original is not None else error
+        text = f"saving failed: {type(cause).__name__}: {_first_line(cause)}"
+    else:
+        text = f"{type(error).__name__}: {_first_line(error)}"
+    return text if len(text) <= _MAX_ERROR_LENGTH else text[: _MAX_ERROR_LENGTH - 1] + "…"
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return lines[0].strip() if lines else "(no message)"
 
 
 @dataclass(slots=True)
@@ -71,11 +103,13 @@ class Poller:
         page_size: int = 100,
         window: timedelta = DEFAULT_WINDOW,
         backfill_limit: int = DEFAULT_BACKFILL_LIMIT,
+        retry_first: float = RETRY_FIRST,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self.client = client
         self.poll_interval = timedelta(seconds=poll_interval)
+        self.retry_first = retry_first
         self.page_size = page_size
         self.window = window
         # Past the API's paging cap a history cannot be read whole, whatever the setting.
@@ -112,45 +146,22 @@ class Poller:
 
     async def _poll_group(self, group: list[Followed], report: PollReport) -> None:
         names = ", ".join(f.name for f in group)
-        ids = [f.id for f in group]
         try:
             matched = await self._fetch_group(group)
-        except ArxivError as error:
-            failures = max(f.consecutive_failures for f in group) + 1
-            retry = min(RETRY_FIRST * 2 ** (failures - 1), self.poll_interval)
-            if isinstance(error, ArxivHTTPError) and error.retry_after:
-                retry = max(retry, timedelta(seconds=error.retry_after))  # arXiv's own word
-            log.warning(
-                "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
-                names, error, failures, retry.total_seconds(),
-            )  # fmt: skip
-            await in_db_thread(
-                self.store.record_poll_failure,
-                ids,
-                error=str(error),
-                now=self.clock(),
-                next_poll=self.clock() + retry,
-            )
-            report.failures.update({f.name: str(error) for f in group})
-            return
-        announce_for = frozenset(f.id for f in group if f.backfilled)
-        try:
+            announce_for = frozenset(f.id for f in group if f.backfilled)
             saved = await self._save(matched, announce_for=announce_for, report=report)
-        except SQLAlchemyError as error:
-            # Most likely another process (a CLI `poll` beside the service) saved the same
-            # papers first; that part rolled back, those before it stay (and are reported),
-            # and the next poll, not yet counted a success, stores the rest.
-            log.warning(
-                "saving the poll of %s failed, retried next poll: %s",
-                names,
-                str(error).splitlines()[0],
+            now = self.clock()
+            await in_db_thread(
+                self.store.record_poll_success,
+                [f.id for f in group],
+                now=now,
+                next_poll=now + self.poll_interval,
             )
-            report.failures.update({f.name: "saving failed; retried next poll" for f in group})
+        except Exception as error:
+            # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this
+            # group's failure, recorded and retried later; the other groups are polled on.
+            await self._record_failure(group, error, report)
             return
-        now = self.clock()
-        await in_db_thread(
-            self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
-        )
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
             names,
@@ -159,6 +170,37 @@ class Poller:
             saved.silent,
         )
         report.polled.extend(f.name for f in group)
+
+    async def _record_failure(
+        self, group: list[Followed], error: Exception, report: PollReport
+    ) -> None:
+        """Log the failure with its real cause, count it, and put the next try off."""
+        names = ", ".join(f.name for f in group)
+        cause = failure_cause(error)
+        failures = max(f.consecutive_failures for f in group) + 1
+        retry = retry_delay(failures, first=self.retry_first, cap=self.poll_interval)
+        if isinstance(error, ArxivHTTPError) and error.retry_after:
+            retry = max(retry, timedelta(seconds=error.retry_after))  # arXiv's own word
+        log.log(
+            logging.WARNING if isinstance(error, ArxivError | SQLAlchemyError) else logging.ERROR,
+            "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
+            names, cause, failures, retry.total_seconds(),
+            exc_info=not isinstance(error, ArxivError | SQLAlchemyError),  # a bug: say where
+        )  # fmt: skip
+        report.failures.update({f.name: cause for f in group})
+        now = self.clock()
+        try:
+            await in_db_thread(
+                self.store.record_poll_failure,
+                [f.id for f in group],
+                error=cause,
+                now=now,
+                next_poll=now + retry,
+            )
+        except Exception as recording:
+            # The database itself is failing: the log line above is all there can be, and the
+            # next tick tries this group again.
+            log.error("could not record the failure of %s: %s", names, failure_cause(recording))
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""

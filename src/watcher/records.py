@@ -23,6 +23,9 @@ class Record:
 
     `arxiv_id` never carries the version ("2604.01234", "astro-ph/0601001"); `version` does.
     `published` is the v1 date and `updated` the current version's; both are timezone-aware UTC.
+    `categories` are arXiv taxonomy ids only, the primary one first. The ACM and MSC classes the
+    authors gave (which the API lists as extra categories) are free text in `acm_class` and
+    `msc_class`.
     """
 
     arxiv_id: str
@@ -39,6 +42,8 @@ class Record:
     comment: str | None = None
     journal_ref: str | None = None
     doi: str | None = None
+    acm_class: str | None = None
+    msc_class: str | None = None
 
     @property
     def author_names(self) -> list[str]:

@@ -45,6 +45,8 @@ def load_records(session: Session, papers: Sequence[Paper]) -> list[records.Reco
             comment=paper.comment,
             journal_ref=paper.journal_ref,
             doi=paper.doi,
+            acm_class=paper.acm_class,
+            msc_class=paper.msc_class,
         )
         for paper in papers
     ]

@@ -29,7 +29,8 @@ from watcher.text import describe_record
 
 log = logging.getLogger(__name__)
 
-# The scheduler wakes at least this often, so an author whose poll failed is retried on time.
+# The scheduler wakes at least this often (and at least every POLL_RETRY_FIRST seconds), so an
+# author whose poll failed is retried on time.
 MAX_TICK_SECONDS = 60
 
 
@@ -94,6 +95,7 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         page_size=settings.arxiv_page_size,
         window=timedelta(days=settings.poll_window_days),
         backfill_limit=settings.backfill_limit,
+        retry_first=settings.poll_retry_first,
     )
 
 
@@ -138,7 +140,7 @@ async def run_service(settings: Settings) -> None:
         scheduler.add_job(
             poll_and_notify,
             "interval",
-            seconds=min(settings.poll_interval, MAX_TICK_SECONDS),
+            seconds=min(settings.poll_interval, settings.poll_retry_first, MAX_TICK_SECONDS),
             next_run_time=datetime.now(UTC),
             id="poll",
             replace_existing=True,

@@ -69,6 +69,13 @@ class Settings(BaseSettings):
     backfills_per_chat_hour: int = Field(
         default=5, ge=1, description="New names one chat may look up on arXiv in an hour."
     )
+    poll_retry_first: float = Field(
+        default=60.0,
+        gt=0,
+        le=86400,
+        description="Seconds before retrying a failed poll; doubles per failure up to "
+        "POLL_INTERVAL.",
+    )
     log_level: LogLevel = "INFO"
 
     telegram_bot_token: SecretStr | None = None

@@ -2,12 +2,20 @@
 
 Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
 stored at the same version changes nothing, a newer version is a *revision*, and only a paper
-the store did not have is *new*. In the same transaction it queues one delivery per subscribed
-chat (see `watcher.outbox`), so a paper can never be stored without its announcements.
+the store did not have is *new*. A revision replaces everything the new version carries: title,
+abstract, authors, categories, ACM/MSC classes, links. In the same transaction it queues one
+delivery per subscribed chat (see `watcher.outbox`), so a paper can never be stored without its
+announcements.
+
+Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
+PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
+Every other control character, emoji and right-to-left mark is kept.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -85,6 +93,40 @@ class SaveResult:
 
 def key_of(name: str) -> str:
     return " ".join(name_key(name))
+
+
+def name_digest(name: str) -> str:
+    """What keeps `author.name` unique: its SHA-256, hex (PostgreSQL cannot index long text)."""
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def storable(record: records.Record) -> records.Record:
+    """`record` as the store keeps it: every text without NUL characters."""
+
+    def clean(text: str) -> str:
+        return text.replace("\x00", "")
+
+    def clean_optional(text: str | None) -> str | None:
+        return None if text is None else clean(text)
+
+    return dataclasses.replace(
+        record,
+        title=clean(record.title),
+        abstract=clean(record.abstract),
+        authors=tuple(
+            records.Author(clean(a.name), tuple(clean(x) for x in a.affiliations))
+            for a in record.authors
+        ),
+        primary_category=clean(record.primary_category),
+        categories=tuple(clean(c) for c in record.categories),
+        abs_url=clean(record.abs_url),
+        pdf_url=clean(record.pdf_url),
+        comment=clean_optional(record.comment),
+        journal_ref=clean_optional(record.journal_ref),
+        doi=clean_optional(record.doi),
+        acm_class=clean_optional(record.acm_class),
+        msc_class=clean_optional(record.msc_class),
+    )
 
 
 class Store:
@@ -251,14 +293,14 @@ class Store:
         with Session(self.engine) as session:
             authors = _AuthorCache(session)
             for item in matched:
-                record = item.record
+                record = storable(item.record)
                 paper = session.exec(
                     select(Paper).where(col(Paper.arxiv_id) == record.arxiv_id)
                 ).one_or_none()
                 if paper is None:
                     paper = _new_paper(session, record, authors)
                 elif record.version > paper.version:
-                    _revise_paper(paper, record)
+                    _revise_paper(session, paper, record, authors)
                 assert paper.id is not None
                 new_for, revised_for = _link_followed(
                     session, paper.id, record.version, item.followed_ids
@@ -382,11 +424,12 @@ class _AuthorCache:
 
     def id_of(self, name: str) -> int:
         if name not in self.ids:
+            digest = name_digest(name)
             author_id = self.session.exec(
-                select(Author.id).where(col(Author.name) == name)
+                select(Author.id).where(col(Author.name_digest) == digest)
             ).one_or_none()
             if author_id is None:
-                author = Author(name=name)
+                author = Author(name=name, name_digest=digest)
                 self.session.add(author)
                 self.session.flush()
                 author_id = author.id
@@ -395,20 +438,18 @@ class _AuthorCache:
         return self.ids[name]
 
 
+# What a version of a paper carries in the `paper` row itself (its id and v1 date never change).
+_VERSIONED_FIELDS = (
+    "version", "title", "abstract", "primary_category", "updated", "abs_url", "pdf_url",
+    "comment", "journal_ref", "doi", "acm_class", "msc_class",
+)  # fmt: skip
+
+
 def _new_paper(session: Session, record: records.Record, authors: _AuthorCache) -> Paper:
     paper = Paper(
         arxiv_id=record.arxiv_id,
-        version=record.version,
-        title=record.title,
-        abstract=record.abstract,
-        primary_category=record.primary_category,
         published=record.published,
-        updated=record.updated,
-        abs_url=record.abs_url,
-        pdf_url=record.pdf_url,
-        comment=record.comment,
-        journal_ref=record.journal_ref,
-        doi=record.doi,
+        **{name: getattr(record, name) for name in _VERSIONED_FIELDS},
     )
     session.add(paper)
     session.flush()
@@ -417,10 +458,18 @@ def _new_paper(session: Session, record: records.Record, authors: _AuthorCache) 
     return paper
 
 
-def _revise_paper(paper: Paper, record: records.Record) -> None:
-    for name in ("version", "updated", "title", "abstract", "comment", "journal_ref", "doi"):
+def _revise_paper(
+    session: Session, paper: Paper, record: records.Record, authors: _AuthorCache
+) -> None:
+    """A newer version replaces everything it carries: a co-author added in v2 is an author,
+    a cross-list added in v2 a category."""
+    for name in _VERSIONED_FIELDS:
         setattr(paper, name, getattr(record, name))
-    paper.abs_url, paper.pdf_url = record.abs_url, record.pdf_url
+    assert paper.id is not None
+    session.flush()
+    session.exec(delete(PaperCategory).where(col(PaperCategory.paper_id) == paper.id))
+    session.exec(delete(PaperAuthor).where(col(PaperAuthor.paper_id) == paper.id))
+    _replace_details(session, paper.id, record, authors)
 
 
 def _replace_details(

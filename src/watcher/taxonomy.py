@@ -8,9 +8,22 @@ from __future__ import annotations
 import csv
 import difflib
 import functools
+import re
 from importlib.resources import files
 
 from watcher.errors import UnknownCategory
+
+# The shape of an arXiv category id: an archive ("hep-th", "math", "cond-mat"), then maybe a
+# subject class ("cs.DC", "astro-ph.CO", "cond-mat.mtrl-sci"). ACM classes ("H.5.4; H.3.5") and
+# MSC classes ("Primary 05C50, 15A18") never have it. The longest real id has 17 characters.
+_CATEGORY_ID = re.compile(r"[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?")
+MAX_CATEGORY_ID_LENGTH = 40
+
+
+def is_category_id(term: str) -> bool:
+    """Whether `term` is shaped like an arXiv category id, known or not: "cs.DC", and also a
+    future "cs.XX"; but not "H.5.4" (ACM) or "05C50" (MSC)."""
+    return len(term) <= MAX_CATEGORY_ID_LENGTH and _CATEGORY_ID.fullmatch(term) is not None
 
 
 @functools.cache

@@ -30,6 +30,11 @@ def describe_record(record: Record, *, kind: str = "new") -> str:
             else ""
         )
         + f" · submitted {record.published:%Y-%m-%d} · arXiv:{record.versioned_id}",
+        *(
+            f"  {label}: {value}"
+            for label, value in (("MSC", record.msc_class), ("ACM", record.acm_class))
+            if value
+        ),
         f"  {record.abs_url}",
         "",
         f"  {record.abstract}",
@@ -55,6 +60,8 @@ def record_json(record: Record, *, kind: str | None = None) -> dict[str, Any]:
         "doi": record.doi,
         "comment": record.comment,
         "journal_ref": record.journal_ref,
+        "acm_class": record.acm_class,
+        "msc_class": record.msc_class,
     }
     if kind is not None:
         data["kind"] = kind

@@ -9,8 +9,12 @@ every word of the name in ONE author's name, in any order, case- and accent-fold
 query answers HTTP 400 with arXiv's error feed. Error messages other than arXiv's "incorrect id
 format for X" are invented.
 
-Faults queued in `faults` apply to the next API requests, one each: see `Fault`. Every request is
-logged in `requests`, and the peak numbers of open connections and in-flight requests are kept.
+Faults queued in `faults` apply to the next API requests, one each: see `Fault`. A standing fault
+(`fail_queries`) applies to every query mentioning a given text until `heal` lifts it, so one
+author's query can fail while the others' succeed. Every request is logged in `requests`, and
+the peak numbers of open connections and in-flight requests are kept.
+
+Like arXiv, the fake lists a record's ACM and MSC classes as extra `<category term=...>` elements.
 
 Run it by hand for a demo (then point `ARXIV_API_URL` at the printed URL):
 
@@ -268,9 +272,11 @@ def render_entry(record: Record) -> str:
         'rel="related" type="application/pdf" title="pdf"/>',
         f"    <summary>{escape(record.abstract)}</summary>",
     ]
+    # arXiv lists the authors' ACM and MSC classes as categories too, after the real ones.
+    classes = [c for c in (record.acm_class, record.msc_class) if c is not None]
     lines += [
         f'    <category term={quoteattr(c)} scheme="http://arxiv.org/schemas/atom"/>'
-        for c in record.categories
+        for c in [*record.categories, *classes]
     ]
     lines.append(f"    <published>{_stamp(record.published)}</published>")
     if record.comment is not None:
@@ -378,6 +384,7 @@ class FakeArxiv:
         self.records: list[Record] = list(records)
         self.history: list[Record] = []  # earlier versions, reachable by a versioned `id_list`
         self.faults: deque[Fault | FaultKind] = deque()
+        self.standing_faults: dict[str, Fault] = {}  # by the text a failing query mentions
         self.requests: list[SeenRequest] = []
         self.max_concurrent_connections = 0
         self.max_concurrent_requests = 0
@@ -457,6 +464,24 @@ class FakeArxiv:
     def inject(self, kind: FaultKind, *, times: int = 1, retry_after: str | None = None) -> None:
         """Queue the same fault for the next `times` requests."""
         self.faults.extend(Fault(kind, retry_after=retry_after) for _ in range(times))
+
+    def fail_queries(self, mentioning: str, kind: FaultKind = "503") -> None:
+        """Answer every query whose `search_query` contains `mentioning` with `kind`, until
+        `heal(mentioning)`; queued `faults` still come first."""
+        with self._lock:
+            self.standing_faults[mentioning] = Fault(kind)
+
+    def heal(self, mentioning: str) -> None:
+        with self._lock:
+            self.standing_faults.pop(mentioning, None)
+
+    def failed_requests(self, mentioning: str) -> int:
+        """How many API requests mentioning `mentioning` were answered with a fault."""
+        return sum(
+            1
+            for r in self.api_requests()
+            if r.fault not in (None, "none") and mentioning in r.params.get("search_query", "")
+        )
 
     def api_requests(self) -> list[SeenRequest]:
         return [r for r in self.requests if r.path == self.api_path]
@@ -545,12 +570,13 @@ class FakeArxiv:
             return _Answer(400, render_error_feed(str(exc), now=now))
         return _Answer(200, _truncate(feed) if fault.kind == "truncated" else feed)
 
-    def _next_fault(self, path: str) -> Fault | None:
+    def _next_fault(self, path: str, search_query: str) -> Fault | None:
         if path != self.api_path:
             return None
         with self._lock:
             if not self.faults:
-                return None
+                standing = (f for text, f in self.standing_faults.items() if text in search_query)
+                return next(standing, None)
             fault = self.faults.popleft()
         return fault if isinstance(fault, Fault) else Fault(fault)
 
@@ -632,7 +658,7 @@ class _Handler(BaseHTTPRequestHandler):
         arrived, arrived_wall = time.monotonic(), time.time()
         path = urlsplit(self.path).path
         params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-        fault = self.fake._next_fault(path)
+        fault = self.fake._next_fault(path, params.get("search_query", ""))
         seen = SeenRequest(
             arrived,
             arrived_wall,

@@ -10,12 +10,27 @@ import watcher.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 target_metadata = SQLModel.metadata
 engine = context.config.attributes["engine"]
 
-with engine.begin() as connection:
-    context.configure(
-        connection=connection,
-        target_metadata=target_metadata,
-        render_as_batch=connection.dialect.name == "sqlite",
-        compare_type=True,
-    )
-    with context.begin_transaction():
-        context.run_migrations()
+with engine.connect() as connection:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        # SQLite's batch mode copies a table, drops the old one and renames the copy; with
+        # foreign keys enforced that DROP would cascade into every table referring to it
+        # (a paper's categories, authors, matches and deliveries). The pragma is ignored inside
+        # a transaction, so it is switched off before the migrations' transaction begins.
+        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        connection.commit()
+    try:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=sqlite,
+            compare_type=True,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()
+    finally:
+        if sqlite:
+            connection.rollback()
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
