@@ -30,6 +30,9 @@ from watcher.text import record_json, summary_line
 log = logging.getLogger("watcher.cli")
 
 MAX_LIST = 1000
+# This many failed polls in a row make an author, and so the service, unhealthy: one or two are
+# a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
+UNHEALTHY_FAILURES = 3
 
 
 class UsageError(WatcherError):
@@ -272,7 +275,8 @@ def describe_followed(followed: Followed) -> str:
 
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
-    """Healthy when the database answers and some author was polled within two intervals."""
+    """Healthy when the database answers, some author was polled within two intervals, and no
+    author's polls have failed UNHEALTHY_FAILURES times in a row."""
     engine = db.create_db_engine(settings.database_url)
     try:
         db.check_connection(engine)
@@ -291,6 +295,15 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     newest = max(successes)
     if datetime.now(UTC) - newest > limit:
         print(f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals")
+        return 1
+    stuck = [f for f in followed if f.consecutive_failures >= UNHEALTHY_FAILURES]
+    if stuck:
+        worst = max(stuck, key=lambda f: f.consecutive_failures)
+        print(
+            f"unhealthy: polling fails for {len(stuck)} author(s): {worst.name}, "
+            f"{worst.consecutive_failures} failures in a row, last success "
+            f"{ago(worst.last_success)}: {worst.last_error}"
+        )
         return 1
     failing = [f.name for f in followed if f.consecutive_failures]
     print(

@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     arxiv_timeout: float = Field(default=30.0, gt=0)
     arxiv_max_retries: int = Field(default=4, ge=0, le=10)
     watch_authors: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["Dezun Dong"])
-    poll_interval: int = Field(default=3600, ge=1, description="Seconds between polls.")
+    poll_interval: float = Field(default=3600, gt=0, description="Seconds between polls.")
     poll_window_days: int = Field(
         default=14,
         ge=1,
