@@ -181,8 +181,10 @@ class DeliverySender:
         self._stopping = False
         self._stopped = asyncio.Event()
         self._stopped.set()
-        self._followed_names: list[tuple[str, ...]] = []
-        self._rendered: OrderedDict[tuple[str, int, str], _Rendered] = OrderedDict()
+        # Who is marked ★ in a chat's message: the followed authors THAT chat subscribes to.
+        self._followed_names: dict[int, tuple[str, ...]] = {}  # by followed author id
+        self._chat_follows: dict[int, frozenset[int]] = {}  # chat id -> followed author ids
+        self._rendered: OrderedDict[tuple[str, int, str, frozenset[int]], _Rendered] = OrderedDict()
         self._confirmations = ConfirmationWriter(
             context.outbox, in_flight=lambda: len(self._in_flight), linger=confirm_linger
         )
@@ -251,9 +253,19 @@ class DeliverySender:
         )
         fresh = [delivery for delivery in due if delivery.id not in known]
         if fresh:
-            followed = await in_db_thread(self.context.store.followed)
-            self._followed_names = [f.names for f in followed]
             self._queue.extend(fresh)
+            # Kept for the chats queued or in flight only, so it never outgrows the queue.
+            chats = {delivery.chat_id for delivery in self._queue} | self._busy_chats
+            self._followed_names, self._chat_follows = await in_db_thread(
+                self._who_follows_whom, chats
+            )
+
+    def _who_follows_whom(
+        self, chat_ids: set[int]
+    ) -> tuple[dict[int, tuple[str, ...]], dict[int, frozenset[int]]]:
+        """Database thread: every followed author's names, and whom each chat follows."""
+        names = {f.id: f.names for f in self.context.store.followed()}
+        return names, self.context.chats.subscriptions_of(chat_ids)
 
     def _start_ready(self) -> None:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
@@ -389,7 +401,7 @@ class DeliverySender:
 
     async def _send(self, delivery: PendingDelivery, chat_id: int) -> int:
         """Send the HTML message, falling back to plain text if Telegram cannot parse it."""
-        rendered = self._render(delivery.record, delivery.kind)
+        rendered = self._render(delivery.record, delivery.kind, delivery.chat_id)
         try:
             sent = await self.bot.send_message(
                 chat_id,
@@ -415,13 +427,14 @@ class DeliverySender:
             )
         return sent.message_id
 
-    def _render(self, record: Record, kind: str) -> _Rendered:
-        key = (record.arxiv_id, record.version, kind)
+    def _render(self, record: Record, kind: str, chat_id: int) -> _Rendered:
+        follows = self._chat_follows.get(chat_id, frozenset())
+        key = (record.arxiv_id, record.version, kind, follows)
         rendered = self._rendered.get(key)
         if rendered is not None:
             self._rendered.move_to_end(key)
             return rendered
-        names = list(self._followed_names)
+        names = [self._followed_names[i] for i in sorted(follows) if i in self._followed_names]
 
         def marked(author: str) -> bool:
             return any(is_same_person(author, known) for known in names)

@@ -171,6 +171,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     assert "📂 cs.IR — Information Retrieval · also math.CO\n" in classes
     revised = next(t for t in texts(telegram, BOB_ONLY) if "arXiv:2611.30004v2" in t)
     assert "★ Bob Healthy" in revised and "cs.GT" in revised
+    assert "★ Dezun Dong" not in revised  # followed, but not by this chat
 
     # arXiv answers again: the failing author recovers (its history stored silently), and its
     # next paper is announced like any other.

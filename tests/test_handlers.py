@@ -985,3 +985,37 @@ async def test_a_failure_is_logged_and_the_user_gets_a_short_apology(
     assert answer == SORRY
     assert "handling an update failed" in caplog.text
     assert bot.telegram.token not in caplog.text
+
+
+# --- what the stored data may hold --------------------------------------------------------------
+
+
+async def test_category_strings_are_escaped_in_replies(bot: Bot) -> None:
+    """A category is data: "<" or "&" in one (an older store held ACM/MSC terms as categories)
+    must not break the reply's HTML."""
+    ann, _ = bot.store.follow(["Ann Other"])
+    bot.chats.seen(GROUP, kind="group")
+    bot.chats.subscribe(GROUP, ann.id)
+    odd = make_record(arxiv_id="2611.00901", authors=["Ann Other"], categories=("cs.DC", "x<y&z"))
+    bot.store.save_records([MatchedRecord(odd, frozenset({ann.id}))], announce_for=frozenset())
+
+    answer = await bot.ask_one(GROUP, "/subject math.ag")
+
+    assert answer.endswith("Categories with papers: cs.DC (1), x<y&z (1).")
+
+
+async def test_paper_marks_only_the_authors_this_chat_is_about(bot: Bot) -> None:
+    ann, _ = bot.store.follow(["Ann Other"])
+    bot.chats.seen(GROUP, kind="group")
+    bot.chats.subscribe(GROUP, ann.id)  # another chat follows Ann Other
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    record = make_record(arxiv_id="2611.00902", authors=["Ann Other", "Dezun Dong"])
+    both = frozenset({ann.id, dezun.id})
+    bot.store.save_records([MatchedRecord(record, both)], announce_for=frozenset())
+
+    mine = await bot.ask_one(USER, "/paper 2611.00902")  # USER follows nobody: the watched
+    theirs = await bot.ask_one(GROUP, "/paper 2611.00902")
+
+    assert "👥 Ann Other, ★ Dezun Dong" in mine
+    assert "👥 ★ Ann Other, Dezun Dong" in theirs

@@ -474,3 +474,22 @@ async def test_a_due_time_in_the_future_is_waited_for(world: World) -> None:
         await asyncio.sleep(0.3)
         assert world.fake.sent(11) == []
         await eventually(sent_count(world, 1))
+
+
+async def test_a_chat_sees_marked_only_the_authors_it_follows(world: World) -> None:
+    """★ says "one of YOUR authors": an author only another chat follows is not marked."""
+    store = world.context.store
+    ann, _ = store.follow(["Ann Other"])
+    world.subscribe(11, 12)  # both follow Dezun Dong
+    world.chats.subscribe(12, ann.id)  # and chat 12 Ann Other too
+    record = make_record(arxiv_id="2611.00077", authors=["Ann Other", "Dezun Dong"])
+    both = frozenset({world.followed_id, ann.id})
+    store.save_records([MatchedRecord(record, both)], announce_for=both)
+
+    async with sending(world):
+        await eventually(sent_count(world, 2))
+
+    (only_dezun,) = world.fake.sent(11)
+    (dezun_and_ann,) = world.fake.sent(12)
+    assert "👥 Ann Other, ★ Dezun Dong" in only_dezun.text
+    assert "👥 ★ Ann Other, ★ Dezun Dong" in dezun_and_ann.text

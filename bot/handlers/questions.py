@@ -131,9 +131,9 @@ class Questions(ServiceHandlers):
 
     def _empty_category(self, category: str, ids: list[int], whose: str) -> str:
         counts = self.store.category_counts(followed_ids=ids)
-        have = ", ".join(f"{name} ({n})" for name, n in counts[:10])
+        have = ", ".join(f"{html.escape(name)} ({n})" for name, n in counts[:10])
         named = category_name(category)
-        label = f"{category} ({html.escape(named)})" if named else category
+        label = html.escape(f"{category} ({named})" if named else category)
         return f"No stored papers of {whose} are in {label}. " + (
             f"Categories with papers: {have}." if have else "No papers are stored yet."
         )
@@ -167,7 +167,9 @@ class Questions(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        found = await in_db_thread(self._paper, wanted.arxiv_id)
+        chat = update.effective_chat
+        assert chat is not None
+        found = await in_db_thread(self._paper, wanted.arxiv_id, chat.id)
         if found is None:
             await reply(
                 update,
@@ -189,12 +191,13 @@ class Questions(ServiceHandlers):
             note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
         await reply(update, context, Message(message.html + note, message.buttons))
 
-    def _paper(self, arxiv_id: str) -> tuple[Record, list[str]] | None:
-        """Database thread: the stored paper and its followed authors' names, if stored."""
+    def _paper(self, arxiv_id: str, chat_id: int) -> tuple[Record, list[str]] | None:
+        """Database thread: the stored paper, and the names to mark ★ in it: those of the
+        authors this chat's questions are about (another chat's authors are not marked)."""
         record = self.store.paper(arxiv_id)
         if record is None:
             return None
-        followed = self.store.followed(self.store.paper_followed_ids(arxiv_id))
+        followed, _ = self._scope(chat_id)
         return record, [name for f in followed for name in f.names]
 
     def _scope(self, chat_id: int) -> tuple[list[Followed], bool]:

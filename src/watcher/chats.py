@@ -7,6 +7,7 @@ parked, and they resume when the chat comes back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, delete, func, update
@@ -169,6 +170,19 @@ class Chats:
                     )
                 )
             )
+
+    def subscriptions_of(self, chat_ids: Iterable[int]) -> dict[int, frozenset[int]]:
+        """The followed authors (by id) each of `chat_ids` subscribes to, in one query."""
+        wanted = list(set(chat_ids))
+        follows: dict[int, set[int]] = {chat_id: set() for chat_id in wanted}
+        with Session(self.engine) as session:
+            for chat_id, followed_id in session.exec(
+                select(Subscription.chat_id, Subscription.followed_author_id).where(
+                    col(Subscription.chat_id).in_(wanted)
+                )
+            ):
+                follows[chat_id].add(followed_id)
+        return {chat_id: frozenset(ids) for chat_id, ids in follows.items()}
 
     def unsubscribe(self, chat_id: int, followed_id: int | None = None) -> int:
         """Stop following one author, or everything (`None`). Returns how many were dropped.
