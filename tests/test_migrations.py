@@ -59,7 +59,9 @@ def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
                 "INSERT INTO paper (id, arxiv_id, version, title, abstract, primary_category, "
                 "published, updated, abs_url, pdf_url, first_seen) VALUES (1, '2601.00001', 1, "
                 f"'T', 'A', 'cs.DC', '{stamp}', '{stamp}', 'https://a', 'https://p', '{stamp}')",
-                "INSERT INTO paper_category (paper_id, category, position) VALUES (1, 'cs.DC', 0)",
+                # SQLite never enforced VARCHAR(32): ACM and MSC terms were stored as categories.
+                "INSERT INTO paper_category (paper_id, category, position) VALUES (1, 'cs.DC', 0), "
+                "(1, 'H.5.4; H.3.5', 1), (1, 'math.CO', 2), (1, '05C50', 3)",
                 "INSERT INTO paper_author (paper_id, position, author_id) VALUES (1, 0, 2), "
                 "(1, 1, 1)",
                 "INSERT INTO followed_author (id, name, name_key, aliases, created) VALUES "
@@ -85,5 +87,7 @@ def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
         record = Store(engine).paper("2601.00001")
         assert record is not None
         assert record.author_names == ["Ann Other", "Dezun Dong"]
+        assert record.categories == ("cs.DC", "math.CO")
+        assert (record.acm_class, record.msc_class) == ("H.5.4; H.3.5", "05C50")
     finally:
         engine.dispose()

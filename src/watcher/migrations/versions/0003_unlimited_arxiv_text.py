@@ -2,7 +2,8 @@
 
 Paper links, DOI and primary category, paper_category.category and author.name become TEXT.
 Author names stay unique through a SHA-256 digest (PostgreSQL cannot index long text), and
-papers get two free-text fields, `acm_class` and `msc_class`.
+papers get two free-text fields, `acm_class` and `msc_class`. ACM and MSC terms stored as
+categories until now (SQLite never enforced the old length) move into them.
 
 Revision ID: 0003
 Revises: 0002
@@ -10,6 +11,7 @@ Create Date: 2026-11-30
 """
 
 import hashlib
+import re
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -24,6 +26,34 @@ depends_on: str | Sequence[str] | None = None
 _SQLITE_NAMES = {"uq": "uq_%(table_name)s_%(column_0_name)s"}
 _PAPER_COLUMNS = (("primary_category", 32, False), ("abs_url", 255, False),
                   ("pdf_url", 255, False), ("doi", 255, True))  # fmt: skip
+
+
+# Frozen copies of the rules in watcher.taxonomy and watcher.parse as of this migration.
+_CATEGORY_ID = re.compile(r"[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?")
+_MSC_CODE = re.compile(r"(?<![0-9A-Za-z])\d\d(?:[A-Z]\d\d|[A-Z]xx|-XX|-xx|-\d\d)(?![0-9A-Za-z])")
+
+
+def _move_classes_out_of_categories() -> None:
+    """Terms that are not category ids become the paper's ACM or MSC class."""
+    bind = op.get_bind()
+    rows = bind.execute(
+        sa.text("SELECT paper_id, category FROM paper_category ORDER BY paper_id, position")
+    ).all()
+    classes: dict[int, tuple[list[str], list[str]]] = {}
+    for paper_id, term in rows:
+        if len(term) <= 40 and _CATEGORY_ID.fullmatch(term):
+            continue
+        acm, msc = classes.setdefault(paper_id, ([], []))
+        (msc if _MSC_CODE.search(term) else acm).append(term)
+        bind.execute(
+            sa.text("DELETE FROM paper_category WHERE paper_id = :paper AND category = :term"),
+            {"paper": paper_id, "term": term},
+        )
+    for paper_id, (acm, msc) in classes.items():
+        bind.execute(
+            sa.text("UPDATE paper SET acm_class = :acm, msc_class = :msc WHERE id = :paper"),
+            {"paper": paper_id, "acm": "; ".join(acm) or None, "msc": "; ".join(msc) or None},
+        )
 
 
 def _digest(name: str) -> str:
@@ -49,6 +79,7 @@ def upgrade() -> None:
         batch_op.alter_column(
             "category", existing_type=sa.String(length=32), type_=sa.Text(), existing_nullable=False
         )
+    _move_classes_out_of_categories()
 
     with op.batch_alter_table("author", schema=None) as batch_op:
         batch_op.add_column(sa.Column("name_digest", sa.String(length=64), nullable=True))
