@@ -678,3 +678,19 @@ def test_callback_round_trip() -> None:
 def test_invalid_buttons_are_refused(make: Callable[[], Button]) -> None:
     with pytest.raises(ValueError, match=r"button|callback_data"):
         make()
+
+
+def test_acm_and_msc_classes_have_lines_of_their_own_never_among_the_categories() -> None:
+    record = replace(
+        make_record(categories=("cs.DC", "math.CO")),
+        msc_class="Primary 05C50 & 15A18; Secondary <05C85>",
+        acm_class="C.2.4; " + "H.5.4; " * 100,
+    )
+    message = render_paper(record, marked=follows, category_name=category_name)
+    text = check_message(message)
+    lines = lines_of(text)
+    assert "📂 cs.DC — Distributed, Parallel, and Cluster Computing · also math.CO" in lines
+    assert "🏷 MSC: Primary 05C50 & 15A18; Secondary <05C85>" in lines
+    assert "🏷 MSC: Primary 05C50 &amp; 15A18; Secondary &lt;05C85&gt;" in message.html
+    (acm,) = [line for line in lines if line.startswith("🏷 ACM: C.2.4; H.5.4;")]
+    assert len(acm.removeprefix("🏷 ACM: ")) <= 200 and acm.endswith("…")
