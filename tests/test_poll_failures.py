@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlmodel import Session, update
 
-from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, make_record
 from watcher.fetch import ArxivClient
 from watcher.models import PollState, utcnow
@@ -70,6 +70,22 @@ async def test_an_author_failing_for_the_43rd_time_is_recorded_and_the_others_po
     assert jane.next_poll is not None and jane.last_attempt is not None
     assert jane.next_poll - jane.last_attempt == timedelta(hours=1)  # capped at POLL_INTERVAL
     assert by_name(store)["Dezun Dong"].consecutive_failures == 0
+
+
+async def test_an_absurd_retry_after_is_honoured_up_to_a_day(
+    engine: Engine, fake: FakeArxiv
+) -> None:
+    store = Store(engine)
+    store.follow(["Dezun Dong"])
+    fake.faults.append(Fault("503", retry_after="1e20"))
+
+    async with ArxivClient(fake.url, min_interval=0, timeout=2, max_retries=1) as client:
+        report = await poller(store, client).poll()
+
+    assert "HTTP 503" in report.failures["Dezun Dong"]
+    (followed,) = store.followed()
+    assert followed.next_poll is not None and followed.last_attempt is not None
+    assert followed.next_poll - followed.last_attempt == timedelta(days=1)
 
 
 @pytest.fixture

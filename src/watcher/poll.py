@@ -42,6 +42,9 @@ RETRY_FIRST = 60.0  # seconds before the first retry of a failed poll (POLL_RETR
 # overflow on it, however many failures in a row there were.
 _MAX_DOUBLINGS = 62
 _MAX_ERROR_LENGTH = 500  # of the cause kept in the poll state and logged
+# arXiv's Retry-After is honoured up to this: a longer one is a broken header, and an author
+# must never go unpolled for ever (nor may the date arithmetic overflow on it).
+MAX_RETRY_AFTER = timedelta(days=1)
 # A first poll asks this many more times before it believes an empty first page.
 EMPTY_FIRST_PAGE_RETRIES = 2
 DEFAULT_WINDOW = timedelta(days=14)
@@ -180,7 +183,8 @@ class Poller:
         failures = max(f.consecutive_failures for f in group) + 1
         retry = retry_delay(failures, first=self.retry_first, cap=self.poll_interval)
         if isinstance(error, ArxivHTTPError) and error.retry_after:
-            retry = max(retry, timedelta(seconds=error.retry_after))  # arXiv's own word
+            asked = timedelta(seconds=min(error.retry_after, MAX_RETRY_AFTER.total_seconds()))
+            retry = max(retry, asked)  # arXiv's own word
         log.log(
             logging.WARNING if isinstance(error, ArxivError | SQLAlchemyError) else logging.ERROR,
             "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
