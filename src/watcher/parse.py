@@ -4,6 +4,10 @@ A page is all or nothing. arXiv's error feed raises `ArxivAPIError` with arXiv's
 anything that is not one complete Atom feed (HTML, a truncated body, garbage, an entry without
 id or title) raises `ArxivBadFeed`. A partial page is never returned, because a page that
 silently lost its last entries looks exactly like "nothing new".
+
+arXiv lists a paper's ACM and MSC classes as extra `category` terms ("H.5.4; H.3.5",
+"Primary 05C50, 15A18"). Only terms shaped like a category id become categories; the others
+become the record's `acm_class` and `msc_class`, so nothing arXiv sends is dropped or miscounted.
 """
 
 from __future__ import annotations
