@@ -296,7 +296,7 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     if datetime.now(UTC) - newest > limit:
         print(f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals")
         return 1
-    stuck = [f for f in followed if f.consecutive_failures >= UNHEALTHY_FAILURES]
+    stuck = [f for f in followed if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
     if stuck:
         worst = max(stuck, key=lambda f: f.consecutive_failures)
         print(

@@ -6,7 +6,7 @@ papers get two free-text fields, `acm_class` and `msc_class`. ACM and MSC terms 
 categories until now (SQLite never enforced the old length) move into them.
 
 Revision ID: 0003
-Revises: 0002
+Revises: 0004
 Create Date: 2026-11-30
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003"
-down_revision: str | None = "0002"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
