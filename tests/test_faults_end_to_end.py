@@ -21,7 +21,9 @@ from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
+from watcher.db import open_database
 from watcher.records import Author
+from watcher.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -110,9 +112,9 @@ def world(tmp_path: Path, database_url: str) -> Iterator[World]:
             "ARXIV_API_URL": arxiv.url,
             "ARXIV_MIN_INTERVAL": "0",
             "ARXIV_MAX_RETRIES": "0",
-            # Polls every 0.1 s, and the backoff (0.02 s doubling) reaches that within 3 failures.
-            "POLL_INTERVAL": "0.1",
-            "POLL_RETRY_FIRST": "0.02",
+            # Polls every 0.05 s, and the backoff (0.01 s doubling) reaches that within 3 failures.
+            "POLL_INTERVAL": "0.05",
+            "POLL_RETRY_FIRST": "0.01",
             "WATCH_AUTHORS": ";".join([*HEALTHY, FAILING]),
             "TELEGRAM_BOT_TOKEN": TOKEN,
             "TELEGRAM_API_URL": telegram.base_url,
@@ -149,7 +151,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     (jane,) = [line for line in authors.splitlines() if line.startswith(FAILING)]
     assert "failure(s) in a row" in jane and "arXiv answered HTTP 503" in jane
     assert all("in a row" not in line for line in authors.splitlines() if line != jane)
-    # `health` judges "polled recently" by POLL_INTERVAL; at this test's 0.1 s a CLI start
+    # `health` judges "polled recently" by POLL_INTERVAL; at this test's 0.05 s a CLI start
     # alone is longer, so it is asked with an ordinary interval.
     health = run_cli("health", cwd=tmp_path, **{**settings, "POLL_INTERVAL": "60"})
     assert health.returncode == 1
@@ -176,9 +178,13 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     # arXiv answers again: the failing author recovers (its history stored silently), and its
     # next paper is announced like any other.
     arxiv.heal(FAILING)
-    wait_until(
-        lambda: "in a row" not in run_cli("authors", cwd=tmp_path, **settings).stdout, "recovery"
-    )
+    engine = open_database(settings["DATABASE_URL"], migrate=False)
+    try:
+        store = Store(engine)
+        wait_until(lambda: all(f.consecutive_failures == 0 for f in store.followed()), "recovery")
+    finally:
+        engine.dispose()
+    assert "in a row" not in run_cli("authors", cwd=tmp_path, **settings).stdout
     arxiv.add(JANE_LATER)
     telegram.wait_sync(lambda: announced(telegram, EVERYONE, JANE_LATER.arxiv_id), 30)
     healthy = run_cli("health", cwd=tmp_path, **{**settings, "POLL_INTERVAL": "60"})
