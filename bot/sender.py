@@ -12,7 +12,8 @@ transaction per batch rather than per message, and a crash still re-sends at mos
 messages, since every message Telegram has and the outbox does not is holding a slot.
 How each Telegram answer is handled:
 
-- confirmed → marked sent (`Outbox.mark_sent_many`, many confirmations to one transaction);
+- confirmed → marked sent (`Outbox.mark_sent_many`, many confirmations to one transaction); a
+  commit that fails is tried again, never the send (see `ConfirmationWriter`);
 - `RetryAfter` (429) → that delivery is due again after `retry_after` (the rate limiter pauses
   every request meanwhile);
 - network faults, timeouts, 5xx → due again after an exponential backoff with jitter;
@@ -74,6 +75,8 @@ CONCURRENCY = 8
 # Seconds a confirmation may wait for others to share its transaction. The send keeps its slot
 # meanwhile, so this is paid in concurrency: at 500 messages a second, 10 ms holds about 5 slots.
 CONFIRM_LINGER = 0.01
+# Pauses before writing confirmations again after a failed commit: 0.5 s doubling up to 30 s.
+CONFIRM_RETRY_FIRST, CONFIRM_RETRY_MAX = 0.5, 30.0
 
 Kind = Literal["new", "revision"]
 
@@ -107,6 +110,13 @@ class ConfirmationWriter:
     seconds have passed since its first confirmation, or as soon as every send in flight is
     waiting on it (`in_flight()`), since no other confirmation can come then. While a commit runs
     on the database thread, new confirmations gather for the next one.
+
+    A commit that fails (SQLite busy beyond its timeout while another writer holds the lock, a
+    database restarting) loses nothing: Telegram has those messages, so sending them again would
+    double them. The confirmations stay here and are written again after a growing pause
+    (`confirm_retry_delay`), each send keeping its slot meanwhile. That bounds the memory to the
+    sends in flight, stops new sends while the database refuses writes, and means a crash
+    re-sends at most those: the same bound as a crash mid-send.
     """
 
     def __init__(
@@ -119,8 +129,12 @@ class ConfirmationWriter:
         self._everyone_waits = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
+    def unwritten(self) -> set[int]:
+        """Ids of deliveries Telegram confirmed whose rows are not yet marked sent."""
+        return {delivery_id for delivery_id, _, _ in self._waiting}
+
     async def confirm(self, delivery_id: int, message_id: int | None) -> None:
-        """Mark one delivery sent; raises what the commit raised if it failed."""
+        """Mark one delivery sent; returns once that is committed, however many tries it takes."""
         committed = asyncio.get_running_loop().create_future()
         self._waiting.append((delivery_id, message_id, committed))
         if len(self._waiting) >= self.in_flight():
@@ -129,7 +143,28 @@ class ConfirmationWriter:
             self._writer = asyncio.create_task(self._write(), name="confirmation-writer")
         await committed
 
+    async def close(self, grace: float) -> None:
+        """Give unwritten confirmations `grace` seconds more, then give them up (logged)."""
+        if self._writer is None or self._writer.done():
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                await asyncio.shield(self._writer)
+        if self._writer.done():
+            return
+        self._writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._writer
+        if self._waiting:
+            log.error(
+                "%d deliveries Telegram confirmed could not be marked sent before stopping; "
+                "they will be sent again",
+                len(self._waiting),
+            )
+        self._waiting = []
+
     async def _write(self) -> None:
+        failures = 0
         while self._waiting:
             if self.linger > 0 and not self._everyone_waits.is_set():
                 with contextlib.suppress(TimeoutError):
@@ -141,13 +176,37 @@ class ConfirmationWriter:
             try:
                 await in_db_thread(self.outbox.mark_sent_many, rows)
             except Exception as error:
-                for _, _, committed in batch:
-                    if not committed.done():  # its send may have been cancelled meanwhile
-                        committed.set_exception(error)
-            else:
-                for _, _, committed in batch:
-                    if not committed.done():
-                        committed.set_result(None)
+                failures += 1
+                self._waiting = batch + self._waiting  # oldest first, written with the next
+                delay = confirm_retry_delay(failures)
+                log.warning(
+                    "marking %d confirmed deliveries sent failed (%s; %d time(s) in a row); "
+                    "writing them again in %.1fs, never sending them again",
+                    len(self._waiting),
+                    _one_line(error),
+                    failures,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                continue
+            if failures:
+                log.info(
+                    "marked %d confirmed deliveries sent after %d failed tries", len(rows), failures
+                )
+                failures = 0
+            for _, _, committed in batch:
+                if not committed.done():  # its send may have been cancelled meanwhile
+                    committed.set_result(None)
+
+
+def confirm_retry_delay(failures: int) -> float:
+    """Seconds before writing confirmations again after `failures` failed commits in a row."""
+    return min(CONFIRM_RETRY_MAX, CONFIRM_RETRY_FIRST * 2.0 ** min(failures - 1, 20))
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:200] if text else type(error).__name__
 
 
 class DeliverySender:
@@ -229,6 +288,7 @@ class DeliverySender:
         finally:
             self._queue.clear()
             await self._finish_in_flight()
+            await self._confirmations.close(STOP_GRACE)
             self._stopped.set()
 
     async def _finish_in_flight(self) -> None:
@@ -247,7 +307,12 @@ class DeliverySender:
 
     async def _refill(self) -> None:
         """Fetch due deliveries, looking past the ones already queued or in flight."""
-        known = {delivery.id for delivery in self._queue} | set(self._in_flight)
+        # Confirmed but not yet marked sent: still due in the table, but Telegram has them.
+        known = (
+            {delivery.id for delivery in self._queue}
+            | set(self._in_flight)
+            | self._confirmations.unwritten()
+        )
         due = await in_db_thread(
             self.context.outbox.due, limit=len(known) + self.batch + self.concurrency
         )

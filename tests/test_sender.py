@@ -9,23 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine, event
+from sqlalchemy.engine import make_url
 from sqlmodel import Session, col, select
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from bot.ratelimit import TelegramRateLimiter
 from bot.render import render_paper_plain
-from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay
+from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay, confirm_retry_delay
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
+from watcher.db import create_db_engine
 from watcher.fetch import ArxivClient
 from watcher.models import Delivery, utcnow
 from watcher.outbox import Outbox
@@ -493,3 +496,56 @@ async def test_a_chat_sees_marked_only_the_authors_it_follows(world: World) -> N
     (dezun_and_ann,) = world.fake.sent(12)
     assert "👥 Ann Other, ★ Dezun Dong" in only_dezun.text
     assert "👥 ★ Ann Other, ★ Dezun Dong" in dezun_and_ann.text
+
+
+# -- a database that refuses writes for a while --------------------------------------------
+
+
+async def test_confirmations_a_locked_database_refuses_are_written_later_and_nothing_is_resent(
+    fake: FakeTelegram, engine: Engine, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another writer (a CLI `poll` saving a backfill) holds SQLite's lock past the busy timeout
+    while Telegram confirms sends: the confirmations wait in memory, the sends are not repeated."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's single writer lock; PostgreSQL locks rows, not the database")
+    busy_timeout = 0.2
+    impatient = create_db_engine(database_url, sqlite_busy_timeout=busy_timeout)
+    chats = range(1, 11)
+    concurrency = 4
+    async with make_world(fake, impatient, database_url) as world:
+        world.subscribe(*chats)
+        world.publish()
+        # The CLI's writer, holding the write lock (readers still read: WAL).
+        blocker = sqlite3.connect(make_url(database_url).database or "", isolation_level=None)
+        try:
+            blocker.execute("BEGIN IMMEDIATE")
+
+            def failed_commits() -> int:
+                return sum("marking" in r.getMessage() and "failed" in r.getMessage()
+                           for r in caplog.records)  # fmt: skip
+
+            async with sending(world, concurrency=concurrency):
+                await fake.wait_for(lambda: fake.sent_count() >= concurrency, timeout=10)
+                # Until the writer has failed twice (each try waits out the busy timeout), or
+                # a send went out again: the defect, which the assertions below then report.
+                await fake.wait_for(
+                    lambda: failed_commits() >= 2 or fake.calls("sendMessage") > concurrency,
+                    timeout=20,
+                )
+                assert fake.calls("sendMessage") == concurrency  # the slots stay taken
+                assert world.outbox.stats().sent == 0  # nothing could be written
+                blocker.execute("ROLLBACK")
+                await eventually(sent_count(world, len(chats)))
+        finally:
+            blocker.close()
+            impatient.dispose()
+
+    assert [len(fake.sent(chat_id)) for chat_id in chats] == [1] * len(chats)
+    assert fake.calls("sendMessage") == len(chats)
+    assert all(d.status == "sent" and d.message_id for d in world.deliveries())
+
+
+def test_confirmation_retries_wait_longer_each_time_up_to_a_bound() -> None:
+    delays = [confirm_retry_delay(failures) for failures in (1, 2, 3, 10, 1000)]
+    assert delays[:3] == [0.5, 1.0, 2.0]
+    assert delays[3:] == [30.0, 30.0]

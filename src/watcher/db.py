@@ -24,6 +24,7 @@ from watcher.errors import ConfigError
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+SQLITE_BUSY_TIMEOUT = 30.0
 
 
 def normalise_url(url: str) -> str:
@@ -42,8 +43,11 @@ def safe_url(url: str) -> str:
         return "<unparseable URL>"
 
 
-def create_db_engine(url: str) -> Engine:
-    """An engine for `url`; raises ConfigError naming DATABASE_URL when the URL is unusable."""
+def create_db_engine(url: str, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEOUT) -> Engine:
+    """An engine for `url`; raises ConfigError naming DATABASE_URL when the URL is unusable.
+
+    `sqlite_busy_timeout`: seconds a SQLite write waits for another writer's lock before failing.
+    """
     url = normalise_url(url)
     try:
         parsed = make_url(url)
@@ -63,7 +67,7 @@ def create_db_engine(url: str) -> Engine:
                 raise ConfigError(
                     f"DATABASE_URL points into {folder}, which cannot be created: {exc.strerror}"
                 ) from None
-        connect_args = {"check_same_thread": False, "timeout": 30}
+        connect_args = {"check_same_thread": False, "timeout": sqlite_busy_timeout}
     elif parsed.get_backend_name() == "postgresql":
         connect_args = {"connect_timeout": 10}
     else:
