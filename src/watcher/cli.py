@@ -23,6 +23,7 @@ from watcher.match import check_person_name
 from watcher.records import Record
 from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings, parse_author_spec
+from watcher.status import InstanceState, live_instances
 from watcher.store import Followed, Store
 from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
@@ -276,10 +277,18 @@ def describe_followed(followed: Followed) -> str:
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     """Healthy when the database answers, some author was polled within two intervals, and no
-    author's polls have failed UNHEALTHY_FAILURES times in a row."""
+    author's polls have failed UNHEALTHY_FAILURES times in a row.
+
+    A service that runs here as a standby (its status file in DATA_DIR says so) is healthy
+    while the database answers: polling is the active instance's job.
+    """
     engine = db.create_db_engine(settings.database_url)
+    instances = live_instances(settings.data_dir)
     try:
         db.check_connection(engine)
+        if instances and all(state.role == "standby" for state in instances):
+            print(describe_standby(instances))
+            return 0
         if db.pending_migrations(engine):
             print("unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)")
             return 1
@@ -306,11 +315,22 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 1
     failing = [f.name for f in followed if f.consecutive_failures]
+    roles = ", ".join(f"{state.role} (pid {state.pid})" for state in instances)
     print(
         f"ok: last successful poll {ago(newest)}"
         + (f"; failing: {', '.join(failing)}" if failing else "")
+        + (f"; {roles}" if roles else "")
     )
     return 0
+
+
+def describe_standby(instances: Sequence[InstanceState]) -> str:
+    pids = ", ".join(str(state.pid) for state in instances)
+    since = min(state.since for state in instances)
+    return (
+        f"ok: standby (pid {pids}, since {ago(since)}): another instance is active; "
+        "this one takes over when it stops"
+    )
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:

@@ -3,6 +3,11 @@
 `arxiv-watcher run` lands here. The front end is found through the `arxiv_watcher.frontends`
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
+
+Of several services on one database only one is active (see `watcher.leader`): the others wait
+as standbys, polling nothing and sending nothing, and the first to take the lock after the
+active one stops carries on from the outbox. Each leaves its role in a status file for
+`arxiv-watcher health` (see `watcher.status`).
 """
 
 from __future__ import annotations
@@ -16,14 +21,17 @@ from importlib.metadata import entry_points
 from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
-from watcher.db import open_database
+from watcher.db import open_database, pending_migrations, upgrade
 from watcher.fetch import ArxivClient
+from watcher.leader import Leadership, leader_lock
 from watcher.outbox import Outbox
 from watcher.poll import Poller, PollReport
 from watcher.settings import Settings
+from watcher.status import StatusFile, remove_stale
 from watcher.store import Store
 from watcher.text import describe_record
 
@@ -78,8 +86,15 @@ def load_frontend(context: ServiceContext) -> Frontend:
     return frontend
 
 
-def build_context(settings: Settings, client: ArxivClient) -> ServiceContext:
-    engine = open_database(settings.database_url)
+def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> ServiceContext:
+    """The core, on a database brought to the newest migration, following WATCH_AUTHORS.
+
+    Only the active instance runs this: migrations and writes never race a second service.
+    """
+    pending = pending_migrations(engine)
+    if pending:
+        log.info("applying %d database migration(s): %s", len(pending), ", ".join(pending))
+        upgrade(engine)
     store = Store(engine)
     for names in settings.followed_specs:
         store.follow(names)
@@ -109,77 +124,108 @@ def arxiv_client(settings: Settings) -> ArxivClient:
 
 
 async def run_service(settings: Settings) -> None:
-    """Run until SIGTERM or SIGINT: poll at start, then every POLL_INTERVAL seconds."""
-    async with arxiv_client(settings) as client:
-        context = await in_db_thread(build_context, settings, client)
-        frontend = load_frontend(context)
-        stopping = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stopping.set)
+    """Run until SIGTERM or SIGINT: a standby until this instance holds the leader lock, then
+    poll at once and every POLL_INTERVAL seconds, and announce.
 
-        running: set[asyncio.Task[object]] = set()
+    A lost lock (its database connection died, its lock file was deleted) stops polling and
+    sending at once, and the instance becomes a standby again rather than exiting: the usual
+    cause is a database restart, which passes, and a bare `make run` has no supervisor to
+    start it again. The database is checked first, so a wrong DATABASE_URL still stops it.
+    """
+    engine = await in_db_thread(open_database, settings.database_url, migrate=False)
+    lock = leader_lock(settings.database_url)
+    remove_stale(settings.data_dir)
+    status = StatusFile(settings.data_dir)
+    leadership = Leadership(lock, on_role=status.write)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    try:
+        async with arxiv_client(settings) as client:
+            while await leadership.acquire(until=stopping):
+                try:
+                    context = await in_db_thread(build_context, settings, engine, client)
+                    await serve(context, stopping=stopping, leadership=leadership)
+                finally:
+                    await leadership.release()
+                if not stopping.is_set():
+                    log.warning("no longer active: back to standby")
+    finally:
+        status.remove()
+        engine.dispose()
 
-        async def poll_and_notify() -> None:
-            task = asyncio.current_task()
-            assert task is not None
-            running.add(task)
-            try:
-                report = await context.poller.poll()
-                await frontend.notify(report)
-            except asyncio.CancelledError:
-                # Only shutdown cancels a poll; nothing half-done was stored (saves are atomic).
-                log.info("poll interrupted by shutdown")
-            except Exception:
-                # The job must outlive any single failure; the next tick tries again.
-                log.exception("poll cycle failed")
-            finally:
-                running.discard(task)
 
-        scheduler = AsyncIOScheduler(timezone=UTC)
+async def serve(
+    context: ServiceContext, *, stopping: asyncio.Event, leadership: Leadership
+) -> None:
+    """Poll and announce while this instance leads: until a stop signal or the lock is lost."""
+    settings = context.settings
+    frontend = load_frontend(context)
+    running: set[asyncio.Task[object]] = set()
+
+    async def poll_and_notify() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.add(task)
+        try:
+            report = await context.poller.poll()
+            await frontend.notify(report)
+        except asyncio.CancelledError:
+            # Only shutdown cancels a poll; nothing half-done was stored (saves are atomic).
+            log.info("poll interrupted by shutdown")
+        except Exception:
+            # The job must outlive any single failure; the next tick tries again.
+            log.exception("poll cycle failed")
+        finally:
+            running.discard(task)
+
+    scheduler = AsyncIOScheduler(timezone=UTC)
+    scheduler.add_job(
+        poll_and_notify,
+        "interval",
+        seconds=min(settings.poll_interval, settings.poll_retry_first, MAX_TICK_SECONDS),
+        next_run_time=datetime.now(UTC),
+        id="poll",
+        replace_existing=True,
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=None,
+    )
+    scheduler.start()
+
+    def poll_soon() -> None:
+        # A one-off round beside the interval job; the poll lock runs them one at a time,
+        # and the one-off waiting is replaced, so many requests make one extra round.
         scheduler.add_job(
             poll_and_notify,
-            "interval",
-            seconds=min(settings.poll_interval, settings.poll_retry_first, MAX_TICK_SECONDS),
-            next_run_time=datetime.now(UTC),
-            id="poll",
+            id="poll-soon",
             replace_existing=True,
-            max_instances=1,
-            coalesce=True,
+            max_instances=2,
             misfire_grace_time=None,
         )
-        scheduler.start()
 
-        def poll_soon() -> None:
-            # A one-off round beside the interval job; the poll lock runs them one at a time,
-            # and the one-off waiting is replaced, so many requests make one extra round.
-            scheduler.add_job(
-                poll_and_notify,
-                id="poll-soon",
-                replace_existing=True,
-                max_instances=2,
-                misfire_grace_time=None,
-            )
-
-        context.poller.on_poll_soon = poll_soon
-        log.info(
-            "arxiv-watcher running: watching %s, polling every %ss",
-            "; ".join(settings.watch_authors),
-            settings.poll_interval,
-        )
-        # The front end may wait for its far side (Telegram) to answer; polling goes on meanwhile,
-        # and what it finds waits in the outbox. A stop signal ends the wait.
-        starting = asyncio.create_task(frontend.start(), name="frontend-start")
-        signalled = asyncio.create_task(stopping.wait(), name="stop-signal")
-        try:
-            await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
-            if starting.done():
-                starting.result()  # a front end that cannot start stops the service
-                await signalled
-        finally:
-            log.info("stopping")
-            scheduler.shutdown(wait=False)
-            for task in [*running, starting, signalled]:
-                task.cancel()
-            await asyncio.gather(*running, starting, signalled, return_exceptions=True)
-            await frontend.stop()
+    context.poller.on_poll_soon = poll_soon
+    log.info(
+        "arxiv-watcher running: watching %s, polling every %ss",
+        "; ".join(settings.watch_authors),
+        settings.poll_interval,
+    )
+    # The front end may wait for its far side (Telegram) to answer; polling goes on meanwhile,
+    # and what it finds waits in the outbox. A stop signal or a lost lock ends the wait.
+    starting = asyncio.create_task(frontend.start(), name="frontend-start")
+    signalled = asyncio.create_task(stopping.wait(), name="stop-signal")
+    lost = asyncio.create_task(leadership.watch(), name="leadership-watch")
+    ending = {signalled, lost}
+    try:
+        await asyncio.wait({starting, *ending}, return_when=asyncio.FIRST_COMPLETED)
+        if starting.done() and not any(task.done() for task in ending):
+            starting.result()  # a front end that cannot start stops the service
+            await asyncio.wait(ending, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        log.info("stopping")
+        scheduler.shutdown(wait=False)
+        for task in [*running, starting, *ending]:
+            task.cancel()
+        await asyncio.gather(*running, starting, *ending, return_exceptions=True)
+        await frontend.stop()

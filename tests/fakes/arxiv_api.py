@@ -13,6 +13,8 @@ Faults queued in `faults` apply to the next API requests, one each: see `Fault`.
 (`fail_queries`) applies to every query mentioning a given text until `heal` lifts it, so one
 author's query can fail while the others' succeed. Every request is logged in `requests`, and
 the peak numbers of open connections and in-flight requests are kept.
+`url_for(NAME)` is the endpoint under `/client-NAME/`, its requests logged as NAME's: a test
+running several watcher processes against one fake tells them apart so.
 
 Like arXiv, the fake lists a record's ACM and MSC classes as extra `<category term=...>` elements.
 
@@ -48,6 +50,7 @@ FaultKind = Literal["none", "429", "503", "timeout", "html", "truncated", "empty
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 
 MAX_RESULTS_LIMIT = 2000
+CLIENT_PREFIX = "/client-"
 _FEED_OPEN = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
     '<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
@@ -90,6 +93,7 @@ class SeenRequest:
     params: dict[str, str]
     headers: dict[str, str]
     fault: FaultKind | None
+    client: str = ""  # who asked, when it came through `FakeArxiv.url_for(client)`
 
 
 class QueryError(ValueError):
@@ -440,6 +444,10 @@ class FakeArxiv:
         """The API endpoint, e.g. `http://127.0.0.1:41234/api/query`."""
         return self.base + self.api_path
 
+    def url_for(self, client: str) -> str:
+        """The API endpoint, its requests recorded as `client`'s (`SeenRequest.client`)."""
+        return f"{self.base}{CLIENT_PREFIX}{client}{self.api_path}"
+
     @property
     def redirecting_url(self) -> str:
         """An old address that answers 301 to `url`, as arXiv redirects http to https."""
@@ -483,8 +491,13 @@ class FakeArxiv:
             if r.fault not in (None, "none") and mentioning in r.params.get("search_query", "")
         )
 
-    def api_requests(self) -> list[SeenRequest]:
-        return [r for r in self.requests if r.path == self.api_path]
+    def api_requests(self, client: str | None = None) -> list[SeenRequest]:
+        """API requests, or only those that came through `url_for(client)`."""
+        return [
+            r
+            for r in self.requests
+            if r.path == self.api_path and (client is None or r.client == client)
+        ]
 
     # -- answering
 
@@ -656,7 +669,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, query: str) -> None:
         arrived, arrived_wall = time.monotonic(), time.time()
-        path = urlsplit(self.path).path
+        path, client = urlsplit(self.path).path, ""
+        if path.startswith(CLIENT_PREFIX):
+            # /client-NAME/api/query: a test tells its processes apart.
+            client, _, rest = path.removeprefix(CLIENT_PREFIX).partition("/")
+            path = "/" + rest
         params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
         fault = self.fake._next_fault(path, params.get("search_query", ""))
         seen = SeenRequest(
@@ -667,6 +684,7 @@ class _Handler(BaseHTTPRequestHandler):
             params,
             dict(self.headers.items()),
             fault.kind if fault else None,
+            client,
         )
         with self.fake._in_flight(seen):
             if fault is not None and fault.kind in ("timeout", "reset"):

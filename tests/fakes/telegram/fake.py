@@ -24,7 +24,7 @@ from tests.fakes.telegram.bot_api import BotApi
 from tests.fakes.telegram.faults import Fault, FaultQueue
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.html_markup import utf16_length
-from tests.fakes.telegram.http_server import ApiServer
+from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
 from tests.fakes.telegram.state import (
     CallbackAnswer,
     ChatInfo,
@@ -130,6 +130,10 @@ class FakeTelegram:
     def base_url(self) -> str:
         """What PTB's `base_url` wants: it appends the token and `/method` itself."""
         return f"http://127.0.0.1:{self.port}/bot"
+
+    def base_url_for(self, client: str) -> str:
+        """A `base_url` whose requests are recorded as `client`'s (`RecordedRequest.client`)."""
+        return f"http://127.0.0.1:{self.port}/{CLIENT_PREFIX}{client}/bot"
 
     # -- scripting the world -----------------------------------------------------------------
     def add_chat(
@@ -351,6 +355,15 @@ class FakeTelegram:
         """How many requests for `method` arrived (faults and errors included)."""
         with self._state.lock:
             return self._state.method_counts[method]
+
+    def requests_from(self, client: str, method: str | None = None) -> list[RecordedRequest]:
+        """Requests answered (or dropped) that came through `base_url_for(client)`."""
+        with self._state.lock:
+            return [
+                r
+                for r in self._state.requests
+                if r.client == client and (method is None or r.method == method)
+            ]
 
     @property
     def count_429(self) -> int:

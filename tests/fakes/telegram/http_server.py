@@ -1,5 +1,8 @@
 """HTTP/1.1 front of the fake: `/bot<token>/<method>`, form, multipart or JSON bodies.
 
+`/client-NAME/bot<token>/<method>` is the same call, recorded as coming from client NAME: a test
+running several bot processes against one fake gives each its own `base_url_for(NAME)`.
+
 A stdlib `ThreadingHTTPServer` with keep-alive: one thread per client connection, so a
 long-polling getUpdates never blocks sendMessage. Telegram's own framing is reproduced: JSON
 answers whose HTTP status equals `error_code`, 401 for a wrong token, 404 for an unknown method,
@@ -30,6 +33,7 @@ from tests.fakes.telegram.faults import Fault, FaultKind, FaultQueue
 from tests.fakes.telegram.request_params import Params
 from tests.fakes.telegram.state import ApiError, RecordedRequest, TelegramState
 
+CLIENT_PREFIX = "client-"
 _NGINX_PAGE = (
     "<html>\r\n<head><title>{status} {phrase}</title></head>\r\n<body>\r\n<center><h1>{status} "
     "{phrase}</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n"
@@ -124,6 +128,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         url = urlsplit(self.path)
         parts = url.path.split("/")
+        client = ""
+        if len(parts) == 4 and parts[1].startswith(CLIENT_PREFIX):
+            # /client-NAME/bot<token>/method: a test tells its processes apart.
+            client, parts = parts[1].removeprefix(CLIENT_PREFIX), ["", *parts[2:]]
         if len(parts) != 3 or not parts[1].startswith("bot"):
             self._answer_json(404, ApiError(404, "Not Found").to_json())
             return
@@ -139,9 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError):
             self._answer_json(400, ApiError(400, "Bad Request: invalid request body").to_json())
             return
-        self._dispatch(method, params)
+        self._dispatch(method, params, client)
 
-    def _dispatch(self, method: str, params: Params) -> None:
+    def _dispatch(self, method: str, params: Params, client: str) -> None:
         state = self.server.state
         counted = method != "getUpdates"  # long polls would swamp the concurrency figure
         with state.lock:
@@ -159,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if counted:
                     state.in_flight -= 1
         with state.lock:
-            state.requests.append(RecordedRequest(method, params, time.time(), status))
+            state.requests.append(RecordedRequest(method, params, time.time(), status, client))
             if status == 429:
                 state.count_429 += 1
             state.touch()

@@ -70,6 +70,7 @@ class RecordedRequest:
     params: dict[str, str]
     time: float
     status: int = 0  # HTTP status answered; 0 while in flight or when the connection dropped
+    client: str = ""  # who asked, when it came through `FakeTelegram.base_url_for(client)`
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,118 @@
+"""The leader lock on the real database: one holder at a time, per database and schema, and a
+holder that loses it (its session killed, its lock file deleted) finds out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from tests.conftest import BACKEND, POSTGRES_URL
+from tests.databases import fresh_postgres_schema
+from watcher.leader import FileLeaderLock, LeaderLock, Leadership, PostgresLeaderLock, leader_lock
+
+
+@pytest.fixture
+def locks(database_url: str) -> Iterator[tuple[LeaderLock, LeaderLock]]:
+    """Two services' locks on one database."""
+    first, second = leader_lock(database_url), leader_lock(database_url)
+    yield first, second
+    first.release()
+    second.release()
+
+
+def test_one_holder_at_a_time_and_the_next_one_takes_over(
+    locks: tuple[LeaderLock, LeaderLock],
+) -> None:
+    first, second = locks
+    assert first.try_acquire()
+    assert not second.try_acquire()
+    assert first.still_held()
+    assert not second.still_held()
+    first.release()
+    assert second.try_acquire()
+    assert not first.try_acquire()
+
+
+def test_services_on_other_schemas_of_one_database_do_not_block_each_other() -> None:
+    if BACKEND != "postgres":
+        pytest.skip("schemas are PostgreSQL's")
+    with fresh_postgres_schema(POSTGRES_URL) as one, fresh_postgres_schema(POSTGRES_URL) as two:
+        first, second = leader_lock(one), leader_lock(two)
+        try:
+            assert first.try_acquire()
+            assert second.try_acquire()
+        finally:
+            first.release()
+            second.release()
+
+
+def take_the_lock_away(lock: LeaderLock, database_url: str) -> None:
+    """What can happen to a lock from outside: its session ended by the server or an admin,
+    its lock file deleted."""
+    if isinstance(lock, FileLeaderLock):
+        os.unlink(lock.path)
+        return
+    assert isinstance(lock, PostgresLeaderLock)
+    admin = create_engine(database_url)
+    try:
+        with admin.connect() as connection:
+            database, schema = connection.execute(
+                text("SELECT current_database(), current_schema()")
+            ).one()
+            key = PostgresLeaderLock.key_for(database, schema)
+            killed = connection.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND objsubid = 1 AND classid = ((:key >> 32) & 4294967295)::oid"
+                    " AND objid = (:key & 4294967295)::oid"
+                ),
+                {"key": key},
+            ).all()
+            assert killed == [(True,)]
+    finally:
+        admin.dispose()
+
+
+async def test_a_holder_whose_lock_is_taken_away_stops_and_another_takes_over(
+    locks: tuple[LeaderLock, LeaderLock], database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="watcher.leader")
+    first, second = locks
+    roles: list[str] = []
+    active = Leadership(first, on_role=roles.append, retry_seconds=0.1, check_seconds=0.1)
+    standby = Leadership(second, retry_seconds=0.1, check_seconds=0.1)
+    never = asyncio.Event()
+    assert await active.acquire(until=never)
+    waiting = asyncio.create_task(standby.acquire(until=never))
+    watching = asyncio.create_task(active.watch())
+    await asyncio.sleep(0.5)
+    assert not waiting.done()
+    assert not watching.done()
+    assert roles[0] == "active"
+
+    take_the_lock_away(first, database_url)
+    async with asyncio.timeout(20):
+        await watching  # the active one noticed
+        assert await waiting  # and the standby took over
+    await active.release()
+    messages = [record.getMessage() for record in caplog.records]
+    assert sum(message.startswith("standby:") for message in messages) == 1  # one line
+    assert any(message.startswith("lost the") for message in messages)
+
+
+async def test_a_standby_stops_waiting_when_the_service_stops(
+    locks: tuple[LeaderLock, LeaderLock],
+) -> None:
+    first, second = locks
+    assert first.try_acquire()
+    stopping = asyncio.Event()
+    waiting = asyncio.create_task(Leadership(second, retry_seconds=60).acquire(until=stopping))
+    await asyncio.sleep(0.2)
+    stopping.set()
+    async with asyncio.timeout(10):
+        assert await waiting is False
