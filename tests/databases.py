@@ -1,12 +1,17 @@
-"""A throwaway PostgreSQL schema, for tests and benchmarks that want an empty database."""
+"""A throwaway PostgreSQL schema, for tests and benchmarks that want an empty database; and what
+an outage or an operator can do to a service's leader lock."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import uuid
 from collections.abc import Iterator
 
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from watcher.leader import PostgresLeaderLock
 
 
 @contextlib.contextmanager
@@ -23,3 +28,31 @@ def fresh_postgres_schema(url: str, *, prefix: str = "t") -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def take_leader_lock_away(database_url: str) -> None:
+    """End the session holding the leader lock (as a server restart or an admin would), or
+    delete the SQLite lock file beside the database."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        os.unlink(f"{url.database}.lock")
+        return
+    admin = create_engine(database_url)
+    try:
+        with admin.connect() as connection:
+            database, schema = connection.execute(
+                text("SELECT current_database(), current_schema()")
+            ).one()
+            key = PostgresLeaderLock.key_for(database, schema)
+            ended = connection.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND granted AND objsubid = 1"
+                    " AND classid = ((:key >> 32) & 4294967295)::oid"
+                    " AND objid = (:key & 4294967295)::oid"
+                ),
+                {"key": key},
+            ).all()
+    finally:
+        admin.dispose()
+    assert ended == [(True,)], "nobody held the leader lock"

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from tests.conftest import BACKEND, POSTGRES_URL
-from tests.databases import fresh_postgres_schema
-from watcher.leader import FileLeaderLock, LeaderLock, Leadership, PostgresLeaderLock, leader_lock
+from tests.databases import fresh_postgres_schema, take_leader_lock_away
+from watcher.leader import LeaderLock, Leadership, leader_lock
 
 
 @pytest.fixture
@@ -51,33 +49,6 @@ def test_services_on_other_schemas_of_one_database_do_not_block_each_other() -> 
             second.release()
 
 
-def take_the_lock_away(lock: LeaderLock, database_url: str) -> None:
-    """What can happen to a lock from outside: its session ended by the server or an admin,
-    its lock file deleted."""
-    if isinstance(lock, FileLeaderLock):
-        os.unlink(lock.path)
-        return
-    assert isinstance(lock, PostgresLeaderLock)
-    admin = create_engine(database_url)
-    try:
-        with admin.connect() as connection:
-            database, schema = connection.execute(
-                text("SELECT current_database(), current_schema()")
-            ).one()
-            key = PostgresLeaderLock.key_for(database, schema)
-            killed = connection.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
-                    " AND objsubid = 1 AND classid = ((:key >> 32) & 4294967295)::oid"
-                    " AND objid = (:key & 4294967295)::oid"
-                ),
-                {"key": key},
-            ).all()
-            assert killed == [(True,)]
-    finally:
-        admin.dispose()
-
-
 async def test_a_holder_whose_lock_is_taken_away_stops_and_another_takes_over(
     locks: tuple[LeaderLock, LeaderLock], database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -95,7 +66,7 @@ async def test_a_holder_whose_lock_is_taken_away_stops_and_another_takes_over(
     assert not watching.done()
     assert roles[0] == "active"
 
-    take_the_lock_away(first, database_url)
+    take_leader_lock_away(database_url)
     async with asyncio.timeout(20):
         await watching  # the active one noticed
         assert await waiting  # and the standby took over

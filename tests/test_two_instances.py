@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from bot.sender import DeliverySender
 from tests.cli_helpers import ServiceProcess, run_cli
+from tests.databases import take_leader_lock_away
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
@@ -172,3 +173,44 @@ def test_a_standby_does_nothing_until_the_active_one_dies_then_finishes_its_fan_
     assert all(paper.title in m.text for messages in received.values() for m in messages)
     assert arxiv.api_requests("b")  # the standby polls now
     assert TOKEN.split(":")[1] not in world.output()
+
+
+def test_an_active_service_that_loses_its_lock_stops_and_one_service_carries_on(
+    world: World, database_url: str
+) -> None:
+    """The lock's session ended (a database restart, an admin), or its file deleted: the active
+    service stops polling and sending and waits as a standby; one of the two is active again."""
+    telegram = world.telegram
+    first = world.start("a")
+    try:
+        first.wait_for(lambda: "stored silently" in first.output)
+        second = world.start("b")
+        second.wait_for(lambda: "standby:" in second.output)
+
+        take_leader_lock_away(database_url)
+        first.wait_for(lambda: "no longer active: back to standby" in first.output)
+        # The first one tries again at once, the second within 3 s: either may win, once.
+        wait_until(
+            lambda: sum(s.output.count("watcher.leader: active:") for s in (first, second)) == 2,
+            "one of them is active again",
+        )
+        standbys = [world.health(name)[1].startswith("ok: standby") for name in ("a", "b")]
+        assert sorted(standbys) == [False, True]
+
+        engine = open_database(database_url, migrate=False)
+        (followed,) = Store(engine).followed()
+        chats = Chats(engine)
+        for chat_id in range(4001, 4021):
+            chats.seen(chat_id, kind="private")
+            chats.subscribe(chat_id, followed.id)
+        paper = make_record(arxiv_id="2612.00078", title="Fencing Tokens", authors=["Dezun Dong"])
+        world.arxiv.add(paper)
+        outbox = Outbox(engine)
+        wait_until(lambda: outbox.stats().sent == 20, "the paper reached every chat")
+        engine.dispose()
+        assert first.stop() == 0
+        assert second.stop() == 0
+    except BaseException:
+        print(world.output())
+        raise
+    assert [len(telegram.sent(chat_id)) for chat_id in range(4001, 4021)] == [1] * 20

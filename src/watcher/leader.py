@@ -137,6 +137,7 @@ class PostgresLeaderLock:
         self._shown = safe_url(url)
         self._connection: psycopg.Connection[Any] | None = None
         self._key: int | None = None
+        self._held = False
 
     @property
     def description(self) -> str:
@@ -151,27 +152,33 @@ class PostgresLeaderLock:
         return int.from_bytes(digest, "big", signed=True)
 
     def try_acquire(self) -> bool:
-        if self._connection is not None:
+        if self._held:
             return True
-        # Autocommit: a session lock needs no transaction, and an idle open one would hold
-        # back vacuum for as long as the service runs.
-        connection = psycopg.connect(**{**self._connect_args, **PG_KEEPALIVE}, autocommit=True)
+        if self._connection is None:
+            # Autocommit: a session lock needs no transaction, and an idle open one would hold
+            # back vacuum for as long as the service runs. A standby keeps its connection
+            # between tries rather than connecting every few seconds.
+            self._connection = psycopg.connect(
+                **{**self._connect_args, **PG_KEEPALIVE}, autocommit=True
+            )
         try:
-            row = connection.execute("SELECT current_database(), current_schema()").fetchone()
-            assert row is not None
-            key = self.key_for(str(row[0]), str(row[1]))
-            locked = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if self._key is None:
+                row = self._connection.execute(
+                    "SELECT current_database(), current_schema()"
+                ).fetchone()
+                assert row is not None
+                self._key = self.key_for(str(row[0]), str(row[1]))
+            locked = self._connection.execute(
+                "SELECT pg_try_advisory_lock(%s)", (self._key,)
+            ).fetchone()
         except BaseException:
-            connection.close()
+            self.release()
             raise
-        if not (locked and locked[0]):
-            connection.close()
-            return False
-        self._connection, self._key = connection, key
-        return True
+        self._held = bool(locked and locked[0])
+        return self._held
 
     def still_held(self) -> bool:
-        if self._connection is None:
+        if self._connection is None or not self._held:
             return False
         # pg_locks shows a bigint key split into two oids (high, low) with objsubid 1.
         row = self._connection.execute(
@@ -189,11 +196,17 @@ class PostgresLeaderLock:
         return bool(row and row[0])
 
     def release(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            # Ending the session drops the lock; a dead connection has dropped it already.
-            with contextlib.suppress(psycopg.Error):
-                connection.close()
+        connection, held = self._connection, self._held
+        self._connection, self._held = None, False
+        if connection is None:
+            return
+        with contextlib.suppress(psycopg.Error):
+            if held:
+                # Ending the session drops the lock too, but only once the server has seen the
+                # session end: unlocking first frees it before the next instance's try.
+                connection.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+        with contextlib.suppress(psycopg.Error):
+            connection.close()  # a dead connection has dropped the lock already
 
 
 class NoLeaderLock:
@@ -257,8 +270,8 @@ class Leadership:
             pause = self.retry_seconds
             try:
                 if await asyncio.to_thread(self.lock.try_acquire):
-                    log.info("active: this instance holds the %s", self.lock.description)
                     self.on_role("active")
+                    log.info("active: this instance holds the %s", self.lock.description)
                     return True
                 failures = 0
                 if not said_standby:
