@@ -433,3 +433,13 @@ def test_runs_standalone_for_a_manual_demo() -> None:
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+def test_requests_through_a_named_url_are_recorded_as_that_clients(fake: FakeArxiv) -> None:
+    named = httpx.get(fake.url_for("b"), params={"search_query": 'au:"Dezun Dong"'}, timeout=10)
+    plain = get(fake, search_query='au:"Dezun Dong"')
+    assert named.status_code == plain.status_code == 200
+    assert without_clock(named.content) == without_clock(plain.content)
+    assert [r.client for r in fake.api_requests()] == ["b", ""]
+    assert len(fake.api_requests("b")) == 1
+    assert fake.api_requests("a") == []

@@ -468,3 +468,15 @@ async def test_a_client_killed_mid_request_leaves_the_fake_serving(
 
     await fake.wait_for(lambda: handled("getUpdates") == 2 and handled("sendMessage") == 2)
     assert "Traceback" not in capfd.readouterr().err
+
+
+async def test_requests_through_a_named_base_url_are_recorded_as_that_clients(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    async with Bot(TOKEN, base_url=fake.base_url_for("b")) as named:
+        await named.send_message(ALICE, "from b")
+    await bot.send_message(ALICE, "from nobody in particular")
+    assert [m.text for m in fake.sent(ALICE)] == ["from b", "from nobody in particular"]
+    assert [r.method for r in fake.requests_from("b")] == ["getMe", "sendMessage"]
+    assert len(fake.requests_from("b", "sendMessage")) == 1
+    assert fake.requests_from("a") == []
