@@ -20,7 +20,9 @@ first takes a lock held by the database's side, with no extra server:
 
 `Leadership` drives a lock from the event loop: `acquire` waits as a standby (one log line, a
 try every `RETRY_SECONDS`), `watch` returns once the lock is lost (checked every
-`CHECK_SECONDS`). The service stops polling and sending as soon as `watch` returns.
+`CHECK_SECONDS`). The service stops polling and sending as soon as `watch` returns. A lock taken
+over waits one and a half checks before it is used: a previous holder that still runs (the
+server ended its session) has noticed by then, so only its sends in flight can be doubled.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ log = logging.getLogger(__name__)
 
 Role = Literal["standby", "active"]
 
-RETRY_SECONDS = 3.0  # a standby tries the lock this often: takeover within a few seconds
+RETRY_SECONDS = 2.0  # a standby tries the lock this often: takeover within a few seconds
 RETRY_MAX_SECONDS = 30.0  # between tries while the database itself fails
-CHECK_SECONDS = 2.0  # the active instance checks this often that it still holds the lock
+CHECK_SECONDS = 1.0  # the active instance checks this often that it still holds the lock
 CHECK_TIMEOUT = 15.0  # a check that takes longer counts as a lost lock
 # The lock connection notices a dead server or network within about this many seconds, rather
 # than the kernel's default of hours: its queries must fail rather than hang.
@@ -61,6 +63,16 @@ PG_KEEPALIVE: dict[str, Any] = {
     "keepalives_count": 3,
     "tcp_user_timeout": 10_000,  # milliseconds
 }
+
+# The server's side of the same: a holder whose host died without closing its socket would
+# otherwise keep the lock for the kernel's two hours. The active instance's check every few
+# seconds keeps its session from ever being idle that long (idle_session_timeout: 14 and later).
+PG_SESSION_SETTINGS = (
+    "SET idle_session_timeout = '20s'",
+    "SET tcp_keepalives_idle = 5",
+    "SET tcp_keepalives_interval = 2",
+    "SET tcp_keepalives_count = 3",
+)
 
 
 class LeaderLock(Protocol):
@@ -161,6 +173,9 @@ class PostgresLeaderLock:
             self._connection = psycopg.connect(
                 **{**self._connect_args, **PG_KEEPALIVE}, autocommit=True
             )
+            for setting in PG_SESSION_SETTINGS:
+                with contextlib.suppress(psycopg.Error):  # an older server lacks one: fine
+                    self._connection.execute(setting)
         try:
             if self._key is None:
                 row = self._connection.execute(
@@ -263,7 +278,13 @@ class Leadership:
         self.check_seconds = check_seconds
 
     async def acquire(self, *, until: asyncio.Event) -> bool:
-        """Wait until the lock is ours (True), or until `until` is set (False)."""
+        """Wait until the lock is ours (True), or until `until` is set (False).
+
+        A lock taken over from another instance is not used at once: the previous holder may
+        still run, its session ended by the server while it waits for its next check. A pause
+        of one and a half checks lets it notice and stop starting sends first, so only the
+        sends it had in flight can go out twice.
+        """
         said_standby = False
         failures = 0
         while not until.is_set():
@@ -272,6 +293,11 @@ class Leadership:
                 if await asyncio.to_thread(self.lock.try_acquire):
                     self.on_role("active")
                     log.info("active: this instance holds the %s", self.lock.description)
+                    if said_standby or failures:
+                        await _wait(until, self.check_seconds * 1.5)
+                    if until.is_set():
+                        await self.release()
+                        return False
                     return True
                 failures = 0
                 if not said_standby:
@@ -295,9 +321,7 @@ class Leadership:
                     pause,
                 )
             self.on_role("standby")
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(pause):
-                    await until.wait()
+            await _wait(until, pause)
         return False
 
     async def watch(self) -> None:
@@ -328,6 +352,13 @@ class Leadership:
 
     async def release(self) -> None:
         await asyncio.to_thread(self.lock.release)
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> None:
+    """Sleep `seconds`, or less if `event` is set meanwhile."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()
 
 
 def _one_line(error: BaseException) -> str:

@@ -2,7 +2,7 @@
 
 `arxiv-watcher health` is a process of its own (Docker runs it inside the container), so it
 cannot ask the service. The service leaves a file in DATA_DIR instead,
-`arxiv-watcher.<pid>.status`, rewritten at each leadership try or check (every few seconds).
+`arxiv-watcher.<pid>.status`, rewritten when its role changes and every few seconds.
 A file not rewritten for `STALE_AFTER` seconds belongs to a process that died or hangs: it is
 ignored, and removed by the next service that starts there. One file per process, so two
 services sharing DATA_DIR (two `make run` in one directory) each have their own.
@@ -23,7 +23,8 @@ from watcher.leader import Role
 
 log = logging.getLogger(__name__)
 
-STALE_AFTER = 30.0  # seconds; the service rewrites its file every 2-3 s
+STALE_AFTER = 30.0  # seconds without a rewrite: the process died or hangs
+REWRITE_EVERY = 5.0  # seconds between rewrites of an unchanged role
 PATTERN = "arxiv-watcher.*.status"
 
 
@@ -43,10 +44,15 @@ class StatusFile:
         self._role: Role | None = None
         self._since = datetime.now(UTC)
         self._failing = False
+        self._written = 0.0  # time.monotonic() of the last write
 
     def write(self, role: Role) -> None:
+        """Record `role`; called every second or two, it rewrites the file every few seconds."""
         if role != self._role:
             self._role, self._since = role, datetime.now(UTC)
+        elif time.monotonic() - self._written < REWRITE_EVERY and not self._failing:
+            return
+        self._written = time.monotonic()
         state = {"role": role, "pid": self.pid, "since": self._since.isoformat()}
         temporary = self.path.with_suffix(".tmp")
         try:
