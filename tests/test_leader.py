@@ -1,17 +1,23 @@
 """The leader lock on the real database: one holder at a time, per database and schema, and a
-holder that loses it (its session killed, its lock file deleted) finds out."""
+holder that loses it (its session killed, its lock file deleted) finds out. And what `health`
+makes of the status file a service leaves behind."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import run_cli
 from tests.conftest import BACKEND, POSTGRES_URL
 from tests.databases import fresh_postgres_schema, take_leader_lock_away
 from watcher.leader import LeaderLock, Leadership, leader_lock
+from watcher.status import StatusFile
 
 
 @pytest.fixture
@@ -89,3 +95,21 @@ async def test_a_standby_stops_waiting_when_the_service_stops(
     stopping.set()
     async with asyncio.timeout(10):
         assert await waiting is False
+
+
+def test_health_reads_a_standby_from_its_fresh_status_file_and_ignores_a_stale_one(
+    tmp_path: Path, database_url: str
+) -> None:
+    data = tmp_path / "data"
+    status = StatusFile(data, pid=4242)
+    status.write("standby")
+    fresh = run_cli("health", cwd=tmp_path, DATABASE_URL=database_url, DATA_DIR=str(data))
+    assert fresh.returncode == 0
+    assert fresh.stdout.startswith("ok: standby (pid 4242, since"), fresh.stdout
+
+    long_ago = time.time() - 120  # a service SIGKILLed two minutes ago left it behind
+    os.utime(status.path, (long_ago, long_ago))
+    stale = run_cli("health", cwd=tmp_path, DATABASE_URL=database_url, DATA_DIR=str(data))
+    assert stale.returncode == 1
+    assert "standby" not in stale.stdout
+    assert stale.stdout.startswith("unhealthy: database migrations are pending"), stale.stdout

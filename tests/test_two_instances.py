@@ -146,6 +146,7 @@ def test_a_standby_does_nothing_until_the_active_one_dies_then_finishes_its_fan_
         standby.wait_for(lambda: "active:" in standby.output, timeout=TAKEOVER_LIMIT)
         wait_until(lambda: outbox.stats().sent == len(CHATS), "every delivery is confirmed", 60)
         assert standby.stop(signal.SIGTERM) == 0
+        assert list((world.tmp_path / "b").glob("*.status")) == []  # it cleaned up
         engine.dispose()
     except BaseException:
         print(world.output())
