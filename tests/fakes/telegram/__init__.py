@@ -1,7 +1,8 @@
 """A fake Telegram Bot API over real HTTP on 127.0.0.1, for end-to-end tests of the bot.
 
 Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framing),
-`bot_api` (the methods and Telegram's error wording), `html_markup` (parse_mode=HTML),
+`bot_api` (the methods and Telegram's error wording), `forum` (topics and reply targets of a
+send), `html_markup` (parse_mode=HTML),
 `flood_control` (429s), `faults` (injected failures), `state` (what the fake remembers).
 
 This package never imports python-telegram-bot: it is the far side, and it must not share the

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.telegram.flood_control import FloodControl
+from tests.fakes.telegram.forum import place_message
 from tests.fakes.telegram.html_markup import (
     HtmlParseError,
     ParsedText,
@@ -29,6 +30,7 @@ from tests.fakes.telegram.request_params import (
     validate_reply_markup,
 )
 from tests.fakes.telegram.state import (
+    STAND_IN_USERS,
     ApiError,
     CallbackAnswer,
     ChatInfo,
@@ -129,8 +131,10 @@ class BotApi:
             if chat.type == "channel":
                 raise ApiError(403, "Forbidden: bot is not a member of the channel chat")
             raise ApiError(403, f"Forbidden: bot was kicked from the {chat.type} chat")
-        if chat.type == "channel" and not chat.bot_is_admin:
+        if chat.type == "channel" and not (chat.bot_is_admin and chat.bot_can_send):
             raise bad_request("need administrator rights in the channel chat")
+        if not chat.bot_can_send:
+            raise bad_request("not enough rights to send text messages to the chat")
 
     def _render(self, params: Params) -> tuple[ParsedText, str | None]:
         text = params.get("text", "")
@@ -227,6 +231,7 @@ class BotApi:
         with self.state.lock:
             chat = self._resolve_chat(params)
             self._check_can_post(chat)
+            placement = place_message(self.state, chat, params)
         parsed, parse_mode = self._render(params)
         markup = self._reply_markup(params)
         preview = json_param(params, "link_preview_options", "link preview options")
@@ -239,6 +244,10 @@ class BotApi:
                     {"retry_after": retry_after},
                 )
             message: JsonDict = {"from": dict(self.state.bot_user), "text": parsed.text}
+            if placement.thread_id is not None:
+                message.update(message_thread_id=placement.thread_id, is_topic_message=True)
+            if placement.reply_to is not None:
+                message["reply_to_message"] = placement.reply_to
             if parsed.entities:
                 message["entities"] = parsed.entities
             if markup and "inline_keyboard" in markup:
@@ -257,6 +266,10 @@ class BotApi:
                     reply_markup=markup,
                     link_preview_options=preview,
                     time=time.time(),
+                    message_thread_id=placement.thread_id,
+                    reply_to_message_id=(
+                        placement.reply_to["message_id"] if placement.reply_to else None
+                    ),
                 )
             )
             self.state.touch()
@@ -391,7 +404,9 @@ class BotApi:
         if user_id == self.state.bot_user["id"]:
             if chat.kicked:
                 return "kicked"
-            return "administrator" if chat.bot_is_admin else "member"
+            if chat.bot_is_admin:
+                return "administrator"
+            return "member" if chat.bot_can_send else "restricted"
         if user_id == chat.creator_id:
             return "creator"
         if user_id in chat.admin_ids:
@@ -407,11 +422,17 @@ class BotApi:
 
     def get_chat_member(self, params: Params) -> JsonDict:
         user_id = required_int(params, "user_id")
+        if user_id <= 0 or user_id in STAND_IN_USERS:
+            # Chats are not members, and neither are the stand-ins for who posts as a chat.
+            raise bad_request("PARTICIPANT_ID_INVALID")
         with self.state.lock:
             chat = self._resolve_chat(params)
             if chat.migrated_to is not None:
                 self._check_can_post(chat)
-            return chat_member_json(self._user(user_id), self._member_status(chat, user_id))
+            can_send = chat.bot_can_send or user_id != self.state.bot_user["id"]
+            return chat_member_json(
+                self._user(user_id), self._member_status(chat, user_id), can_send=can_send
+            )
 
     def get_chat_administrators(self, params: Params) -> list[JsonDict]:
         with self.state.lock:

@@ -26,6 +26,8 @@ from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.html_markup import utf16_length
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
 from tests.fakes.telegram.state import (
+    CHANNEL_BOT,
+    GROUP_ANONYMOUS_BOT,
     CallbackAnswer,
     ChatInfo,
     EditRecord,
@@ -33,6 +35,7 @@ from tests.fakes.telegram.state import (
     RecordedRequest,
     SentMessage,
     TelegramState,
+    Topic,
     chat_member_json,
     user_json,
 )
@@ -185,12 +188,16 @@ class FakeTelegram:
         chat_type: str | None = None,
         title: str | None = None,
         username: str | None = None,
+        thread_id: int | None = None,
+        as_chat: int | None = None,
     ) -> int:
         """Queue a Message update; a leading `/command[@bot]` gets its bot_command entity.
 
         `chat_type` defaults to what the fake knows of the chat, else to what the id implies
         (positive: private, -100…: supergroup, other negative: group). `username` is the
-        sender's, and the private chat's.
+        sender's, and the private chat's. `thread_id`: the forum topic it is posted in (see
+        `create_topic`). `as_chat`: the sender posts as that chat: a channel (their own), or
+        the group itself (an anonymous administrator); `from` is then Telegram's stand-in.
         """
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
         message: JsonDict = {"from": user_json(sender, username), "text": text}
@@ -199,7 +206,73 @@ class FakeTelegram:
             chat = self._describe(chat_id, chat_type, title, None, None)
             if chat.type == "private" and username:
                 chat.username = username
+            if thread_id is not None:
+                if thread_id not in chat.topics:
+                    raise KeyError(f"chat {chat_id} has no topic {thread_id}")
+                message.update(message_thread_id=thread_id, is_topic_message=True)
+            if as_chat is not None:
+                stand_in = GROUP_ANONYMOUS_BOT if as_chat == chat_id else CHANNEL_BOT
+                as_chat_info = self._state.chat(
+                    as_chat, chat_type=None if as_chat == chat_id else "channel"
+                )
+                message.update({"from": dict(stand_in), "sender_chat": as_chat_info.to_json()})
             return self._state.queue_update("message", self._state.store_message(chat, message))
+
+    # -- forums ------------------------------------------------------------------------------
+    def create_topic(self, chat_id: int, name: str, *, title: str = "Forum") -> int:
+        """Make the chat a forum supergroup (if it is not yet) and open a topic in it.
+
+        Returns the topic's `message_thread_id`: the id of its "topic created" service message,
+        as in Telegram.
+        """
+        with self._state.lock:
+            chat = self._describe(chat_id, "supergroup", title, None, None)
+            chat.is_forum = True
+            created = self._state.store_message(
+                chat,
+                {
+                    "from": user_json(self._admin_of(chat)),
+                    "forum_topic_created": {"name": name, "icon_color": 7322096},
+                },
+            )
+            thread_id = int(created["message_id"])
+            created.update(message_thread_id=thread_id, is_topic_message=True)
+            chat.topics[thread_id] = Topic(name)
+            self._state.touch()
+            return thread_id
+
+    def close_topic(self, chat_id: int, thread_id: int | None) -> None:
+        """Close a topic (`None`: General); the bot may not post there unless it is an admin."""
+        self._set_topic_closed(chat_id, thread_id, closed=True)
+
+    def reopen_topic(self, chat_id: int, thread_id: int | None, *, announce: bool = True) -> None:
+        """Reopen a topic; `announce` queues the "topic reopened" service message, as Telegram
+        sends one into the topic."""
+        self._set_topic_closed(chat_id, thread_id, closed=False, announce=announce)
+
+    def _set_topic_closed(
+        self, chat_id: int, thread_id: int | None, *, closed: bool, announce: bool = True
+    ) -> None:
+        with self._state.lock:
+            chat = self._state.chat(chat_id)
+            if thread_id is None:
+                chat.general_closed = closed
+            else:
+                chat.topics[thread_id].closed = closed
+            service: JsonDict = {"from": user_json(self._admin_of(chat))}
+            service["forum_topic_closed" if closed else "forum_topic_reopened"] = {}
+            if thread_id is not None:
+                service.update(message_thread_id=thread_id, is_topic_message=True)
+            stored = self._state.store_message(chat, service)
+            if announce:
+                self._state.queue_update("message", stored)
+            self._state.touch()
+
+    @staticmethod
+    def _admin_of(chat: ChatInfo) -> int:
+        if chat.creator_id is not None:
+            return chat.creator_id
+        return chat.admin_ids[0] if chat.admin_ids else _OTHER_USER_ID
 
     def channel_post(
         self, chat_id: int, text: str, *, title: str = "Channel", username: str | None = None
@@ -244,8 +317,13 @@ class FakeTelegram:
         old_status: str | None = None,
         user_id: int | None = None,
         chat_type: str | None = None,
+        can_send: bool = True,
     ) -> int:
-        """Queue a my_chat_member update and apply it: kicked/left block or remove the bot."""
+        """Queue a my_chat_member update and apply it: kicked/left block or remove the bot.
+
+        `can_send` False takes the bot's right to post: with "restricted" in a group, with
+        "administrator" in a channel (an admin without the right to post messages).
+        """
         with self._state.lock:
             chat = self._state.chat(chat_id, chat_type=chat_type)
             removed = new_status in ("kicked", "left")
@@ -254,6 +332,7 @@ class FakeTelegram:
             else:
                 chat.kicked = removed
                 chat.bot_is_admin = new_status == "administrator"
+                chat.bot_can_send = can_send
             if old_status is None:
                 old_status = (
                     "member" if removed else ("kicked" if chat.type == "private" else "left")
@@ -265,7 +344,7 @@ class FakeTelegram:
                 "from": user_json(actor),
                 "date": int(time.time()),
                 "old_chat_member": chat_member_json(bot, old_status),
-                "new_chat_member": chat_member_json(bot, new_status),
+                "new_chat_member": chat_member_json(bot, new_status, can_send=can_send),
             }
             return self._state.queue_update("my_chat_member", update)
 

@@ -16,6 +16,16 @@ from typing import Any
 JsonDict = dict[str, Any]
 
 SUPERGROUP_ID_BELOW = -1_000_000_000_000  # Telegram's "-100…" ids are supergroups and channels
+# Who `from` is when someone posts as a chat: as a channel (their own, or a linked channel's
+# automatic forward), or as the group itself (an anonymous administrator).
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
+GROUP_ANONYMOUS_BOT = {
+    "id": 1087968824,
+    "is_bot": True,
+    "first_name": "Group",
+    "username": "GroupAnonymousBot",
+}
+STAND_IN_USERS = frozenset({CHANNEL_BOT["id"], GROUP_ANONYMOUS_BOT["id"]})
 
 
 class ApiError(Exception):
@@ -51,6 +61,8 @@ class SentMessage:
     reply_markup: JsonDict | None
     link_preview_options: JsonDict | None
     time: float
+    message_thread_id: int | None = None  # the forum topic it went to (None: General, no topics)
+    reply_to_message_id: int | None = None  # the message it quotes
 
 
 @dataclass(frozen=True)
@@ -85,8 +97,20 @@ class CallbackAnswer:
 
 
 @dataclass
+class Topic:
+    """A forum topic. Its id is the id of the service message that created it, as in Telegram."""
+
+    name: str
+    closed: bool = False
+
+
+@dataclass
 class ChatInfo:
-    """A chat as the fake knows it, with the bot's standing in it."""
+    """A chat as the fake knows it, with the bot's standing in it.
+
+    `bot_can_send` False: the bot is restricted (a group) or an administrator without the right
+    to post (a channel). A forum (`is_forum`) has `topics`; its General topic may be closed too.
+    """
 
     id: int
     type: str  # private | group | supergroup | channel
@@ -99,9 +123,15 @@ class ChatInfo:
     bot_is_admin: bool = False
     admin_ids: list[int] = field(default_factory=list)
     creator_id: int | None = None
+    bot_can_send: bool = True
+    is_forum: bool = False
+    topics: dict[int, Topic] = field(default_factory=dict)
+    general_closed: bool = False
 
     def to_json(self) -> JsonDict:
         chat: JsonDict = {"id": self.id, "type": self.type}
+        if self.is_forum:
+            chat["is_forum"] = True
         if self.type == "private":
             chat["first_name"] = self.first_name or f"User {self.id}"
         else:
@@ -158,13 +188,38 @@ _ADMIN_RIGHTS = (
 )
 
 
-def chat_member_json(user: JsonDict, status: str) -> JsonDict:
+_MEMBER_PERMISSIONS = (
+    "can_change_info",
+    "can_invite_users",
+    "can_pin_messages",
+    "can_send_polls",
+    "can_send_other_messages",
+    "can_add_web_page_previews",
+    "can_manage_topics",
+    "can_send_audios",
+    "can_send_documents",
+    "can_send_photos",
+    "can_send_videos",
+    "can_send_video_notes",
+    "can_send_voice_notes",
+    "can_edit_tag",
+    "can_react_to_messages",
+)
+
+
+def chat_member_json(user: JsonDict, status: str, *, can_send: bool = True) -> JsonDict:
+    """A ChatMember of `status`; `can_send` False takes the right to post (admin: in a channel)
+    or to send messages (restricted)."""
     member: JsonDict = {"status": status, "user": user}
     if status == "creator":
         member["is_anonymous"] = False
     elif status == "administrator":
         member.update(dict.fromkeys(_ADMIN_RIGHTS, True), is_anonymous=False)
         member["can_be_edited"] = False
+        member["can_post_messages"] = can_send
+    elif status == "restricted":
+        member.update(dict.fromkeys(_MEMBER_PERMISSIONS, False), is_member=True, until_date=0)
+        member["can_send_messages"] = can_send
     elif status == "kicked":
         member["until_date"] = 0
     return member
