@@ -21,8 +21,14 @@ How each Telegram answer is handled:
   pending (parked) until it comes back with /start;
 - `ChatMigrated` → the chat moves to its new id and the send is retried at once;
 - `BadRequest` "can't parse entities" → sent again as plain text;
+- a `BadRequest` about the chat rather than the message (`is_chat_refusal`: the bot lost its
+  rights, the topic is closed) → the destination (chat, topic) is parked (`watcher.parking`):
+  its deliveries stay pending and one probes again with a backoff capped at an hour, or at once
+  when the bot's rights come back; a probe that gets through releases it;
 - any other `BadRequest` ("message is too long", "chat not found") → failed with the reason,
   never retried in a loop.
+
+Deliveries to a forum topic carry its `message_thread_id`.
 """
 
 from __future__ import annotations
@@ -79,6 +85,25 @@ CONFIRM_LINGER = 0.01
 CONFIRM_RETRY_FIRST, CONFIRM_RETRY_MAX = 0.5, 30.0
 
 Kind = Literal["new", "revision"]
+
+# Refusals that describe the chat, not the message: they pass once an admin restores the bot's
+# rights or reopens the topic (Telegram's wording, compared in lower case).
+CHAT_REFUSALS = (
+    "not enough rights to send",
+    "have no rights to send a message",
+    "need administrator rights in the channel chat",
+    "chat_write_forbidden",
+    "chat_restricted",
+    "topic_closed",
+    "topic_deleted",
+    "message thread not found",
+)
+
+
+def is_chat_refusal(description: str) -> bool:
+    """Whether a 400 is about the chat or topic (park it), not about the message (fail it)."""
+    lowered = description.lower()
+    return any(refusal in lowered for refusal in CHAT_REFUSALS)
 
 
 def backoff_delay(attempts: int, *, jitter: Callable[[], float] = random.random) -> float:
@@ -365,9 +390,15 @@ class DeliverySender:
             async with asyncio.timeout(seconds):
                 await self._wakeup.wait()
 
-    def _forget_chat(self, chat_id: int) -> None:
-        """Drop queued deliveries of a chat that moved or left; the outbox still has them."""
-        self._queue = [delivery for delivery in self._queue if delivery.chat_id != chat_id]
+    def _forget_chat(self, chat_id: int, thread_id: int | None = None) -> None:
+        """Drop queued deliveries of a chat that moved or left, or of one of its topics that was
+        parked; the outbox still has them."""
+        self._queue = [
+            delivery
+            for delivery in self._queue
+            if delivery.chat_id != chat_id
+            or (thread_id is not None and delivery.thread_id != thread_id)
+        ]
 
     # -- one delivery ----------------------------------------------------------------------
 
@@ -433,6 +464,9 @@ class DeliverySender:
             self._forget_chat(delivery.chat_id)
             return
         except BadRequest as error:
+            if is_chat_refusal(error.message):
+                await self._park(delivery, error.message)
+                return
             log.error(
                 "Telegram refused %s for chat %d (attempt %d): %s; not retried",
                 delivery.record.arxiv_id,
@@ -463,14 +497,45 @@ class DeliverySender:
             delivery.id,
             attempt,
         )
+        if delivery.probing:
+            parking = chats.parking
+            if await in_db_thread(parking.release, delivery.chat_id, delivery.thread_id):
+                log.info(
+                    "chat %d%s takes messages again; its parked deliveries go out",
+                    delivery.chat_id,
+                    _topic(delivery.thread_id),
+                )
+
+    async def _park(self, delivery: PendingDelivery, reason: str) -> None:
+        """The chat or topic refused for a reason of its own: hold its deliveries, probe later."""
+        parked = await in_db_thread(
+            self.context.chats.parking.park,
+            delivery.chat_id,
+            delivery.thread_id,
+            reason=reason,
+            first_retry=self.context.settings.parked_retry_first,
+        )
+        log.warning(
+            "chat %d%s refused %s (%s): its deliveries are parked, refusal %d in a row; "
+            "next try at %s",
+            delivery.chat_id,
+            _topic(delivery.thread_id),
+            delivery.record.arxiv_id,
+            reason,
+            parked.failures,
+            f"{parked.retry_at:%Y-%m-%d %H:%M:%S} UTC",
+        )
+        self._forget_chat(delivery.chat_id, delivery.thread_id)
 
     async def _send(self, delivery: PendingDelivery, chat_id: int) -> int:
         """Send the HTML message, falling back to plain text if Telegram cannot parse it."""
         rendered = self._render(delivery.record, delivery.kind, delivery.chat_id)
+        thread = delivery.thread_id or None
         try:
             sent = await self.bot.send_message(
                 chat_id,
                 rendered.message.html,
+                message_thread_id=thread,
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
                 reply_markup=rendered.markup,
@@ -487,6 +552,7 @@ class DeliverySender:
             sent = await self.bot.send_message(
                 chat_id,
                 rendered.plain,
+                message_thread_id=thread,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
                 reply_markup=rendered.markup,
             )
@@ -518,3 +584,7 @@ class DeliverySender:
     async def _retry_later(self, delivery: PendingDelivery, error: str, seconds: float) -> None:
         at: datetime = utcnow() + timedelta(seconds=seconds)
         await in_db_thread(self.context.outbox.retry_later, delivery.id, error=error, at=at)
+
+
+def _topic(thread_id: int) -> str:
+    return f" (topic {thread_id})" if thread_id else ""

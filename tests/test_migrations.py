@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, inspect, text
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 import watcher.models  # noqa: F401  (registers the tables)
@@ -29,7 +31,7 @@ def test_autogenerate_finds_no_difference_after_upgrade(engine: Engine) -> None:
 def test_an_empty_database_has_every_migration_pending(database_url: str) -> None:
     engine = create_db_engine(database_url)
     try:
-        assert pending_migrations(engine) == ["0001", "0002", "0004", "0003"]
+        assert pending_migrations(engine) == ["0001", "0002", "0004", "0003", "0006"]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
         assert pending_migrations(engine) == []
@@ -89,5 +91,61 @@ def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
         assert record.author_names == ["Ann Other", "Dezun Dong"]
         assert record.categories == ("cs.DC", "math.CO")
         assert (record.acm_class, record.msc_class) == ("H.5.4; H.3.5", "05C50")
+    finally:
+        engine.dispose()
+
+
+def test_0006_keeps_existing_subscriptions_and_deliveries_in_no_topic(database_url: str) -> None:
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0002")
+        now = "2026-11-30 12:00:00"
+        with engine.begin() as connection:
+            for statement in (
+                "INSERT INTO chat (id, kind, active, notify_revisions, created) "
+                f"VALUES (-1001, 'supergroup', true, false, '{now}')",
+                "INSERT INTO followed_author (id, name, name_key, aliases, created) "
+                f"VALUES (1, 'Dezun Dong', 'dezun dong', '', '{now}')",
+                "INSERT INTO subscription (chat_id, followed_author_id, created) "
+                f"VALUES (-1001, 1, '{now}')",
+                "INSERT INTO paper (id, arxiv_id, version, title, abstract, primary_category, "
+                "published, updated, abs_url, pdf_url, first_seen) VALUES (1, '2611.00001', 1, "
+                f"'T', 'A', 'cs.DC', '{now}', '{now}', 'https://a', 'https://p', '{now}')",
+                "INSERT INTO delivery (chat_id, paper_id, version, kind, status, attempts, "
+                f"next_attempt, created) VALUES (-1001, 1, 1, 'new', 'pending', 0, '{now}', "
+                f"'{now}')",
+            ):
+                connection.execute(text(statement))
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            assert connection.execute(text("SELECT thread_id FROM subscription")).all() == [(0,)]
+            assert connection.execute(text("SELECT thread_id FROM delivery")).all() == [(0,)]
+            # A topic of the same chat may now follow the same author, and be owed the paper.
+            connection.execute(
+                text(
+                    "INSERT INTO subscription (chat_id, thread_id, followed_author_id, created) "
+                    f"VALUES (-1001, 7, 1, '{now}')"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO delivery (chat_id, thread_id, paper_id, version, kind, status, "
+                    f"attempts, next_attempt, created) VALUES (-1001, 7, 1, 1, 'new', 'pending', "
+                    f"0, '{now}', '{now}')"
+                )
+            )
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO delivery (chat_id, thread_id, paper_id, version, kind, status, "
+                    f"attempts, next_attempt, created) VALUES (-1001, 7, 1, 1, 'new', 'pending', "
+                    f"0, '{now}', '{now}')"
+                )
+            )
+        command.downgrade(config, "0002")  # one row per chat and paper again: General's
+        with engine.begin() as connection:
+            assert connection.execute(text("SELECT chat_id FROM delivery")).all() == [(-1001,)]
+            assert connection.execute(text("SELECT chat_id FROM subscription")).all() == [(-1001,)]
     finally:
         engine.dispose()

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event
@@ -101,12 +102,15 @@ def fake() -> Iterator[FakeTelegram]:
 
 
 @contextlib.asynccontextmanager
-async def make_world(fake: FakeTelegram, engine: Engine, database_url: str) -> AsyncIterator[World]:
+async def make_world(
+    fake: FakeTelegram, engine: Engine, database_url: str, **overrides: Any
+) -> AsyncIterator[World]:
     settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         database_url=database_url,
         telegram_bot_token=TOKEN,
         telegram_api_url=fake.base_url,
+        **overrides,
     )
     store = Store(engine)
     followed, _ = store.follow(["Dezun Dong"])

@@ -2,7 +2,12 @@
 
 A chat is identified by its integer id. It is *active* until the far side says it is gone
 (the user blocked the bot, it was removed from the group); its pending deliveries are then
-parked, and they resume when the chat comes back.
+parked, and they resume when the chat comes back. A chat that is there but may not be written
+to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic.
+
+In a forum supergroup each topic subscribes on its own: a subscription and a delivery carry the
+topic's `thread_id`, `NO_THREAD` (0) for General or a chat without topics. The subscription limit
+counts every topic of the chat together, so one chat's rows stay bounded.
 """
 
 from __future__ import annotations
@@ -14,8 +19,17 @@ from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
-from watcher.models import Chat, Delivery, FollowedAuthor, PaperMatch, PollState, Subscription
+from watcher.models import (
+    NO_THREAD,
+    Chat,
+    Delivery,
+    FollowedAuthor,
+    PaperMatch,
+    PollState,
+    Subscription,
+)
 from watcher.outbox import PENDING
+from watcher.parking import Parking
 
 MAX_SUBSCRIPTIONS = 50
 
@@ -38,6 +52,7 @@ class Chats:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.parking = Parking(engine)
 
     def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
         """Record that the chat spoke to us; reactivates it. True when it was inactive."""
@@ -94,28 +109,27 @@ class Chats:
                 session.flush()
             have = set(
                 session.exec(
-                    select(Subscription.followed_author_id).where(
+                    select(Subscription.thread_id, Subscription.followed_author_id).where(
                         col(Subscription.chat_id) == new_id
                     )
-                )
+                ).all()
             )
             for subscription in session.exec(
                 select(Subscription).where(col(Subscription.chat_id) == old_id)
             ).all():
-                if subscription.followed_author_id in have:
-                    session.delete(subscription)
-                else:
+                if (subscription.thread_id, subscription.followed_author_id) not in have:
                     session.add(
                         Subscription(
                             chat_id=new_id,
+                            thread_id=subscription.thread_id,
                             followed_author_id=subscription.followed_author_id,
                             created=subscription.created,
                         )
                     )
-                    session.delete(subscription)
+                session.delete(subscription)
             owed = set(
                 session.exec(
-                    select(Delivery.paper_id, Delivery.version).where(
+                    select(Delivery.thread_id, Delivery.paper_id, Delivery.version).where(
                         col(Delivery.chat_id) == new_id
                     )
                 ).all()
@@ -123,11 +137,13 @@ class Chats:
             for delivery in session.exec(
                 select(Delivery).where(col(Delivery.chat_id) == old_id)
             ).all():
-                if (delivery.paper_id, delivery.version) in owed:
+                if (delivery.thread_id, delivery.paper_id, delivery.version) in owed:
                     session.delete(delivery)
                 else:
                     delivery.chat_id = new_id
             session.flush()
+            # A parking was about the old chat's rights; the supergroup is asked afresh.
+            self.parking.forget_chat(session, old_id)
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
             session.commit()
 
@@ -138,18 +154,19 @@ class Chats:
             )
             session.commit()
 
-    def subscribe(self, chat_id: int, followed_id: int) -> bool:
-        """Follow an author in this chat. False when it already did.
+    def subscribe(self, chat_id: int, followed_id: int, *, thread_id: int = NO_THREAD) -> bool:
+        """Follow an author in this chat's topic `thread_id`. False when it already did.
 
-        Raises SubscriptionLimit when the chat already follows MAX_SUBSCRIPTIONS authors; the
-        check and the insert share one transaction, so two requests at once cannot pass it.
+        Raises SubscriptionLimit when the chat (all its topics together) already follows
+        MAX_SUBSCRIPTIONS authors; the check and the insert share one transaction, so two
+        requests at once cannot pass it.
 
         An author a chat brought is polled only while some chat subscribes. When the first
         subscriber comes back, its history is fetched again, silently: the papers of the time
         nobody polled it are stored, and none of them is announced as new.
         """
         with Session(self.engine) as session:
-            if session.get(Subscription, (chat_id, followed_id)) is not None:
+            if session.get(Subscription, (chat_id, thread_id, followed_id)) is not None:
                 return False
             follows = session.exec(
                 select(func.count()).where(col(Subscription.chat_id) == chat_id)
@@ -157,16 +174,20 @@ class Chats:
             if follows >= MAX_SUBSCRIPTIONS:
                 raise SubscriptionLimit(f"a chat follows at most {MAX_SUBSCRIPTIONS} authors")
             _restart_if_paused(session, followed_id)
-            session.add(Subscription(chat_id=chat_id, followed_author_id=followed_id))
+            session.add(
+                Subscription(chat_id=chat_id, thread_id=thread_id, followed_author_id=followed_id)
+            )
             session.commit()
             return True
 
-    def subscribed_ids(self, chat_id: int) -> list[int]:
+    def subscribed_ids(self, chat_id: int, *, thread_id: int = NO_THREAD) -> list[int]:
+        """The authors this chat's topic `thread_id` follows."""
         with Session(self.engine) as session:
             return list(
                 session.exec(
                     select(Subscription.followed_author_id).where(
-                        col(Subscription.chat_id) == chat_id
+                        col(Subscription.chat_id) == chat_id,
+                        col(Subscription.thread_id) == thread_id,
                     )
                 )
             )
@@ -184,26 +205,33 @@ class Chats:
                 follows[chat_id].add(followed_id)
         return {chat_id: frozenset(ids) for chat_id, ids in follows.items()}
 
-    def unsubscribe(self, chat_id: int, followed_id: int | None = None) -> int:
-        """Stop following one author, or everything (`None`). Returns how many were dropped.
+    def unsubscribe(
+        self, chat_id: int, followed_id: int | None = None, *, thread_id: int = NO_THREAD
+    ) -> int:
+        """Stop following one author, or everything (`None`), in this chat's topic `thread_id`.
+        Returns how many were dropped.
 
-        Pending deliveries the chat no longer wants are dropped with them.
+        Pending deliveries the topic no longer wants are dropped with them.
         """
         with Session(self.engine) as session:
-            query = delete(Subscription).where(col(Subscription.chat_id) == chat_id)
+            query = delete(Subscription).where(
+                col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id
+            )
             if followed_id is not None:
                 query = query.where(col(Subscription.followed_author_id) == followed_id)
             removed = session.exec(query).rowcount
             still_wanted = select(PaperMatch.paper_id).where(
                 col(PaperMatch.followed_author_id).in_(
                     select(Subscription.followed_author_id).where(
-                        col(Subscription.chat_id) == chat_id
+                        col(Subscription.chat_id) == chat_id,
+                        col(Subscription.thread_id) == thread_id,
                     )
                 )
             )
             session.exec(
                 delete(Delivery).where(
                     col(Delivery.chat_id) == chat_id,
+                    col(Delivery.thread_id) == thread_id,
                     col(Delivery.status) == PENDING,
                     col(Delivery.paper_id).not_in(still_wanted),
                 )

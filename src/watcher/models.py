@@ -160,8 +160,29 @@ class Chat(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 
+# A chat's General topic, or a chat without topics. A real sentinel rather than NULL: the thread
+# is part of the subscription's primary key and of the delivery's uniqueness, and a primary key
+# column cannot be NULL, while NULLs never collide in a unique constraint. Telegram's topic ids
+# are message ids, which start at 1.
+NO_THREAD = 0
+
+
+def _thread_id(*, primary_key: bool = False) -> Column[int]:
+    return Column(
+        BigInteger,
+        primary_key=primary_key,
+        nullable=False,
+        default=NO_THREAD,
+        server_default=str(NO_THREAD),
+        autoincrement=False,
+    )
+
+
 class Subscription(SQLModel, table=True):
+    """A chat (in one forum topic, or `NO_THREAD`) follows an author."""
+
     chat_id: int = Field(sa_column=_chat_id(primary_key=True))
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id(primary_key=True))
     followed_author_id: int = Field(
         foreign_key="followed_author.id", primary_key=True, index=True, ondelete="CASCADE"
     )
@@ -172,15 +193,17 @@ class Delivery(SQLModel, table=True):
     """One announcement of one paper version to one chat: the outbox row.
 
     status: "pending" until the far side confirms ("sent"), or "failed" with `last_error` for a
-    permanent refusal. Pending rows of an inactive chat are parked, not dropped.
+    permanent refusal. Pending rows of an inactive chat, or of a parked topic
+    (`ParkedDestination`), are parked, not dropped. `thread_id` is the forum topic it goes to.
     """
 
     __table_args__ = (
-        UniqueConstraint("chat_id", "paper_id", "version"),
+        UniqueConstraint("chat_id", "thread_id", "paper_id", "version"),
         Index("ix_delivery_due", "status", "next_attempt"),
     )
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=_chat_id())
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id())
     paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
     version: int
     kind: str = Field(default="new", max_length=16)
@@ -191,3 +214,24 @@ class Delivery(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     sent: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+
+
+class ParkedDestination(SQLModel, table=True):
+    """A chat or forum topic that refused a message for a reason of its own, not the message's.
+
+    The bot lacks the rights to post, or the topic is closed: an admin can fix that, so the
+    deliveries to it wait (pending) and one of them probes again at `retry_at`, with a backoff.
+    Parking is per topic: a closed topic must not hold back the chat's other topics.
+    """
+
+    __tablename__ = "parked_destination"
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), primary_key=True, nullable=False
+        )
+    )
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id(primary_key=True))
+    reason: str = Field(sa_type=Text)
+    since: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    failures: int = 1
+    retry_at: datetime = Field(sa_column=_timestamp())

@@ -5,6 +5,10 @@ transaction that saves a new paper, so a paper is never stored without its deliv
 end then drains `due()` and calls `mark_sent` (or `mark_sent_many`, for many confirmations in one
 transaction) only after the far side confirmed the message: a crash in between re-sends at most
 what was in flight, and never skips anything.
+
+A delivery goes to a chat and, in a forum, to the topic (`thread_id`) that subscribed. Deliveries
+to a parked destination (`watcher.parking`) are not due until its `retry_at`; `due()` marks those
+that are probes of a parked destination, so the sender can release it once one gets through.
 """
 
 from __future__ import annotations
@@ -13,10 +17,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, Table, bindparam, func, update
+from sqlalchemy import Engine, Table, and_, bindparam, case, func, or_, type_coerce, update
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
-from watcher.models import Chat, Delivery, Paper, Subscription, utcnow
+from watcher.models import (
+    Chat,
+    Delivery,
+    Paper,
+    ParkedDestination,
+    Subscription,
+    UTCDateTime,
+    utcnow,
+)
 from watcher.records import Record
 from watcher.rows import load_records
 
@@ -30,12 +43,14 @@ class PendingDelivery:
     kind: str  # "new" or "revision"
     attempts: int
     record: Record
+    thread_id: int = 0  # the forum topic; 0 for General or a chat without topics
+    probing: bool = False  # its destination is parked: this send tests whether it still is
 
 
 @dataclass(frozen=True, slots=True)
 class OutboxStats:
     pending: int
-    parked: int  # pending, but for an inactive chat
+    parked: int  # pending, but for an inactive chat or a parked destination
     sent: int
     failed: int
 
@@ -43,11 +58,12 @@ class OutboxStats:
 def enqueue_deliveries(
     session: Session, *, paper_id: int, version: int, kind: str, followed_ids: Iterable[int]
 ) -> int:
-    """Queue one delivery of this paper version to every chat following one of `followed_ids`.
+    """Queue one delivery of this paper version to every chat (and forum topic) following one
+    of `followed_ids`: a topic gets it once, whichever of its authors it came through.
 
     Revisions go only to chats that asked for them. Returns how many were queued.
     """
-    chats = select(Subscription.chat_id).where(
+    chats = select(Subscription.chat_id, Subscription.thread_id).where(
         col(Subscription.followed_author_id).in_(list(followed_ids))
     )
     if kind == "revision":
@@ -56,15 +72,27 @@ def enqueue_deliveries(
         )
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version.
-    owed = select(Delivery.chat_id).where(col(Delivery.paper_id) == paper_id)
+    owed = select(Delivery.chat_id, Delivery.thread_id).where(col(Delivery.paper_id) == paper_id)
     if kind == "revision":
         owed = owed.where(col(Delivery.version) == version)
-    already = set(session.exec(owed))
+    already = set(session.exec(owed).all())
     queued = 0
-    for chat_id in set(session.exec(chats.distinct())) - already:
-        session.add(Delivery(chat_id=chat_id, paper_id=paper_id, version=version, kind=kind))
+    for chat_id, thread_id in set(session.exec(chats.distinct()).all()) - already:
+        session.add(
+            Delivery(
+                chat_id=chat_id, thread_id=thread_id, paper_id=paper_id, version=version, kind=kind
+            )
+        )
         queued += 1
     return queued
+
+
+def _parking_of_delivery() -> ColumnElement[bool]:
+    """The join condition of a delivery and its destination's parking, if parked."""
+    return and_(
+        col(ParkedDestination.chat_id) == col(Delivery.chat_id),
+        col(ParkedDestination.thread_id) == col(Delivery.thread_id),
+    )
 
 
 class Outbox:
@@ -74,22 +102,28 @@ class Outbox:
         self.engine = engine
 
     def due(self, *, limit: int, now: datetime | None = None) -> list[PendingDelivery]:
-        """Pending deliveries whose time has come, for active chats, oldest first."""
+        """Pending deliveries whose time has come, for active chats and destinations not parked
+        (or whose parking is due a probe), oldest first."""
         now = now or utcnow()
         with Session(self.engine) as session:
             rows = session.exec(
-                select(Delivery, Paper)
+                select(Delivery, Paper, col(ParkedDestination.chat_id).is_not(None))
                 .join(Paper, col(Paper.id) == col(Delivery.paper_id))
                 .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(
                     col(Delivery.status) == PENDING,
                     col(Delivery.next_attempt) <= now,
                     col(Chat.active),
+                    or_(
+                        col(ParkedDestination.chat_id).is_(None),
+                        col(ParkedDestination.retry_at) <= now,
+                    ),
                 )
                 .order_by(col(Delivery.id))
                 .limit(limit)
             ).all()
-            papers = {paper.id: paper for _, paper in rows}
+            papers = {paper.id: paper for _, paper, _ in rows}
             by_paper = dict(zip(papers, load_records(session, list(papers.values())), strict=True))
             return [
                 PendingDelivery(
@@ -98,18 +132,31 @@ class Outbox:
                     kind=delivery.kind,
                     attempts=delivery.attempts,
                     record=by_paper[delivery.paper_id],
+                    thread_id=delivery.thread_id,
+                    probing=bool(parked),
                 )
-                for delivery, _ in rows
+                for delivery, _, parked in rows
             ]
 
     def next_due(self) -> datetime | None:
-        """When the earliest pending delivery of an active chat falls due, if any is pending."""
+        """When the earliest pending delivery of an active chat falls due, if any is pending
+        (for a parked destination: when its parking is due a probe)."""
+        due_at = case(
+            (
+                col(ParkedDestination.retry_at) > col(Delivery.next_attempt),
+                ParkedDestination.retry_at,
+            ),
+            else_=Delivery.next_attempt,
+        )
         with Session(self.engine) as session:
-            return session.exec(
-                select(func.min(Delivery.next_attempt))
+            earliest = session.exec(
+                select(func.min(type_coerce(due_at, UTCDateTime())))
+                .select_from(Delivery)
                 .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(col(Delivery.status) == PENDING, col(Chat.active))
             ).one()
+            return earliest if isinstance(earliest, datetime) else None
 
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
@@ -172,7 +219,11 @@ class Outbox:
                 select(func.count())
                 .select_from(Delivery)
                 .join(Chat, col(Chat.id) == col(Delivery.chat_id))
-                .where(col(Delivery.status) == PENDING, ~col(Chat.active))
+                .outerjoin(ParkedDestination, _parking_of_delivery())
+                .where(
+                    col(Delivery.status) == PENDING,
+                    or_(~col(Chat.active), col(ParkedDestination.chat_id).is_not(None)),
+                )
             ).one()
         return OutboxStats(
             pending=counts.get(PENDING, 0) - parked,

@@ -84,6 +84,12 @@ class Settings(BaseSettings):
     telegram_rate_overall: float = Field(default=30.0, gt=0, description="Messages a second.")
     telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
     telegram_rate_group: float = Field(default=20.0, gt=0, description="A minute, per group.")
+    parked_retry_first: float = Field(
+        default=60.0,
+        gt=0,
+        le=3600,
+        description="Seconds before a chat that refused for want of rights is tried again.",
+    )
 
     @field_validator("watch_authors", mode="before")
     @classmethod
