@@ -32,7 +32,7 @@ from telegram.ext import (
 
 from bot.handlers.admin import Admin
 from bot.handlers.budget import CommandBudget
-from bot.handlers.common import keyboard
+from bot.handlers.common import ON_CHAT_MIGRATED, keyboard
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
@@ -73,6 +73,7 @@ def register(
     or by letting the bot in again: its pending deliveries are due now.
     """
     membership = Membership(service.chats, on_chat_back=on_chat_back)
+    application.bot_data[ON_CHAT_MIGRATED] = membership.moved
     welcome = Welcome(service)
     subscriptions = Subscriptions(service, lookup_patience=lookup_patience)
     questions = Questions(service)
@@ -98,6 +99,9 @@ def register(
     application.add_handler(CallbackQueryHandler(questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))
+    application.add_handler(
+        MessageHandler(filters.StatusUpdate.FORUM_TOPIC_REOPENED, membership.topic_reopened)
+    )
     application.add_handler(MessageHandler(filters.COMMAND & _FRESH, welcome.unknown_command))
     application.add_handler(
         MessageHandler(

@@ -1,4 +1,8 @@
-"""/stats: the service's health at a glance, for the chats in ADMIN_CHAT_IDS only."""
+"""/stats: the service's health at a glance, for the chats in ADMIN_CHAT_IDS only.
+
+Parked chats (the bot may not post there for now: no rights, a closed topic) are listed with the
+reason Telegram gave, since an admin of that chat has to act on it.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,10 @@ from telegram import Update
 from bot.handlers.common import Context, ServiceHandlers, capped_lines, papers, reply, when
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
+from watcher.parking import ParkedInfo
 from watcher.store import Followed
+
+PARKED_SHOWN = 5
 
 
 class Admin(ServiceHandlers):
@@ -38,6 +45,12 @@ class Admin(ServiceHandlers):
             "<b>Authors</b>",
         ]
         tail: list[str] = []
+        parked_total, parked = self.chats.parking.parked(limit=PARKED_SHOWN)
+        if parked_total:
+            tail += ["", f"<b>Parked chats: {parked_total}</b> (the bot may not post there)"]
+            tail += [_parked_line(info) for info in parked]
+            if parked_total > len(parked):
+                tail.append(f"… and {parked_total - len(parked)} more.")
         failures = self.service.outbox.failures(limit=5)
         if failures:
             tail += ["", "<b>Latest failed deliveries</b>"]
@@ -69,3 +82,15 @@ def _author_line(followed: Followed) -> str:
             f"{html.escape((followed.last_error or '')[:120])}"
         )
     return line
+
+
+def _parked_line(parked: ParkedInfo) -> str:
+    where = f"chat {parked.chat_id}"
+    if parked.chat_title:
+        where += f" ({html.escape(parked.chat_title[:60])})"
+    if parked.thread_id:
+        where += f", topic {parked.thread_id}"
+    return (
+        f"• {where}: {html.escape(parked.reason[:120])}; since {when(parked.since)}, "
+        f"{papers(parked.waiting)} waiting, next try {when(parked.retry_at)}"
+    )

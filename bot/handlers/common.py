@@ -2,6 +2,9 @@
 keyboard of a rendered message, the base class holding the core, and small text helpers.
 
 Replies are HTML with link previews off; anything a user typed is escaped before it is echoed.
+A reply lands in the forum topic of the command it answers, and in groups it quotes that command.
+A reply to a group that has just become a supergroup (`ChatMigrated`) moves the chat
+(`on_chat_migrated`, set by `bot.handlers.register`) and goes to the supergroup.
 Every reply fits Telegram's 4096 characters: lists are capped where they are built
 (`capped_lines`, `bold_names`), and `fit_reply` trims whatever still overflows, as a last guard.
 """
@@ -9,8 +12,10 @@ Every reply fits Telegram's 4096 characters: lists are capped where they are bui
 from __future__ import annotations
 
 import html
+import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from telegram import (
@@ -21,15 +26,33 @@ from telegram import (
     LinkPreviewOptions,
     Update,
 )
+from telegram import (
+    Message as TelegramMessage,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import ChatMigrated
 from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
+from watcher.models import NO_THREAD
 from watcher.service import ServiceContext
 from watcher.store import Followed
 
+log = logging.getLogger(__name__)
+
 Context = ContextTypes.DEFAULT_TYPE
+# bot_data key of `async (old chat id, new chat id)`: moves a chat that became a supergroup.
+ON_CHAT_MIGRATED = "on_chat_migrated"
+_GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
+# Telegram's stand-ins for who posts "as a chat": a channel (a user posting as their own
+# channel, or a linked channel's post), and an anonymous administrator posting as the group.
+CHANNEL_BOT_ID = 136817688
+GROUP_ANONYMOUS_BOT_ID = 1087968824
+POST_AS_YOURSELF = (
+    "You are posting as a channel, and I cannot tell whether you administer this group: "
+    "post as yourself to change the subscriptions."
+)
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 # Names listed in one sentence ("follows A, B, C … and 7 more"); the rest are counted.
@@ -50,6 +73,38 @@ class ServiceHandlers:
         self.settings = service.settings
         self.store = service.store
         self.chats = service.chats
+
+
+# --- where an update belongs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A chat, and the forum topic in it (`NO_THREAD` for General or a chat without topics)."""
+
+    chat_id: int
+    thread_id: int = NO_THREAD
+
+    @property
+    def here(self) -> str:
+        """How replies name it: each forum topic follows its own authors."""
+        return "This topic" if self.thread_id != NO_THREAD else "This chat"
+
+
+def topic_of(message: TelegramMessage | None) -> int:
+    """The forum topic a message was posted in; `NO_THREAD` for General or no topics.
+
+    Outside forums `message_thread_id` names a chain of replies, not a topic: it is ignored.
+    """
+    if message is None or not message.is_topic_message or message.message_thread_id is None:
+        return NO_THREAD
+    return message.message_thread_id
+
+
+def place_of(update: Update) -> Place:
+    chat = update.effective_chat
+    assert chat is not None
+    return Place(chat.id, topic_of(update.effective_message))
 
 
 # --- replying ---------------------------------------------------------------------------------
@@ -73,17 +128,49 @@ def keyboard(message: Message) -> InlineKeyboardMarkup | None:
 
 
 async def reply(update: Update, context: Context, answer: str | Message) -> None:
-    """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat."""
+    """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat,
+    in the forum topic it came from; in a group, quoting the command it answers."""
     chat = update.effective_chat
     assert chat is not None
     message = answer if isinstance(answer, Message) else Message(answer)
-    await context.bot.send_message(
-        chat.id,
-        fit_reply(message.html),
-        parse_mode=ParseMode.HTML,
-        link_preview_options=NO_PREVIEW,
-        reply_markup=keyboard(message),
-    )
+    text, markup = fit_reply(message.html), keyboard(message)
+    asked = update.message or update.channel_post  # a command; not a button under our message
+    try:
+        if asked is not None:
+            # PTB puts the reply in the command's forum topic, and quotes it if asked to.
+            await asked.reply_text(
+                text,
+                do_quote=chat.type in _GROUPS,
+                allow_sending_without_reply=True,  # the command may be deleted meanwhile
+                parse_mode=ParseMode.HTML,
+                link_preview_options=NO_PREVIEW,
+                reply_markup=markup,
+            )
+            return
+        thread = topic_of(update.effective_message)
+        await context.bot.send_message(
+            chat.id,
+            text,
+            message_thread_id=thread or None,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=markup,
+        )
+    except ChatMigrated as error:
+        # The group became a supergroup after sending this: it has a new id and no topics yet.
+        log.info("chat %s became %s; the reply goes to the new id", chat.id, error.new_chat_id)
+        on_migrated: Callable[[int, int], Awaitable[None]] | None = context.bot_data.get(
+            ON_CHAT_MIGRATED
+        )
+        if on_migrated is not None:
+            await on_migrated(chat.id, error.new_chat_id)
+        await context.bot.send_message(
+            error.new_chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=markup,
+        )
 
 
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:
@@ -154,10 +241,12 @@ async def may_manage(update: Update, context: Context) -> bool:
     assert message is not None
     if chat.type in (ChatType.PRIVATE, ChatType.CHANNEL):
         return True  # in a channel only administrators can post at all
-    if message.sender_chat is not None and message.sender_chat.id == chat.id:
-        return True  # an anonymous administrator speaks as the group itself
+    if message.sender_chat is not None:
+        # An anonymous administrator speaks as the group itself. Anyone else speaking as a chat
+        # (their own channel, a linked channel) cannot be asked about: the user is a stand-in.
+        return message.sender_chat.id == chat.id
     user = update.effective_user
-    if user is None:
+    if user is None or user.id in (CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID):
         return False
     member: ChatMember = await context.bot.get_chat_member(chat.id, user.id)
     return member.status in _MANAGERS
@@ -167,6 +256,16 @@ async def refuse_non_admin(update: Update, context: Context) -> bool:
     """True (and the refusal sent) when the sender may not change what this chat follows."""
     if await may_manage(update, context):
         return False
+    message = update.effective_message
+    chat = update.effective_chat
+    assert chat is not None
+    if (
+        message is not None
+        and message.sender_chat is not None
+        and message.sender_chat.id != chat.id
+    ):
+        await reply(update, context, POST_AS_YOURSELF)
+        return True
     await reply(update, context, "Only this group's administrators can change what it follows.")
     return True
 

@@ -1,5 +1,7 @@
 """The one error handler: whatever a handler raised is logged, and the user is told something
-went wrong, never how. A chat that refuses our reply (blocked, removed) is parked instead.
+went wrong, never how. A chat that refuses our reply (blocked, removed) is parked instead. A
+group that became a supergroup while its command was handled (`ChatMigrated` from a call other
+than the reply, which handles its own) is moved, and asked to send the command again.
 """
 
 from __future__ import annotations
@@ -7,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.error import Forbidden, RetryAfter, TelegramError
+from telegram.error import ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot.handlers.common import NO_PREVIEW, Context
 from bot.handlers.membership import Membership
@@ -15,6 +17,10 @@ from bot.handlers.membership import Membership
 log = logging.getLogger(__name__)
 
 SORRY = "Something went wrong on our side; please try again."
+UPGRADED = (
+    "This group has just become a supergroup, so I could not finish that command. "
+    "Please send it again here."
+)
 
 
 class ErrorHandler:
@@ -30,6 +36,16 @@ class ErrorHandler:
         if isinstance(error, Forbidden) and chat is not None:
             log.info("chat %s refused a reply: %s", chat.id, error)
             await self.membership.gone(chat.id, reason=str(error))
+            return
+        if isinstance(error, ChatMigrated) and chat is not None:
+            log.info("chat %s became %s while a command was handled", chat.id, error.new_chat_id)
+            await self.membership.moved(chat.id, error.new_chat_id)
+            try:
+                await context.bot.send_message(
+                    error.new_chat_id, UPGRADED, link_preview_options=NO_PREVIEW
+                )
+            except TelegramError as again:
+                log.warning("could not tell chat %s: %s", error.new_chat_id, again)
             return
         log.error("handling an update failed", exc_info=error)
         if chat is None or isinstance(error, RetryAfter):

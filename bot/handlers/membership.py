@@ -4,6 +4,10 @@ A chat that blocks the bot (or removes it) is deactivated: its deliveries stay p
 until it comes back. Any command, or being unblocked or added again, brings it back, and then
 `on_chat_back` is called (the front end wakes the delivery sender with it), so the parked
 deliveries go out at once.
+
+A chat where the bot may not post for now (no rights, a closed topic) is parked by the sender
+(`watcher.parking`). A `my_chat_member` update that shows the bot's rights back, or a topic's
+"reopened" service message, makes those parked deliveries due at once.
 """
 
 from __future__ import annotations
@@ -11,7 +15,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from telegram import Chat, Update
+from telegram import (
+    Chat,
+    ChatMember,
+    ChatMemberAdministrator,
+    ChatMemberMember,
+    ChatMemberOwner,
+    ChatMemberRestricted,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType
 
 from bot.handlers.common import Context, chat_title
@@ -58,11 +70,47 @@ class Membership:
             )
             log.info("chat %s is gone: %s", chat.id, reason)
             await self.gone(chat.id, reason=reason)
-        else:
-            await self.seen(chat)
+            return
+        await self.seen(chat)
+        if may_post(change.new_chat_member, chat_type=chat.type):
+            await self._retry_parked(chat.id, None, "the bot may post again")
+
+    async def topic_reopened(self, update: Update, context: Context) -> None:
+        """A forum topic was reopened: deliveries parked because it was closed are due now."""
+        message = update.effective_message
+        if message is None or message.forum_topic_reopened is None:
+            return
+        thread = message.message_thread_id if message.is_topic_message else None
+        await self._retry_parked(message.chat.id, thread or 0, "its topic was reopened")
+
+    async def _retry_parked(self, chat_id: int, thread_id: int | None, why: str) -> None:
+        parking = self.chats.parking
+        parked = await in_db_thread(parking.retry_now, chat_id, thread_id=thread_id)
+        if parked:
+            log.info("chat %s: %s; its parked deliveries are due", chat_id, why)
+            if self.on_chat_back is not None:
+                self.on_chat_back()
 
     async def migrated(self, update: Update, context: Context) -> None:
         """A group became a supergroup: its chat id changes, and so must ours."""
         message = update.effective_message
         if message is not None and message.migrate_to_chat_id is not None:
-            await in_db_thread(self.chats.migrate, message.chat.id, message.migrate_to_chat_id)
+            await self.moved(message.chat.id, message.migrate_to_chat_id)
+
+    async def moved(self, old_id: int, new_id: int) -> None:
+        """The chat `old_id` is now `new_id`: its subscriptions and deliveries move with it."""
+        await in_db_thread(self.chats.migrate, old_id, new_id)
+        if self.on_chat_back is not None:
+            self.on_chat_back()  # what it was owed is due at its new id
+
+
+def may_post(member: ChatMember, *, chat_type: str) -> bool:
+    """Whether the bot, as this member of a chat of `chat_type`, may post text there."""
+    if isinstance(member, ChatMemberOwner):
+        return True
+    if isinstance(member, ChatMemberAdministrator):
+        # In a channel only an administrator with the right to post may; in a group, any admin.
+        return chat_type != ChatType.CHANNEL or bool(member.can_post_messages)
+    if isinstance(member, ChatMemberRestricted):
+        return member.is_member and member.can_send_messages
+    return isinstance(member, ChatMemberMember) and chat_type != ChatType.CHANNEL

@@ -18,9 +18,11 @@ from bot.arguments import UsageError
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
+    Place,
     ServiceHandlers,
     bold_names,
     keyboard,
+    place_of,
     plain_names,
     reply,
     reply_usage,
@@ -62,11 +64,10 @@ class Questions(ServiceHandlers):
     async def _send_list(
         self, update: Update, context: Context, category: str | None, number: int
     ) -> None:
-        chat = update.effective_chat
-        assert chat is not None
+        place = place_of(update)
         # The renderer fits at most MAX_PER_PAGE entries in one message; more page on.
         per_page = min(number, MAX_PER_PAGE)
-        await reply(update, context, await in_db_thread(self._list, chat.id, category, per_page, 0))
+        await reply(update, context, await in_db_thread(self._list, place, category, per_page, 0))
 
     async def page(self, update: Update, context: Context) -> None:
         """A "Newer"/"Older" button under a list: edit that message to the asked page."""
@@ -79,7 +80,7 @@ class Questions(ServiceHandlers):
             return
         await query.answer()
         answer = await in_db_thread(
-            self._list, chat.id, wanted.category, wanted.per_page, wanted.page
+            self._list, place_of(update), wanted.category, wanted.per_page, wanted.page
         )
         message = answer if isinstance(answer, Message) else Message(answer)
         try:
@@ -93,9 +94,9 @@ class Questions(ServiceHandlers):
             if "not modified" not in str(error).lower():
                 raise  # a double press asks for the page already shown: nothing to do
 
-    def _list(self, chat_id: int, category: str | None, per_page: int, page: int) -> Message | str:
+    def _list(self, place: Place, category: str | None, per_page: int, page: int) -> Message | str:
         """Database thread: one page of /recent or /subject, or the answer why there is none."""
-        followed, own = self._scope(chat_id)
+        followed, own = self._scope(place)
         if not followed:
             return "Nobody is followed yet: /subscribe NAME follows an author."
         ids = [f.id for f in followed]
@@ -140,13 +141,11 @@ class Questions(ServiceHandlers):
 
     async def subjects(self, update: Update, context: Context) -> None:
         """/subjects: the categories of the stored papers, with names and counts."""
-        chat = update.effective_chat
-        assert chat is not None
-        await reply(update, context, await in_db_thread(self._subjects, chat.id))
+        await reply(update, context, await in_db_thread(self._subjects, place_of(update)))
 
-    def _subjects(self, chat_id: int) -> str:
+    def _subjects(self, place: Place) -> str:
         """Database thread."""
-        followed, _ = self._scope(chat_id)
+        followed, _ = self._scope(place)
         counts = self.store.category_counts(followed_ids=[f.id for f in followed])
         if not counts:
             return "No papers are stored yet, so there are no categories to show."
@@ -200,10 +199,10 @@ class Questions(ServiceHandlers):
         followed, _ = self._scope(chat_id)
         return record, [name for f in followed for name in f.names]
 
-    def _scope(self, chat_id: int) -> tuple[list[Followed], bool]:
-        """Database thread: the authors a chat's questions are about: its own (True), else the
-        watched ones (False)."""
-        ids = self.chats.subscribed_ids(chat_id)
+    def _scope(self, place: Place) -> tuple[list[Followed], bool]:
+        """Database thread: the authors a chat's (topic's) questions are about: its own (True),
+        else the watched ones (False)."""
+        ids = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         if ids:
             return self.store.followed(ids), True
         found = (self.store.find_followed(spec[0]) for spec in self.settings.followed_specs)

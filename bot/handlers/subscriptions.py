@@ -1,6 +1,8 @@
 """What a chat follows: /subscribe, /unsubscribe, /subscriptions and the /revisions setting.
 
-In groups only administrators may change these (`refuse_non_admin`); anyone may look.
+In groups only administrators may change these (`refuse_non_admin`); anyone may look. In a forum,
+each topic follows its own authors: the subscription is the topic's the command was sent in
+(`Place`), and so are the papers posted later.
 
 /subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
 (its number of results, run as a task of its own so the chat is served meanwhile): no results,
@@ -23,10 +25,12 @@ from bot.handlers.budget import BackfillBudget, minutes
 from bot.handlers.common import (
     MAX_NAMES_IN_A_SENTENCE,
     Context,
+    Place,
     ServiceHandlers,
     bold_names,
     capped_lines,
     papers,
+    place_of,
     refuse_non_admin,
     reply,
     reply_usage,
@@ -64,35 +68,36 @@ class Subscriptions(ServiceHandlers):
             return
         if await refuse_non_admin(update, context):
             return
-        chat = update.effective_chat
-        assert chat is not None
+        place = place_of(update)
         if name is None:
-            await reply(update, context, await in_db_thread(self._subscribe_watched, chat.id))
+            await reply(update, context, await in_db_thread(self._subscribe_watched, place))
             return
         # A new name waits for arXiv (one request, politely spaced): run it aside, so that this
         # chat's next commands and every other chat are served meanwhile. Its errors still reach
         # `on_error` through the update.
         context.application.create_task(
-            self._subscribe_author(update, context, chat.id, name),
+            self._subscribe_author(update, context, place, name),
             update=update,
-            name=f"subscribe-{chat.id}",
+            name=f"subscribe-{place.chat_id}",
         )
 
-    def _subscribe_watched(self, chat_id: int) -> str:
+    def _subscribe_watched(self, place: Place) -> str:
         """Database thread: subscribe the chat to every watched author; the answer."""
-        subscribed = set(self.chats.subscribed_ids(chat_id))
+        subscribed = set(self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id))
         watched = [self.store.follow(spec)[0] for spec in self.settings.followed_specs]
         missing = [f for f in watched if f.id not in subscribed]
         if not watched:
             return "I watch nobody yet; follow someone with /subscribe NAME."
         if not missing:
             return (
-                f"This chat already follows {bold_names(watched)}. /recent shows the newest papers."
+                f"{place.here} already follows {bold_names(watched)}. "
+                "/recent shows the newest papers."
             )
         if len(subscribed) + len(missing) > MAX_SUBSCRIPTIONS:
             return _full_message()
         for followed in missing:
-            self.chats.subscribe(chat_id, followed.id)
+            if not self._subscribe(place, followed.id):  # the limit counts the other topics too
+                return _full_message()
         details = "; ".join(
             f"<b>{html.escape(f.name)}</b> ({papers(f.record_count)} on record)"
             if f.backfilled
@@ -101,24 +106,22 @@ class Subscriptions(ServiceHandlers):
         )
         if len(missing) > MAX_NAMES_IN_A_SENTENCE:
             details += f"; and {len(missing) - MAX_NAMES_IN_A_SENTENCE} more"
-        return f"✅ This chat now follows {details}. New papers will be posted here."
+        return f"✅ {place.here} now follows {details}. New papers will be posted here."
 
     async def _subscribe_author(
-        self, update: Update, context: Context, chat_id: int, name: str
+        self, update: Update, context: Context, place: Place, name: str
     ) -> None:
-        prepared = await in_db_thread(self._prepare_follow, chat_id, name)
+        prepared = await in_db_thread(self._prepare_follow, place, name)
         if isinstance(prepared, str):
             await reply(update, context, prepared)
             return
         followed = prepared
         if followed is not None and followed.polled:
             # Kept up to date already (or being fetched for someone else): nothing to ask arXiv.
-            await reply(
-                update, context, await in_db_thread(self._subscribe_known, chat_id, followed)
-            )
+            await reply(update, context, await in_db_thread(self._subscribe_known, place, followed))
             return
         # A name nobody follows, or an author nobody polled for a while: a history to fetch.
-        wait = self.backfills.take(chat_id)
+        wait = self.backfills.take(place.chat_id)
         if wait is not None:
             await reply(update, context, self._budget_spent(wait))
             return
@@ -136,69 +139,69 @@ class Subscriptions(ServiceHandlers):
             if refusal is not None:
                 await reply(update, context, refusal)
                 return
-            answer = await in_db_thread(self._follow_new, chat_id, name, total)
+            answer = await in_db_thread(self._follow_new, place, name, total)
         else:
-            answer = await in_db_thread(self._subscribe_paused, chat_id, followed)
+            answer = await in_db_thread(self._subscribe_paused, place, followed)
         self.service.poller.poll_soon()  # its history now, not at the next round
         await reply(update, context, answer)
 
-    def _prepare_follow(self, chat_id: int, name: str) -> str | Followed | None:
+    def _prepare_follow(self, place: Place, name: str) -> str | Followed | None:
         """Database thread: the author already followed under that name (None if nobody follows
         it yet), or the answer why this chat cannot subscribe."""
-        subscribed = self.chats.subscribed_ids(chat_id)
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         existing = self.store.find_followed(name)
         if existing is not None and existing.id in subscribed:
             return (
-                f"This chat already follows <b>{html.escape(existing.name)}</b>. "
+                f"{place.here} already follows <b>{html.escape(existing.name)}</b>. "
                 "/subscriptions lists what it follows."
             )
         if len(subscribed) >= MAX_SUBSCRIPTIONS:
             return _full_message()
         return existing
 
-    def _subscribe_known(self, chat_id: int, followed: Followed) -> str:
+    def _subscribe_known(self, place: Place, followed: Followed) -> str:
         """Database thread: subscribe to an author polled already; the answer."""
         shown = f"<b>{html.escape(followed.name)}</b>"
-        if not self._subscribe(chat_id, followed.id):
+        if not self._subscribe(place, followed.id):
             return _full_message()
         if not followed.backfilled:
             return (
-                f"✅ This chat now follows {shown}. Its papers are being fetched from arXiv; "
+                f"✅ {place.here} now follows {shown}. Its papers are being fetched from arXiv; "
                 "new ones will be posted here."
             )
         return (
-            f"✅ This chat now follows {shown}: {papers(followed.record_count)} found on arXiv. "
+            f"✅ {place.here} now follows {shown}: {papers(followed.record_count)} found on arXiv. "
             "New ones will be posted here; /recent shows the newest."
         )
 
-    def _follow_new(self, chat_id: int, name: str, total: int) -> str:
+    def _follow_new(self, place: Place, name: str, total: int) -> str:
         """Database thread: follow a name arXiv knows, for this chat; the answer."""
         followed, created = self.store.follow([name], watched=False)
-        if not self._subscribe(chat_id, followed.id):
+        if not self._subscribe(place, followed.id):
             if created and self.chats.subscribers(followed.id) == 0:
                 self.store.unfollow(followed.id)  # leave no trace of a name nobody follows
             return _full_message()
         return (
-            f"✅ This chat now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
+            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
             f"{papers(total)} under that name. Their history is being fetched; new papers will "
             "be posted here."
         )
 
-    def _subscribe_paused(self, chat_id: int, followed: Followed) -> str:
+    def _subscribe_paused(self, place: Place, followed: Followed) -> str:
         """Database thread: subscribe to an author nobody polled lately; its history is fetched
         again, silently, so the papers of the pause are stored and none is announced as new."""
-        if not self._subscribe(chat_id, followed.id):
+        if not self._subscribe(place, followed.id):
             return _full_message()
         return (
-            f"✅ This chat now follows <b>{html.escape(followed.name)}</b> "
+            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b> "
             f"({papers(followed.record_count)} on record). Its papers are being fetched again; "
             "new ones will be posted here."
         )
 
-    def _subscribe(self, chat_id: int, followed_id: int) -> bool:
+    def _subscribe(self, place: Place, followed_id: int) -> bool:
         """Database thread: subscribe, the limit checked again: other requests ran meanwhile."""
         try:
-            self.chats.subscribe(chat_id, followed_id)
+            self.chats.subscribe(place.chat_id, followed_id, thread_id=place.thread_id)
         except SubscriptionLimit:
             return False
         return True
@@ -237,43 +240,42 @@ class Subscriptions(ServiceHandlers):
             return
         if await refuse_non_admin(update, context):
             return
-        chat = update.effective_chat
-        assert chat is not None
-        await reply(update, context, await in_db_thread(self._unsubscribe, chat.id, name))
+        place = place_of(update)
+        await reply(update, context, await in_db_thread(self._unsubscribe, place, name))
 
-    def _unsubscribe(self, chat_id: int, name: str | None) -> str:
+    def _unsubscribe(self, place: Place, name: str | None) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
-        subscribed = self.chats.subscribed_ids(chat_id)
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         if name is None:
             if not subscribed:
-                return "This chat follows nobody; nothing to stop."
+                return f"{place.here} follows nobody; nothing to stop."
             followed = self.store.followed(subscribed)
-            self.chats.unsubscribe(chat_id, None)
-            return f"✅ This chat no longer follows {bold_names(followed)}."
+            self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
+            return f"✅ {place.here} no longer follows {bold_names(followed)}."
         found = self.store.find_followed(name)
         if found is None or found.id not in subscribed:
             return (
-                f"This chat does not follow <b>{html.escape(name)}</b>. "
+                f"{place.here} does not follow <b>{html.escape(name)}</b>. "
                 "/subscriptions lists what it follows."
             )
-        self.chats.unsubscribe(chat_id, found.id)
-        return f"✅ This chat no longer follows <b>{html.escape(found.name)}</b>."
+        self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
+        return f"✅ {place.here} no longer follows <b>{html.escape(found.name)}</b>."
 
     async def subscriptions(self, update: Update, context: Context) -> None:
         """/subscriptions: what this chat follows, with counts and last successful poll."""
-        chat = update.effective_chat
-        assert chat is not None
-        await reply(update, context, await in_db_thread(self._subscriptions, chat.id))
+        await reply(update, context, await in_db_thread(self._subscriptions, place_of(update)))
 
-    def _subscriptions(self, chat_id: int) -> str:
-        followed = self.store.followed(self.chats.subscribed_ids(chat_id))
-        info = self.chats.get(chat_id)
+    def _subscriptions(self, place: Place) -> str:
+        followed = self.store.followed(
+            self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        )
+        info = self.chats.get(place.chat_id)
         if not followed:
             return (
-                "This chat follows nobody yet. /subscribe follows the authors I watch; "
+                f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
                 "/subscribe NAME follows anyone."
             )
-        head = f"This chat follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"
+        head = f"{place.here} follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"
         revisions = info is not None and info.notify_revisions
         tail = (
             f"New versions of papers: {'on' if revisions else 'off'} "

@@ -9,7 +9,7 @@ import html
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.handlers.common import Context, ServiceHandlers, bold_list, reply
+from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, reply
 from watcher.aio import in_db_thread
 
 HELP = "\n".join(
@@ -21,6 +21,7 @@ HELP = "\n".join(
         "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
         "/unsubscribe alone stops everything",
         "/subscriptions: what this chat follows",
+        "In a forum group each topic follows its own authors, and its papers are posted there.",
         "/recent [N]: the N newest papers (default 5, at most 20), e.g. <code>/recent 10</code>",
         "/subject CATEGORY [N]: the newest papers in a category, e.g. "
         "<code>/subject cs.DC 5</code>",
@@ -42,9 +43,10 @@ class Welcome(ServiceHandlers):
 
     async def start(self, update: Update, context: Context) -> None:
         """/start: what the bot does, whom it watches, how to subscribe."""
-        chat = update.effective_chat
-        assert chat is not None
-        following = await in_db_thread(self.chats.subscribed_ids, chat.id)
+        place = place_of(update)
+        following = await in_db_thread(
+            self.chats.subscribed_ids, place.chat_id, thread_id=place.thread_id
+        )
         watched = bold_list([spec[0] for spec in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
@@ -54,7 +56,7 @@ class Welcome(ServiceHandlers):
         ]
         if following:
             lines.append(
-                f"This chat follows {len(following)} author{'s' if len(following) > 1 else ''}: "
+                f"{place.here} follows {len(following)} author{'s' if len(following) > 1 else ''}: "
                 "see /subscriptions."
             )
         elif watched:
