@@ -106,13 +106,18 @@ async def test_a_member_posting_as_a_channel_is_told_to_post_as_themself(bot: Bo
 
 async def test_stats_lists_parked_chats_with_the_reason(bot: Bot) -> None:
     bot.chats.seen(FORUM, kind="supergroup", title="Reading group")
+    bot.chats.subscribe(FORUM, dezun_id(bot), thread_id=12)
+    followed = frozenset({dezun_id(bot)})
+    paper = make_record(arxiv_id="2606.00002", title="Waiting For The Topic")
+    bot.store.save_records([MatchedRecord(paper, followed)], announce_for=followed)
     bot.chats.parking.park(FORUM, 12, reason="Topic_closed", first_retry=60, now=utcnow())
 
     answer = await bot.ask_one(ADMIN_CHAT, "/stats")
 
+    assert "Deliveries: 0 pending, 1 parked, 0 sent, 0 failed" in answer
     assert "Parked chats: 1 (the bot may not post there)" in answer
     assert "• chat -1005555555555 (Reading group), topic 12: Topic_closed; since " in answer
-    assert "0 papers waiting, next try " in answer
+    assert "1 paper waiting, next try " in answer
 
 
 async def test_rights_restored_send_the_parked_paper_at_once(

@@ -11,7 +11,7 @@ import logging
 from telegram import Update
 from telegram.error import ChatMigrated, Forbidden, RetryAfter, TelegramError
 
-from bot.handlers.common import NO_PREVIEW, Context
+from bot.handlers.common import NO_PREVIEW, Context, topic_of
 from bot.handlers.membership import Membership
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,13 @@ class ErrorHandler:
         log.error("handling an update failed", exc_info=error)
         if chat is None or isinstance(error, RetryAfter):
             return  # no one to tell, or Telegram asked for quiet
+        message = update.effective_message if isinstance(update, Update) else None
         try:
-            await context.bot.send_message(chat.id, SORRY, link_preview_options=NO_PREVIEW)
+            await context.bot.send_message(
+                chat.id,
+                SORRY,
+                message_thread_id=topic_of(message) or None,  # General may be closed
+                link_preview_options=NO_PREVIEW,
+            )
         except TelegramError as again:
             log.warning("could not tell chat %s about the error: %s", chat.id, again)

@@ -129,9 +129,24 @@ class Parking:
         session.exec(delete(ParkedDestination).where(col(ParkedDestination.chat_id) == chat_id))
 
     def parked(self, *, limit: int = 10) -> tuple[int, list[ParkedInfo]]:
-        """(how many destinations are parked, the `limit` parked longest, oldest first)."""
+        """(how many destinations hold pending deliveries back, the `limit` parked longest).
+
+        A parking whose deliveries are all gone (unsubscribed) holds nothing back: it is left
+        out, and it goes with the next probe that gets through.
+        """
+        holding = (
+            select(Delivery.id)
+            .where(
+                col(Delivery.chat_id) == col(ParkedDestination.chat_id),
+                col(Delivery.thread_id) == col(ParkedDestination.thread_id),
+                col(Delivery.status) == PENDING,
+            )
+            .exists()
+        )
         with Session(self.engine) as session:
-            total = session.exec(select(func.count()).select_from(ParkedDestination)).one()
+            total = session.exec(
+                select(func.count()).select_from(ParkedDestination).where(holding)
+            ).one()
             waiting = (
                 select(func.count())
                 .where(
@@ -144,6 +159,7 @@ class Parking:
             rows = session.exec(
                 select(ParkedDestination, Chat.title, waiting)
                 .join(Chat, col(Chat.id) == col(ParkedDestination.chat_id))
+                .where(holding)
                 .order_by(col(ParkedDestination.since), col(ParkedDestination.chat_id))
                 .limit(limit)
             ).all()
