@@ -8,12 +8,14 @@ its deliveries wait, one probe at a time with a capped backoff, and each paper s
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine
 
 from tests.fakes.telegram import FakeTelegram
 from tests.test_sender import TOKEN, World, eventually, make_world, sending, sent_count
+from watcher.models import utcnow
 from watcher.parking import PARKED_RETRY_MAX, parked_retry_delay
 
 SUPERGROUP, FORUM, CHANNEL = -1001234567890, -1005555555555, -1009876543210
@@ -49,6 +51,32 @@ def test_the_parked_backoff_doubles_to_an_hour_and_never_overflows() -> None:
     assert parked_retry_delay(7, first=60) == PARKED_RETRY_MAX
     assert parked_retry_delay(10_000_000, first=60) == PARKED_RETRY_MAX
     assert 0 < parked_retry_delay(10_000_000, first=0.001) <= PARKED_RETRY_MAX
+
+
+def test_a_parked_destination_is_due_again_at_its_retry_time_only(world: World) -> None:
+    world.subscribe(11, SUPERGROUP)
+    world.publish()
+    now = utcnow()
+    parked = world.chats.parking.park(
+        SUPERGROUP, 0, reason="CHAT_WRITE_FORBIDDEN", first_retry=60, now=now
+    )
+    assert parked.retry_at == now + timedelta(seconds=60)
+
+    assert [d.chat_id for d in world.outbox.due(limit=10, now=now)] == [11]
+    world.outbox.mark_sent(world.outbox.due(limit=10, now=now)[0].id, message_id=1)
+    # With the private chat served, the earliest due is the parked group's next probe.
+    assert world.outbox.next_due() == parked.retry_at
+    assert world.outbox.due(limit=10, now=parked.retry_at - timedelta(seconds=1)) == []
+    (probe,) = world.outbox.due(limit=10, now=parked.retry_at)
+    assert (probe.chat_id, probe.thread_id, probe.probing) == (SUPERGROUP, 0, True)
+
+    again = world.chats.parking.park(
+        SUPERGROUP, 0, reason="CHAT_WRITE_FORBIDDEN", first_retry=60, now=parked.retry_at
+    )
+    assert (again.failures, again.since) == (2, now)
+    assert again.retry_at == parked.retry_at + timedelta(seconds=120)
+    assert world.chats.parking.retry_now(SUPERGROUP, now=parked.retry_at) == 1
+    assert world.outbox.next_due() == parked.retry_at
 
 
 async def test_a_group_without_rights_is_parked_probed_and_gets_every_paper_once_after(

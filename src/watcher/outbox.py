@@ -22,6 +22,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from watcher.models import (
+    NO_THREAD,
     Chat,
     Delivery,
     Paper,
@@ -43,7 +44,7 @@ class PendingDelivery:
     kind: str  # "new" or "revision"
     attempts: int
     record: Record
-    thread_id: int = 0  # the forum topic; 0 for General or a chat without topics
+    thread_id: int = NO_THREAD  # the forum topic it goes to
     probing: bool = False  # its destination is parked: this send tests whether it still is
 
 
