@@ -145,3 +145,28 @@ async def test_rights_restored_send_the_parked_paper_at_once(
             lambda: any("Held While Muted" in m.text for m in bot.telegram.sent(OWN_CHANNEL))
         )
         await bot.until(lambda: bot.chats.parking.parked()[0] == 0)
+
+
+async def test_a_reopened_topic_gets_its_parked_paper_at_once(
+    engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As above: the parked backoff (a minute) is out of reach; the "topic reopened" service
+    # message Telegram posts into the topic is what sends the paper.
+    monkeypatch.setattr("bot.sender.IDLE_RECHECK", 0.2)
+    async with running_front_end(engine, database_url) as bot:
+        papers = bot.telegram.create_topic(FORUM, "Papers")
+        bot.telegram.set_admins(FORUM, [ADMIN])
+        await bot.ask_one(FORUM, "/subscribe", user_id=ADMIN, thread_id=papers)
+        bot.telegram.close_topic(FORUM, papers)
+        await bot.settled()
+        paper = make_record(arxiv_id="2606.00003", title="Held While Closed")
+        followed = frozenset({dezun_id(bot)})
+        bot.store.save_records([MatchedRecord(paper, followed)], announce_for=followed)
+        await bot.until(lambda: bot.chats.parking.parked()[0] == 1)
+
+        bot.telegram.reopen_topic(FORUM, papers)
+        await bot.until(
+            lambda: any("Held While Closed" in m.text for m in bot.telegram.sent(FORUM))
+        )
+        assert bot.last(FORUM).message_thread_id == papers
+        await bot.until(lambda: bot.chats.parking.parked()[0] == 0)
