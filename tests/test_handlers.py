@@ -220,7 +220,8 @@ async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
         assert example in answer
     assert answer.endswith(
         "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions); anyone can ask."
+        "/unsubscribe, /revisions); anyone can ask. In a forum group each topic follows its "
+        "own authors, and their papers are posted in that topic."
     )
 
 

@@ -21,7 +21,6 @@ HELP = "\n".join(
         "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
         "/unsubscribe alone stops everything",
         "/subscriptions: what this chat follows",
-        "In a forum group each topic follows its own authors, and its papers are posted there.",
         "/recent [N]: the N newest papers (default 5, at most 20), e.g. <code>/recent 10</code>",
         "/subject CATEGORY [N]: the newest papers in a category, e.g. "
         "<code>/subject cs.DC 5</code>",
@@ -33,7 +32,8 @@ HELP = "\n".join(
         "/help: this list",
         "",
         "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions); anyone can ask.",
+        "/unsubscribe, /revisions); anyone can ask. In a forum group each topic follows its "
+        "own authors, and their papers are posted in that topic.",
     ]
 )
 
