@@ -26,7 +26,7 @@ from telegram import (
 )
 from telegram.constants import ChatMemberStatus, ChatType
 
-from bot.handlers.common import Context, chat_title
+from bot.handlers.common import Context, chat_title, topic_of
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
 
@@ -80,8 +80,7 @@ class Membership:
         message = update.effective_message
         if message is None or message.forum_topic_reopened is None:
             return
-        thread = message.message_thread_id if message.is_topic_message else None
-        await self._retry_parked(message.chat.id, thread or 0, "its topic was reopened")
+        await self._retry_parked(message.chat.id, topic_of(message), "its topic was reopened")
 
     async def _retry_parked(self, chat_id: int, thread_id: int | None, why: str) -> None:
         parking = self.chats.parking
