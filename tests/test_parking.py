@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine
 
+from bot.sender import is_chat_refusal
 from tests.fakes.telegram import FakeTelegram
 from tests.test_sender import TOKEN, World, eventually, make_world, sending, sent_count
 from watcher.models import utcnow
@@ -43,6 +44,27 @@ def titles(world: World, chat_id: int, thread_id: int | None = None) -> list[str
     return [
         m.text.splitlines()[1] for m in world.fake.sent(chat_id) if m.message_thread_id == thread_id
     ]
+
+
+@pytest.mark.parametrize(
+    ("description", "about_the_chat"),
+    [
+        # As PTB hands them over: "Bad Request: " cut off, the first letter capitalised.
+        ("Not enough rights to send text messages to the chat", True),
+        ("Have no rights to send a message", True),
+        ("Need administrator rights in the channel chat", True),
+        ("Chat_write_forbidden", True),
+        ("Chat_restricted", True),
+        ("Topic_closed", True),
+        ("Message thread not found", True),
+        ("Message is too long", False),
+        ('Can\'t parse entities: unsupported start tag "x" at byte offset 0', False),
+        ("Chat not found", False),
+        ("Message text is empty", False),
+    ],
+)
+def test_only_refusals_about_the_chat_park_it(description: str, about_the_chat: bool) -> None:
+    assert is_chat_refusal(description) is about_the_chat
 
 
 def test_the_parked_backoff_doubles_to_an_hour_and_never_overflows() -> None:
