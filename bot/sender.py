@@ -267,7 +267,8 @@ class DeliverySender:
         self._stopped.set()
         # Who is marked ★ in a chat's message: the followed authors THAT chat subscribes to.
         self._followed_names: dict[int, tuple[str, ...]] = {}  # by followed author id
-        self._chat_follows: dict[int, frozenset[int]] = {}  # chat id -> followed author ids
+        # (chat id, thread id) -> the followed author ids that topic subscribes to
+        self._chat_follows: dict[tuple[int, int], frozenset[int]] = {}
         self._rendered: OrderedDict[tuple[str, int, str, frozenset[int]], _Rendered] = OrderedDict()
         self._confirmations = ConfirmationWriter(
             context.outbox, in_flight=lambda: len(self._in_flight), linger=confirm_linger
@@ -352,8 +353,8 @@ class DeliverySender:
 
     def _who_follows_whom(
         self, chat_ids: set[int]
-    ) -> tuple[dict[int, tuple[str, ...]], dict[int, frozenset[int]]]:
-        """Database thread: every followed author's names, and whom each chat follows."""
+    ) -> tuple[dict[int, tuple[str, ...]], dict[tuple[int, int], frozenset[int]]]:
+        """Database thread: every followed author's names, and whom each chat's topics follow."""
         names = {f.id: f.names for f in self.context.store.followed()}
         return names, self.context.chats.subscriptions_of(chat_ids)
 
@@ -529,7 +530,9 @@ class DeliverySender:
 
     async def _send(self, delivery: PendingDelivery, chat_id: int) -> int:
         """Send the HTML message, falling back to plain text if Telegram cannot parse it."""
-        rendered = self._render(delivery.record, delivery.kind, delivery.chat_id)
+        rendered = self._render(
+            delivery.record, delivery.kind, delivery.chat_id, delivery.thread_id
+        )
         thread = delivery.thread_id or None
         try:
             sent = await self.bot.send_message(
@@ -558,8 +561,8 @@ class DeliverySender:
             )
         return sent.message_id
 
-    def _render(self, record: Record, kind: str, chat_id: int) -> _Rendered:
-        follows = self._chat_follows.get(chat_id, frozenset())
+    def _render(self, record: Record, kind: str, chat_id: int, thread_id: int) -> _Rendered:
+        follows = self._chat_follows.get((chat_id, thread_id), frozenset())
         key = (record.arxiv_id, record.version, kind, follows)
         rendered = self._rendered.get(key)
         if rendered is not None:

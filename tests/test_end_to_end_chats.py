@@ -177,5 +177,12 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
     assert times_received(telegram, FORUM, daoyi.title) == {quantum: 1}
     assert times_received(telegram, FORUM, both.title) == {networks: 1, quantum: 1}
     assert in_place(telegram, FORUM, None) == []  # General got nothing
+    # ★ marks the authors the receiving topic follows, not those of another topic.
+    ((to_networks,), (to_quantum,)) = (
+        [t for t in in_place(telegram, FORUM, topic) if both.title in t]
+        for topic in (networks, quantum)
+    )
+    assert "👥 Daoyi Dong, ★ Dezun Dong" in to_networks
+    assert "👥 ★ Daoyi Dong, Dezun Dong" in to_quantum
     *refused, delivered = send_statuses(telegram, FORUM, daoyi.title)
     assert (len(refused) >= 2, set(refused), delivered) == (True, {400}, 200)

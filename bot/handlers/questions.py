@@ -168,7 +168,7 @@ class Questions(ServiceHandlers):
             return
         chat = update.effective_chat
         assert chat is not None
-        found = await in_db_thread(self._paper, wanted.arxiv_id, chat.id)
+        found = await in_db_thread(self._paper, wanted.arxiv_id, place_of(update))
         if found is None:
             await reply(
                 update,
@@ -190,13 +190,13 @@ class Questions(ServiceHandlers):
             note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
         await reply(update, context, Message(message.html + note, message.buttons))
 
-    def _paper(self, arxiv_id: str, chat_id: int) -> tuple[Record, list[str]] | None:
+    def _paper(self, arxiv_id: str, place: Place) -> tuple[Record, list[str]] | None:
         """Database thread: the stored paper, and the names to mark ★ in it: those of the
         authors this chat's questions are about (another chat's authors are not marked)."""
         record = self.store.paper(arxiv_id)
         if record is None:
             return None
-        followed, _ = self._scope(chat_id)
+        followed, _ = self._scope(place)
         return record, [name for f in followed for name in f.names]
 
     def _scope(self, place: Place) -> tuple[list[Followed], bool]:

@@ -192,18 +192,18 @@ class Chats:
                 )
             )
 
-    def subscriptions_of(self, chat_ids: Iterable[int]) -> dict[int, frozenset[int]]:
-        """The followed authors (by id) each of `chat_ids` subscribes to, in one query."""
-        wanted = list(set(chat_ids))
-        follows: dict[int, set[int]] = {chat_id: set() for chat_id in wanted}
+    def subscriptions_of(self, chat_ids: Iterable[int]) -> dict[tuple[int, int], frozenset[int]]:
+        """The followed authors (by id) each topic of `chat_ids` subscribes to, by (chat id,
+        thread id), in one query. A topic that follows nobody is left out."""
+        follows: dict[tuple[int, int], set[int]] = {}
         with Session(self.engine) as session:
-            for chat_id, followed_id in session.exec(
-                select(Subscription.chat_id, Subscription.followed_author_id).where(
-                    col(Subscription.chat_id).in_(wanted)
-                )
+            for chat_id, thread_id, followed_id in session.exec(
+                select(
+                    Subscription.chat_id, Subscription.thread_id, Subscription.followed_author_id
+                ).where(col(Subscription.chat_id).in_(list(set(chat_ids))))
             ):
-                follows[chat_id].add(followed_id)
-        return {chat_id: frozenset(ids) for chat_id, ids in follows.items()}
+                follows.setdefault((chat_id, thread_id), set()).add(followed_id)
+        return {place: frozenset(ids) for place, ids in follows.items()}
 
     def unsubscribe(
         self, chat_id: int, followed_id: int | None = None, *, thread_id: int = NO_THREAD
