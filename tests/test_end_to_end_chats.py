@@ -163,7 +163,8 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
         telegram.wait_sync(lambda: times_received(telegram, FORUM, both.title) == {networks: 1}, 30)
         telegram.wait_sync(lambda: times_received(telegram, FORUM, dezun.title), 30)
         # The closed topic: refused, parked, tried again after a wait, refused again.
-        telegram.wait_sync(lambda: send_statuses(telegram, FORUM, daoyi.title) == [400] * 2, 30)
+        telegram.wait_sync(lambda: len(send_statuses(telegram, FORUM, daoyi.title)) >= 2, 30)
+        assert set(send_statuses(telegram, FORUM, daoyi.title)) == {400}
         process.wait_for(lambda: "Topic_closed" in process.output)
 
         telegram.reopen_topic(FORUM, quantum, announce=False)  # the backoff alone finds it open
