@@ -82,24 +82,27 @@ def load_parked(engine: Engine, parked: int) -> None:
             [{"id": 1_000_000 + n, "active": False} for n in range(chats)]
             + [{"id": 1 + n, "active": True} for n in range(ACTIVE_CHATS)],
         )
-        connection.execute(
-            text(
-                "INSERT INTO delivery (chat_id, paper_id, version, kind, status, attempts,"
-                " next_attempt, created, sent)"
-                " SELECT chat.id, paper.id, 1, 'new', 'sent', 0, :now, :now, :now"
-                " FROM chat CROSS JOIN paper WHERE chat.active AND paper.arxiv_id = '2611.00000'"
-            ).bindparams(stamp)
-        )
-        parked_column = ", parked" if "parked" in delivery_columns else ""
-        connection.execute(
-            text(
-                "INSERT INTO delivery (chat_id, paper_id, version, kind, status, attempts,"
-                f" next_attempt, created{parked_column})"
-                " SELECT chat.id, paper.id, 1, 'new', 'pending', 0, :now, :now"
-                f"{', true' if parked_column else ''}"
-                " FROM chat CROSS JOIN paper WHERE NOT chat.active"
-                " ORDER BY paper.id, chat.id LIMIT :parked"
-            ).bindparams(stamp, parked=parked)
+        # Columns later schemas added (parked, summarize): filled where the schema has them.
+        flags = [name for name in ("parked", "summarize") if name in delivery_columns]
+
+        def insert_deliveries(status: str, parked: bool, where: str) -> None:
+            names = "".join(f", {name}" for name in flags)
+            values = "".join(
+                f", {'true' if name == 'parked' and parked else 'false'}" for name in flags
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO delivery (chat_id, paper_id, version, kind, status, attempts,"
+                    f" next_attempt, created, sent{names})"
+                    f" SELECT chat.id, paper.id, 1, 'new', '{status}', 0, :now, :now,"
+                    f" {':now' if status == 'sent' else 'NULL'}{values}"
+                    f" FROM chat CROSS JOIN paper WHERE {where}"
+                ).bindparams(stamp)
+            )
+
+        insert_deliveries("sent", False, "chat.active AND paper.arxiv_id = '2611.00000'")
+        insert_deliveries(
+            "pending", True, f"NOT chat.active ORDER BY paper.id, chat.id LIMIT {int(parked)}"
         )
     with engine.connect() as connection:
         connection.execute(text("ANALYZE"))

@@ -2,7 +2,8 @@
 
 A chat is identified by its integer id. It is *active* until the far side says it is gone
 (the user blocked the bot, it was removed from the group); its pending deliveries are then
-parked, and they resume when the chat comes back.
+parked, and they resume when the chat comes back. A chat that comes back to more than
+`summary_threshold` waiting papers gets them as one summary message, not one message each.
 """
 
 from __future__ import annotations
@@ -14,10 +15,19 @@ from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
-from watcher.models import Chat, Delivery, FollowedAuthor, PaperMatch, PollState, Subscription
+from watcher.models import (
+    Chat,
+    Delivery,
+    FollowedAuthor,
+    PaperMatch,
+    PollState,
+    Subscription,
+    utcnow,
+)
 from watcher.outbox import PENDING
 
 MAX_SUBSCRIPTIONS = 50
+SUMMARY_THRESHOLD = 5  # a returning chat with more waiting papers than this gets one summary
 
 
 class SubscriptionLimit(WatcherError):
@@ -36,11 +46,16 @@ class ChatInfo:
 class Chats:
     """Every read and write of chats and subscriptions. Each method is one transaction."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, summary_threshold: int = SUMMARY_THRESHOLD) -> None:
         self.engine = engine
+        self.summary_threshold = summary_threshold
 
     def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
-        """Record that the chat spoke to us; reactivates it. True when it was inactive."""
+        """Record that the chat spoke to us; reactivates it. True when it was inactive.
+
+        A chat that comes back has its parked deliveries due again; more than
+        `summary_threshold` of them are flagged to go out as one summary.
+        """
         with Session(self.engine) as session:
             chat = session.get(Chat, chat_id)
             if chat is None:
@@ -48,8 +63,19 @@ class Chats:
                 session.commit()
                 return False
             came_back = not chat.active
-            chat.active, chat.inactive_reason = True, None
+            chat.active, chat.inactive_reason, chat.inactive_since = True, None, None
             chat.kind, chat.title = kind, title or chat.title
+            if came_back:
+                waiting = (
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.status) == PENDING,
+                )
+                count = session.exec(select(func.count()).where(*waiting)).one()
+                session.exec(
+                    update(Delivery)
+                    .where(*waiting)
+                    .values(parked=False, summarize=count > self.summary_threshold)
+                )
             session.commit()
             return came_back
 
@@ -67,6 +93,16 @@ class Chats:
                 update(Chat)
                 .where(col(Chat.id) == chat_id)
                 .values(active=False, inactive_reason=reason)
+            )
+            session.exec(
+                update(Chat)  # gone since the first refusal, not the latest
+                .where(col(Chat.id) == chat_id, col(Chat.inactive_since).is_(None))
+                .values(inactive_since=utcnow())
+            )
+            session.exec(
+                update(Delivery)
+                .where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == PENDING)
+                .values(parked=True)
             )
             session.commit()
 
@@ -87,6 +123,7 @@ class Chats:
                         kind="supergroup",
                         title=old.title,
                         active=old.active,
+                        inactive_since=old.inactive_since,
                         notify_revisions=old.notify_revisions,
                         created=old.created,
                     )
@@ -120,6 +157,8 @@ class Chats:
                     )
                 ).all()
             )
+            new = session.get(Chat, new_id)
+            assert new is not None
             for delivery in session.exec(
                 select(Delivery).where(col(Delivery.chat_id) == old_id)
             ).all():
@@ -127,6 +166,7 @@ class Chats:
                     session.delete(delivery)
                 else:
                     delivery.chat_id = new_id
+                    delivery.parked = delivery.status == PENDING and not new.active
             session.flush()
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
             session.commit()

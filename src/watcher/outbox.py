@@ -5,22 +5,37 @@ transaction that saves a new paper, so a paper is never stored without its deliv
 end then drains `due()` and calls `mark_sent` (or `mark_sent_many`, for many confirmations in one
 transaction) only after the far side confirmed the message: a crash in between re-sends at most
 what was in flight, and never skips anything.
+
+Bounds, so that the queue does not grow for ever (`prune`, run periodically by the service):
+sent and failed rows older than the retention are deleted, in small batches; exactly-once does
+not need them, since `paper_match` remembers which version each followed author's polls have
+seen, and the store never calls a paper new (or a version a revision) twice for one author. A
+chat inactive for longer than the retention (blocked the bot, deleted account) loses its queued
+deliveries, counted and logged. Parked rows (those of inactive chats) are flagged `parked`, so
+the idle checks (`due`, `next_due`) never visit them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, Table, bindparam, func, update
+from sqlalchemy import Engine, Table, bindparam, delete, false, func, true, update
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from watcher.models import Chat, Delivery, Paper, Subscription, utcnow
 from watcher.records import Record
 from watcher.rows import load_records
 
+log = logging.getLogger(__name__)
+
 PENDING, SENT, FAILED = "pending", "sent", "failed"
+PRUNE_BATCH = 1000  # rows deleted per transaction: no prune holds the database for long
+SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a second summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +45,7 @@ class PendingDelivery:
     kind: str  # "new" or "revision"
     attempts: int
     record: Record
+    summarize: bool = False  # goes out in one summary with the chat's other waiting papers
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +56,21 @@ class OutboxStats:
     failed: int
 
 
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    settled: int  # sent and failed rows past the retention
+    abandoned: int  # pending rows of chats inactive for longer than the retention
+
+
 def enqueue_deliveries(
     session: Session, *, paper_id: int, version: int, kind: str, followed_ids: Iterable[int]
 ) -> int:
     """Queue one delivery of this paper version to every chat following one of `followed_ids`.
 
-    Revisions go only to chats that asked for them. Returns how many were queued.
+    Revisions go only to chats that asked for them. A chat that still waits for an earlier
+    version of the paper (its "new" or an older revision not yet sent) gets no second row: the
+    waiting one moves to this version, so the chat gets one message, with the newest content.
+    Deliveries of an inactive chat are queued parked. Returns how many were queued.
     """
     chats = select(Subscription.chat_id).where(
         col(Subscription.followed_author_id).in_(list(followed_ids))
@@ -54,17 +79,35 @@ def enqueue_deliveries(
         chats = chats.join(Chat, col(Chat.id) == col(Subscription.chat_id)).where(
             col(Chat.notify_revisions)
         )
+        waiting = session.exec(
+            select(Delivery).where(
+                col(Delivery.paper_id) == paper_id,
+                col(Delivery.status) == PENDING,
+                col(Delivery.version) < version,
+            )
+        ).all()
+        for delivery in waiting:
+            delivery.version = version
+        session.flush()
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version.
     owed = select(Delivery.chat_id).where(col(Delivery.paper_id) == paper_id)
     if kind == "revision":
         owed = owed.where(col(Delivery.version) == version)
     already = set(session.exec(owed))
-    queued = 0
-    for chat_id in set(session.exec(chats.distinct())) - already:
-        session.add(Delivery(chat_id=chat_id, paper_id=paper_id, version=version, kind=kind))
-        queued += 1
-    return queued
+    wanted = set(session.exec(chats.distinct())) - already
+    inactive = set(session.exec(select(Chat.id).where(col(Chat.id).in_(wanted), ~col(Chat.active))))
+    for chat_id in wanted:
+        session.add(
+            Delivery(
+                chat_id=chat_id,
+                paper_id=paper_id,
+                version=version,
+                kind=kind,
+                parked=chat_id in inactive,
+            )
+        )
+    return len(wanted)
 
 
 class Outbox:
@@ -74,42 +117,50 @@ class Outbox:
         self.engine = engine
 
     def due(self, *, limit: int, now: datetime | None = None) -> list[PendingDelivery]:
-        """Pending deliveries whose time has come, for active chats, oldest first."""
+        """Pending deliveries whose time has come, for active chats, earliest due first.
+
+        Read through `ix_delivery_due` (status, parked, next_attempt) in its own order, so the
+        query stops after `limit` rows and never visits a parked row. `parked` is the truth about
+        an inactive chat here: `Chats` sets and clears it with the chat's `active`.
+        """
         now = now or utcnow()
         with Session(self.engine) as session:
-            rows = session.exec(
-                select(Delivery, Paper)
-                .join(Paper, col(Paper.id) == col(Delivery.paper_id))
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+            deliveries = session.exec(
+                select(Delivery)
                 .where(
                     col(Delivery.status) == PENDING,
+                    col(Delivery.parked) == false(),
                     col(Delivery.next_attempt) <= now,
-                    col(Chat.active),
                 )
-                .order_by(col(Delivery.id))
+                .order_by(col(Delivery.next_attempt), col(Delivery.id))
                 .limit(limit)
             ).all()
-            papers = {paper.id: paper for _, paper in rows}
-            by_paper = dict(zip(papers, load_records(session, list(papers.values())), strict=True))
-            return [
-                PendingDelivery(
-                    id=delivery.id or 0,
-                    chat_id=delivery.chat_id,
-                    kind=delivery.kind,
-                    attempts=delivery.attempts,
-                    record=by_paper[delivery.paper_id],
-                )
-                for delivery, _ in rows
-            ]
+            return _pending(session, deliveries)
 
     def next_due(self) -> datetime | None:
         """When the earliest pending delivery of an active chat falls due, if any is pending."""
         with Session(self.engine) as session:
             return session.exec(
-                select(func.min(Delivery.next_attempt))
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
-                .where(col(Delivery.status) == PENDING, col(Chat.active))
+                select(func.min(Delivery.next_attempt)).where(
+                    col(Delivery.status) == PENDING, col(Delivery.parked) == false()
+                )
             ).one()
+
+    def summary_for(self, chat_id: int, *, limit: int = SUMMARY_MAX) -> list[PendingDelivery]:
+        """The chat's pending deliveries that go out together as one summary, oldest first."""
+        with Session(self.engine) as session:
+            deliveries = session.exec(
+                select(Delivery)
+                .where(
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.status) == PENDING,
+                    col(Delivery.parked) == false(),
+                    col(Delivery.summarize),
+                )
+                .order_by(col(Delivery.id))
+                .limit(limit)
+            ).all()
+            return _pending(session, deliveries)
 
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
@@ -138,28 +189,62 @@ class Outbox:
             session.connection().execute(statement, rows)
             session.commit()
 
-    def retry_later(self, delivery_id: int, *, error: str, at: datetime) -> None:
-        """A passing fault: try again at `at`."""
-        with Session(self.engine) as session:
-            session.exec(
-                update(Delivery)
-                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
-                .values(attempts=Delivery.attempts + 1, last_error=error, next_attempt=at)
-            )
-            session.commit()
+    def retry_later(self, delivery_id: int | Sequence[int], *, error: str, at: datetime) -> None:
+        """A passing fault: try again at `at` (one delivery, or the several of one summary)."""
+        self._update(delivery_id, attempts=Delivery.attempts + 1, last_error=error, next_attempt=at)
 
-    def mark_failed(self, delivery_id: int, *, error: str) -> None:
+    def mark_failed(self, delivery_id: int | Sequence[int], *, error: str) -> None:
         """A permanent refusal: keep the reason for the admins, and never retry it in a loop."""
         self._update(delivery_id, status=FAILED, last_error=error)
 
-    def _update(self, delivery_id: int, **values: object) -> None:
+    def _update(self, delivery_id: int | Sequence[int], **values: object) -> None:
+        ids = [delivery_id] if isinstance(delivery_id, int) else list(delivery_id)
         with Session(self.engine) as session:
             session.exec(
                 update(Delivery)
-                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
+                .where(col(Delivery.id).in_(ids), col(Delivery.status) == PENDING)
                 .values(**values)
             )
             session.commit()
+
+    def prune(self, *, older_than: datetime, batch: int = PRUNE_BATCH) -> PruneReport:
+        """Delete sent and failed rows created before `older_than`, and the pending rows of
+        chats inactive since before it; `batch` rows a transaction."""
+        settled = self._delete_batches(
+            select(Delivery.id).where(
+                col(Delivery.status).in_([SENT, FAILED]), col(Delivery.created) < older_than
+            ),
+            batch,
+        )
+        abandoned = self._delete_batches(
+            select(Delivery.id)
+            .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+            .where(
+                col(Delivery.status) == PENDING,
+                ~col(Chat.active),
+                col(Chat.inactive_since) < older_than,
+            ),
+            batch,
+        )
+        if abandoned:
+            log.warning(
+                "dropped %d queued deliveries of chats inactive since before %s",
+                abandoned,
+                older_than.date().isoformat(),
+            )
+        return PruneReport(settled=settled, abandoned=abandoned)
+
+    def _delete_batches(self, ids: SelectOfScalar[Any], batch: int) -> int:
+        deleted = 0
+        while True:
+            with Session(self.engine) as session:
+                chosen = list(session.exec(ids.limit(batch)))
+                if chosen:
+                    session.exec(delete(Delivery).where(col(Delivery.id).in_(chosen)))
+                    session.commit()
+            deleted += len(chosen)
+            if len(chosen) < batch:
+                return deleted
 
     def stats(self) -> OutboxStats:
         with Session(self.engine) as session:
@@ -169,10 +254,9 @@ class Outbox:
                 ).all()
             )
             parked = session.exec(
-                select(func.count())
-                .select_from(Delivery)
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
-                .where(col(Delivery.status) == PENDING, ~col(Chat.active))
+                select(func.count()).where(
+                    col(Delivery.status) == PENDING, col(Delivery.parked) == true()
+                )
             ).one()
         return OutboxStats(
             pending=counts.get(PENDING, 0) - parked,
@@ -192,3 +276,20 @@ class Outbox:
                 .limit(limit)
             ).all()
             return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]
+
+
+def _pending(session: Session, deliveries: Sequence[Delivery]) -> list[PendingDelivery]:
+    paper_ids = {delivery.paper_id for delivery in deliveries}
+    papers = session.exec(select(Paper).where(col(Paper.id).in_(paper_ids))).all()
+    by_paper = dict(zip([p.id for p in papers], load_records(session, list(papers)), strict=True))
+    return [
+        PendingDelivery(
+            id=delivery.id or 0,
+            chat_id=delivery.chat_id,
+            kind=delivery.kind,
+            attempts=delivery.attempts,
+            record=by_paper[delivery.paper_id],
+            summarize=delivery.summarize,
+        )
+        for delivery in deliveries
+    ]

@@ -84,6 +84,12 @@ class Settings(BaseSettings):
     telegram_rate_overall: float = Field(default=30.0, gt=0, description="Messages a second.")
     telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
     telegram_rate_group: float = Field(default=20.0, gt=0, description="A minute, per group.")
+    summary_threshold: int = Field(
+        default=5, ge=0, description="More waiting papers than this: one summary message."
+    )
+    outbox_retention_days: int = Field(
+        default=30, ge=1, le=3650, description="Days sent and failed deliveries are kept."
+    )
 
     @field_validator("watch_authors", mode="before")
     @classmethod
