@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+from collections.abc import Callable
 
 from telegram import Update
 
@@ -46,14 +47,23 @@ LOOKUP_PATIENCE = 60.0
 
 
 class Subscriptions(ServiceHandlers):
-    """The commands that change or show what a chat follows."""
+    """The commands that change or show what a chat follows.
+
+    `on_unsubscribed(chat_id)` runs after /unsubscribe dropped the chat's unwanted deliveries
+    (the front end makes the delivery sender forget what it had fetched of them).
+    """
 
     def __init__(
-        self, service: ServiceContext, *, lookup_patience: float = LOOKUP_PATIENCE
+        self,
+        service: ServiceContext,
+        *,
+        lookup_patience: float = LOOKUP_PATIENCE,
+        on_unsubscribed: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(service)
         self.backfills = BackfillBudget(per_hour=service.settings.backfills_per_chat_hour)
         self.lookup_patience = lookup_patience
+        self.on_unsubscribed = on_unsubscribed
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME]: follow the watched authors, or one more author."""
@@ -239,7 +249,10 @@ class Subscriptions(ServiceHandlers):
             return
         chat = update.effective_chat
         assert chat is not None
-        await reply(update, context, await in_db_thread(self._unsubscribe, chat.id, name))
+        answer = await in_db_thread(self._unsubscribe, chat.id, name)
+        if self.on_unsubscribed is not None:
+            self.on_unsubscribed(chat.id)
+        await reply(update, context, answer)
 
     def _unsubscribe(self, chat_id: int, name: str | None) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
