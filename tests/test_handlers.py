@@ -945,6 +945,24 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
         assert all(text.startswith("Commands") for text in texts[:3])
 
 
+async def test_a_script_sending_forty_commands_at_once_is_slowed_down(
+    engine: Engine, database_url: str
+) -> None:
+    async with running_bot(engine, database_url, budget=CommandBudget()) as bot:
+        for _ in range(40):
+            bot.telegram.user_sends(USER, "/help")
+        await bot.until(
+            lambda: any(m.text.startswith("Slow down") for m in bot.telegram.sent(USER))
+        )
+        await bot.settled()
+
+        texts = [message.text for message in bot.telegram.sent(USER)]
+        assert texts[:12] == [texts[0]] * 12
+        assert texts[0].startswith("Commands")
+        assert texts[12].startswith("Slow down, please")
+        assert len(texts) == 13
+
+
 async def test_commands_for_another_bot_do_not_count_against_the_chat(
     engine: Engine, database_url: str
 ) -> None:
