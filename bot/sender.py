@@ -520,7 +520,10 @@ class DeliverySender:
             return
         # One message confirms every delivery it carried; they share one transaction unless
         # the writer is mid-commit (then a crash between the two re-sends this one message).
-        await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
+        if len(ids) == 1:
+            await self._confirmations.confirm(ids[0], message_id)
+        else:
+            await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
         log.info(
             "delivered %s to chat %d (delivery %d, attempt %d)",
             what if len(ids) > 1 else delivery.record.versioned_id,

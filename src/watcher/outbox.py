@@ -279,6 +279,8 @@ class Outbox:
 
 
 def _pending(session: Session, deliveries: Sequence[Delivery]) -> list[PendingDelivery]:
+    if not deliveries:
+        return []  # the idle check: one query, nothing more
     paper_ids = {delivery.paper_id for delivery in deliveries}
     papers = session.exec(select(Paper).where(col(Paper.id).in_(paper_ids))).all()
     by_paper = dict(zip([p.id for p in papers], load_records(session, list(papers)), strict=True))
