@@ -330,3 +330,15 @@ def test_a_deleted_delivery_id_never_comes_back(
     assert (new.id or 0) > highest
     outbox.mark_sent_many([(highest, 1)])  # the late confirmation of a deleted row
     assert [d.status for d in deliveries(engine)] == ["pending"]
+
+
+def test_a_due_row_of_an_inactive_chat_is_parked_not_returned(
+    engine: Engine, store: Store, chats: Chats, outbox: Outbox, followed_id: int
+) -> None:
+    publish(store, followed_id, make_record(arxiv_id="2611.00001"))
+    with Session(engine) as session:  # inactive without `Chats.deactivate` (its rows unparked)
+        session.exec(update(Chat).where(col(Chat.id) == 10).values(active=False))
+        session.commit()
+
+    assert [d.chat_id for d in outbox.due(limit=10)] == [20]
+    assert [(d.chat_id, d.parked) for d in deliveries(engine)] == [(10, True), (20, False)]

@@ -120,8 +120,9 @@ class Outbox:
         """Pending deliveries whose time has come, for active chats, earliest due first.
 
         Read through `ix_delivery_due` (status, parked, next_attempt) in its own order, so the
-        query stops after `limit` rows and never visits a parked row. `parked` is the truth about
-        an inactive chat here: `Chats` sets and clears it with the chat's `active`.
+        query stops after `limit` rows and never visits a parked row. `Chats` sets and clears
+        `parked` with the chat's `active`; a row found due for an inactive chat all the same is
+        parked here, not sent.
         """
         now = now or utcnow()
         with Session(self.engine) as session:
@@ -135,7 +136,8 @@ class Outbox:
                 .order_by(col(Delivery.next_attempt), col(Delivery.id))
                 .limit(limit)
             ).all()
-            return _pending(session, deliveries)
+            gone = _park_inactive(session, deliveries)
+            return _pending(session, [d for d in deliveries if d.chat_id not in gone])
 
     def next_due(self) -> datetime | None:
         """When the earliest pending delivery of an active chat falls due, if any is pending."""
@@ -276,6 +278,23 @@ class Outbox:
                 .limit(limit)
             ).all()
             return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]
+
+
+def _park_inactive(session: Session, deliveries: Sequence[Delivery]) -> set[int]:
+    """Park the rows of inactive chats among `deliveries`; returns those chats' ids."""
+    chat_ids = {delivery.chat_id for delivery in deliveries}
+    if not chat_ids:
+        return set()
+    gone = set(session.exec(select(Chat.id).where(col(Chat.id).in_(chat_ids), ~col(Chat.active))))
+    if gone:
+        session.exec(
+            update(Delivery)
+            .where(col(Delivery.chat_id).in_(gone), col(Delivery.status) == PENDING)
+            .values(parked=True)
+        )
+        session.commit()
+        log.warning("parked the queued deliveries of inactive chats %s", sorted(gone))
+    return gone
 
 
 def _pending(session: Session, deliveries: Sequence[Delivery]) -> list[PendingDelivery]:
