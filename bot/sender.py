@@ -253,7 +253,8 @@ class DeliverySender:
         self._in_flight: dict[int, asyncio.Task[None]] = {}  # by delivery id
         self._busy_chats: set[int] = set()
         self._summarized: set[int] = set()  # delivery ids covered by a summary in flight
-        # Bumped by forget() and refresh(): a refill that read the outbox before is dropped.
+        # Bumped by forget(), refresh() and a summary's end: a refill that read the outbox
+        # before is dropped, and the outbox read again.
         self._generation = 0
         self._wakeup = asyncio.Event()
         self._stopping = False
@@ -450,6 +451,8 @@ class DeliverySender:
         finally:
             self._summarized.difference_update(ids)
             # Fetched while the summary was in flight: the chat was busy, so none has started.
+            # A refill still reading may have seen them pending: it is dropped (generation).
+            self._generation += 1
             self._queue = [pending for pending in self._queue if pending.id not in ids]
 
     async def _attempt_send(

@@ -3,6 +3,7 @@
 `arxiv-watcher run` lands here. The front end is found through the `arxiv_watcher.frontends`
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
+Next to the poll, the scheduler prunes the outbox (at start, then hourly; see `watcher.outbox`).
 
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
