@@ -194,7 +194,7 @@ def test_health_fails_when_the_database_does_not_answer(cli) -> None:  # type: i
 
 
 def test_db_upgrade_then_current(cli) -> None:  # type: ignore[no-untyped-def]
-    assert cli("db", "upgrade").stdout.strip() == "applied 4 migration(s)"
+    assert cli("db", "upgrade").stdout.strip() == "applied 5 migration(s)"
     assert cli("db", "current").stdout.strip() == "database is up to date"
     assert cli("db", "upgrade").stdout.strip() == "database is up to date"
 
