@@ -106,10 +106,12 @@ def build_application(
     command_budget: CommandBudget | None = None,
     on_chat_back: Callable[[], None] | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
+    on_unsubscribed: Callable[[int], None] | None = None,
 ) -> BotApplication:
     """The bot, with every command registered and one error handler; not yet started.
 
-    `on_chat_back()` runs when a blocked or removed chat comes back (see `bot.handlers.register`).
+    `on_chat_back()` runs when a blocked or removed chat comes back, `on_unsubscribed(chat_id)`
+    after /unsubscribe (see `bot.handlers.register`).
     """
     settings = context.settings
     if settings.telegram_bot_token is None:
@@ -129,5 +131,6 @@ def build_application(
         budget=command_budget,
         on_chat_back=on_chat_back,
         lookup_patience=lookup_patience,
+        on_unsubscribed=on_unsubscribed,
     )
     return application

@@ -40,7 +40,10 @@ class TelegramFrontend:
 
     async def start(self) -> None:
         app = build_application(
-            self.context, rate_limiter=self.rate_limiter, on_chat_back=self._chat_back
+            self.context,
+            rate_limiter=self.rate_limiter,
+            on_chat_back=self._chat_back,
+            on_unsubscribed=self._unsubscribed,
         )
         self.application = app
         await self._initialize(app)
@@ -79,9 +82,22 @@ class TelegramFrontend:
                 pause = min(pause * 2, MAX_PAUSE)
 
     async def notify(self, report: PollReport) -> None:
-        """A poll cycle ended; whatever it queued is sent now."""
-        if self.sender is not None and (report.new or report.revisions):
+        """A poll cycle ended; whatever it queued is sent now.
+
+        A revision may have moved a waiting delivery to the new version: what the sender
+        fetched before is read again, so the message carries the newest content.
+        """
+        if self.sender is None:
+            return
+        if report.revisions:
+            self.sender.refresh()
+        elif report.new:
             self.sender.wake()
+
+    def _unsubscribed(self, chat_id: int) -> None:
+        """/unsubscribe dropped deliveries: the sender must not send what it fetched of them."""
+        if self.sender is not None:
+            self.sender.forget(chat_id)
 
     def _chat_back(self) -> None:
         """A blocked or removed chat came back: its parked deliveries are due now."""

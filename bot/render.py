@@ -29,6 +29,8 @@ __all__ = [
     "render_paper",
     "render_paper_list",
     "render_paper_plain",
+    "render_summary",
+    "render_summary_plain",
     "visible_length",
 ]
 
@@ -186,6 +188,18 @@ def render_paper_list(
             Button("Older ▶", callback_data=_page_callback(callback_prefix, page + 1))
         )
     return Message(_to_html(lines), (tuple(navigation),) if navigation else ())
+
+
+def render_summary(papers: Sequence[tuple[Record, PaperKind]]) -> Message:
+    """One message for a chat that comes back to many waiting papers (`kind` "new" or
+    "revision" each), in the order given: "While you were away: N new papers", then each
+    title linked to its abstract page, cut to fit one message with "… and N more"."""
+    return Message(_to_html(_summary_lines(papers)))
+
+
+def render_summary_plain(papers: Sequence[tuple[Record, PaperKind]]) -> str:
+    """`render_summary`'s text without markup, to resend when Telegram refuses the HTML."""
+    return _to_plain(_summary_lines(papers))
 
 
 def page_from_callback(data: str, *, callback_prefix: str) -> int | None:
@@ -351,6 +365,29 @@ def _author_spans(authors: Sequence[Author], marked: Callable[[str], bool]) -> l
 
 
 # --- the compact list -----------------------------------------------------------------------
+
+
+def _summary_lines(papers: Sequence[tuple[Record, PaperKind]]) -> list[_Line]:
+    new = sum(1 for _, kind in papers if kind != "revision")
+    updated = len(papers) - new
+    counts = [f"{new} new paper{'' if new == 1 else 's'}"] if new or not updated else []
+    if updated:
+        counts.append(f"{updated} updated")
+    lines = [_Line((_Span("📬 "), _Span(f"While you were away: {' and '.join(counts)}", ("b",))))]
+    used = _line_units(lines[0])
+    for shown, (record, kind) in enumerate(papers):
+        title = _clip(" ".join(latex_to_text(record.title).split()), _LIST_TITLE_LIMIT)
+        version = f" (v{record.version})" if kind == "revision" else ""
+        entry = _Line((_Span("• "), _Span(title, href=record.abs_url or None), _Span(version)))
+        rest = len(papers) - shown - 1
+        # Room for this entry, and for the "… and N more" line should entries follow it.
+        more = _units(f"… and {rest} more") + 1 if rest else 0
+        if used + 1 + _line_units(entry) + more > _BUDGET:
+            lines.append(_Line((_Span(f"… and {len(papers) - shown} more"),)))
+            return lines
+        lines.append(entry)
+        used += 1 + _line_units(entry)
+    return lines
 
 
 def _list_entry(number: int, record: Record, *, share: int, author_limit: int) -> list[_Line]:

@@ -28,7 +28,16 @@ How each Telegram answer is handled:
 - any other `BadRequest` ("message is too long", "chat not found") → failed with the reason,
   never retried in a loop.
 
-Deliveries to a forum topic carry its `message_thread_id`.
+Deliveries to a forum topic carry its `message_thread_id`, and so do summaries.
+
+A chat that came back to many waiting papers (`PendingDelivery.summarize`, see `watcher.chats`)
+gets one summary message instead of one message each: its flagged deliveries go out together,
+and are marked sent together once Telegram confirmed that one message. A crash in between
+re-sends at most that summary.
+
+The sender holds what it fetched until a slot frees up. `forget(chat)` (after /unsubscribe) and
+`refresh()` (after a revision moved a waiting delivery to a newer version) make it drop that and
+read the outbox again, so nothing the outbox no longer owes, nor an outdated version, goes out.
 """
 
 from __future__ import annotations
@@ -55,7 +64,14 @@ from telegram.error import (
 )
 
 from bot.ratelimit import retry_after_seconds
-from bot.render import Message, render_paper, render_paper_plain
+from bot.render import (
+    Message,
+    PaperKind,
+    render_paper,
+    render_paper_plain,
+    render_summary,
+    render_summary_plain,
+)
 from watcher.aio import in_db_thread
 from watcher.match import is_same_person
 from watcher.models import utcnow
@@ -261,6 +277,10 @@ class DeliverySender:
         self._queue: list[PendingDelivery] = []  # fetched, not yet started
         self._in_flight: dict[int, asyncio.Task[None]] = {}  # by delivery id
         self._busy_chats: set[int] = set()
+        self._summarized: set[int] = set()  # delivery ids covered by a summary in flight
+        # Bumped by forget(), refresh() and a summary's end: a refill that read the outbox
+        # before is dropped, and the outbox read again.
+        self._generation = 0
         self._wakeup = asyncio.Event()
         self._stopping = False
         self._stopped = asyncio.Event()
@@ -278,6 +298,19 @@ class DeliverySender:
 
     def wake(self) -> None:
         """New deliveries were queued: look at the outbox now rather than at the next recheck."""
+        self._wakeup.set()
+
+    def forget(self, chat_id: int, thread_id: int | None = None) -> None:
+        """The chat's (or one forum topic's) deliveries changed (/unsubscribe dropped some):
+        read them again."""
+        self._generation += 1
+        self._forget_chat(chat_id, thread_id)
+        self._wakeup.set()
+
+    def refresh(self) -> None:
+        """Waiting deliveries changed (moved to a newer version): read the outbox again."""
+        self._generation += 1
+        self._queue.clear()
         self._wakeup.set()
 
     async def stop(self) -> None:
@@ -338,10 +371,16 @@ class DeliverySender:
             {delivery.id for delivery in self._queue}
             | set(self._in_flight)
             | self._confirmations.unwritten()
+            | self._summarized
         )
+        generation = self._generation
         due = await in_db_thread(
             self.context.outbox.due, limit=len(known) + self.batch + self.concurrency
         )
+        if generation != self._generation:
+            self._wakeup.set()  # read before a forget() or refresh(): read again
+            return
+        known |= self._summarized  # a summary may have started meanwhile
         fresh = [delivery for delivery in due if delivery.id not in known]
         if fresh:
             self._queue.extend(fresh)
@@ -416,7 +455,7 @@ class DeliverySender:
             )
             try:
                 delay = self.retry_delay(delivery.attempts)
-                await self._retry_later(delivery, "internal error", delay)
+                await self._retry_later([delivery.id], "internal error", delay)
             except Exception:
                 log.exception("could not reschedule delivery %d", delivery.id)
         finally:
@@ -425,17 +464,49 @@ class DeliverySender:
             self._wakeup.set()
 
     async def _attempt(self, delivery: PendingDelivery) -> None:
+        if not delivery.summarize:
+            rendered = self._render(
+                delivery.record, delivery.kind, delivery.chat_id, delivery.thread_id
+            )
+            await self._attempt_send(delivery, [delivery.id], rendered, delivery.record.arxiv_id)
+            return
+        covered = await in_db_thread(
+            self.context.outbox.summary_for, delivery.chat_id, delivery.thread_id
+        )
+        ids = [pending.id for pending in covered]
+        if not ids:
+            return  # another summary covered it already
+        self._summarized.update(ids)
+        try:
+            papers: list[tuple[Record, PaperKind]] = [
+                (pending.record, "revision" if pending.kind == "revision" else "new")
+                for pending in covered
+            ]
+            message = render_summary(papers)
+            rendered = _Rendered(message, render_summary_plain(papers), None)
+            await self._attempt_send(delivery, ids, rendered, f"a summary of {len(ids)} papers")
+        finally:
+            self._summarized.difference_update(ids)
+            # Fetched while the summary was in flight: the chat was busy, so none has started.
+            # A refill still reading may have seen them pending: it is dropped (generation).
+            self._generation += 1
+            self._queue = [pending for pending in self._queue if pending.id not in ids]
+
+    async def _attempt_send(
+        self, delivery: PendingDelivery, ids: list[int], rendered: _Rendered, what: str
+    ) -> None:
+        """Send one message for the deliveries `ids` (one, or a summary's) of one chat."""
         outbox, chats = self.context.outbox, self.context.chats
         attempt = delivery.attempts + 1
         try:
-            message_id = await self._send(delivery, delivery.chat_id)
+            message_id = await self._send(rendered, delivery.chat_id, delivery.thread_id, what)
         except ChatMigrated as error:
             new_id = error.new_chat_id
             log.info(
                 "chat %d became %d; moving it, %s goes out to the new id",
                 delivery.chat_id,
                 new_id,
-                delivery.record.arxiv_id,
+                what,
             )
             # The outbox row moves with the chat (or merges into one the new chat already
             # owed); the next refill sends whatever is still pending, exactly once.
@@ -448,17 +519,17 @@ class DeliverySender:
             log.warning(
                 "flood control on chat %d for %s (attempt %d): retry in %.0fs",
                 delivery.chat_id,
-                delivery.record.arxiv_id,
+                what,
                 attempt,
                 wait,
             )
-            await self._retry_later(delivery, f"flood control: retry after {wait:.0f}s", wait)
+            await self._retry_later(ids, f"flood control: retry after {wait:.0f}s", wait)
             return
         except Forbidden as error:
             log.warning(
                 "chat %d refused %s (%s): chat deactivated, its deliveries parked",
                 delivery.chat_id,
-                delivery.record.arxiv_id,
+                what,
                 error.message,
             )
             await in_db_thread(chats.deactivate, delivery.chat_id, reason=error.message)
@@ -470,30 +541,35 @@ class DeliverySender:
                 return
             log.error(
                 "Telegram refused %s for chat %d (attempt %d): %s; not retried",
-                delivery.record.arxiv_id,
+                what,
                 delivery.chat_id,
                 attempt,
                 error.message,
             )
-            await in_db_thread(outbox.mark_failed, delivery.id, error=error.message)
+            await in_db_thread(outbox.mark_failed, ids, error=error.message)
             return
         except (NetworkError, TelegramError) as error:
             # TimedOut, lost connections and 5xx are NetworkErrors; BadRequest was caught above.
             delay = self.retry_delay(delivery.attempts)
             log.warning(
                 "sending %s to chat %d failed (attempt %d): %s; retry in %.0fs",
-                delivery.record.arxiv_id,
+                what,
                 delivery.chat_id,
                 attempt,
                 error.message,
                 delay,
             )
-            await self._retry_later(delivery, error.message, delay)
+            await self._retry_later(ids, error.message, delay)
             return
-        await self._confirmations.confirm(delivery.id, message_id)
+        # One message confirms every delivery it carried; they share one transaction unless
+        # the writer is mid-commit (then a crash between the two re-sends this one message).
+        if len(ids) == 1:
+            await self._confirmations.confirm(ids[0], message_id)
+        else:
+            await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
         log.info(
             "delivered %s to chat %d (delivery %d, attempt %d)",
-            delivery.record.versioned_id,
+            what if len(ids) > 1 else delivery.record.versioned_id,
             delivery.chat_id,
             delivery.id,
             attempt,
@@ -528,12 +604,10 @@ class DeliverySender:
         )
         self._forget_chat(delivery.chat_id, delivery.thread_id)
 
-    async def _send(self, delivery: PendingDelivery, chat_id: int) -> int:
-        """Send the HTML message, falling back to plain text if Telegram cannot parse it."""
-        rendered = self._render(
-            delivery.record, delivery.kind, delivery.chat_id, delivery.thread_id
-        )
-        thread = delivery.thread_id or None
+    async def _send(self, rendered: _Rendered, chat_id: int, thread_id: int, what: str) -> int:
+        """Send the HTML message to the chat (and forum topic), falling back to plain text if
+        Telegram cannot parse it."""
+        thread = thread_id or None
         try:
             sent = await self.bot.send_message(
                 chat_id,
@@ -548,7 +622,7 @@ class DeliverySender:
                 raise
             log.warning(
                 "Telegram could not parse the HTML of %s (%s); sending plain text to chat %d",
-                delivery.record.arxiv_id,
+                what,
                 error.message,
                 chat_id,
             )
@@ -584,9 +658,9 @@ class DeliverySender:
             self._rendered.popitem(last=False)
         return rendered
 
-    async def _retry_later(self, delivery: PendingDelivery, error: str, seconds: float) -> None:
+    async def _retry_later(self, ids: list[int], error: str, seconds: float) -> None:
         at: datetime = utcnow() + timedelta(seconds=seconds)
-        await in_db_thread(self.context.outbox.retry_later, delivery.id, error=error, at=at)
+        await in_db_thread(self.context.outbox.retry_later, ids, error=error, at=at)
 
 
 def _topic(thread_id: int) -> str:

@@ -6,6 +6,7 @@ what reaches each chat is read off the fake Bot API.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,3 +160,95 @@ def test_a_new_names_history_is_fetched_at_once_not_at_the_next_round(
             code = service.stop()
         assert code == 0, service.output
         assert "Traceback" not in service.output
+
+
+@pytest.mark.parametrize("comes_back_with", ["/start", "unblock"])
+def test_a_user_back_after_forty_papers_gets_one_summary_of_them(
+    world: tuple[FakeArxiv, FakeTelegram, ServiceProcess], comes_back_with: str
+) -> None:
+    arxiv, telegram, service = world
+    person = 31
+    telegram.user_sends(person, "/start")
+    telegram.user_sends(person, "/subscribe")
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 2, timeout=20)
+    telegram.my_chat_member(person, "kicked")  # the user blocks the bot
+    service.wait_for(lambda: f"chat {person} is gone" in service.output)
+
+    missed = [
+        make_record(
+            arxiv_id=f"2611.{10_000 + n}",
+            title=f"Missed paper number {n} on adaptive routing",
+            authors=["Dezun Dong"],
+        )
+        for n in range(40)
+    ]
+    for record in missed:
+        arxiv.add(record)
+    service.wait_for(lambda: "polled Dezun Dong: 40 new" in service.output)
+
+    before = len(texts(telegram, person))
+    if comes_back_with == "/start":
+        telegram.unblock(person)  # "Restart" in the app: unblocked, and /start sent
+        telegram.user_sends(person, "/start")
+    else:
+        telegram.my_chat_member(person, "member")
+    telegram.wait_sync(
+        lambda: any("While you were away" in t for t in texts(telegram, person)), timeout=30
+    )
+    polls = len(arxiv.api_requests())
+    service.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)  # later polls send nothing
+
+    after = texts(telegram, person)[before:]
+    if comes_back_with == "/start":  # its answer and the summary, in either order
+        (welcome,) = [text for text in after if text.startswith("👋 I watch arXiv")]
+        after.remove(welcome)
+    (summary,) = after
+    lines = summary.splitlines()
+    assert lines[0] == "📬 While you were away: 40 new papers"
+    assert lines[1:] == [f"• {record.title}" for record in missed]
+    assert send_attempts(telegram, person, "Missed paper") == 1
+
+
+def test_a_quick_person_is_never_refused(
+    world: tuple[FakeArxiv, FakeTelegram, ServiceProcess],
+) -> None:
+    """(A script that floods is slowed down: see test_handlers, where it runs without waiting
+    for Telegram's one message a second per chat.)"""
+    _, telegram, _ = world
+    person = 41
+    telegram.user_sends(person, "/recent 2")
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1, timeout=20)
+    (listing,) = telegram.sent(person)
+    assert listing.reply_markup is not None
+    (older,) = [b["callback_data"] for row in listing.reply_markup["inline_keyboard"] for b in row]
+    prefix = older.rsplit(":", 1)[0]
+    # Ten more, a second apart: commands and paging buttons, as someone exploring the menu.
+    actions = [
+        "/help",
+        f"{prefix}:1",
+        f"{prefix}:2",
+        "/subjects",
+        f"{prefix}:1",
+        "/subject cs.DC",
+        "/subscriptions",
+        f"{prefix}:0",
+        "/paper 2611.04242",
+        "/start",
+    ]
+    for action in actions:
+        time.sleep(1)
+        if action.startswith("/"):
+            telegram.user_sends(person, action)
+        else:
+            telegram.press_button(person, listing.message_id, action)
+    commands = sum(action.startswith("/") for action in actions)
+    presses = len(actions) - commands
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1 + commands, timeout=30)
+    telegram.wait_sync(
+        lambda: len([a for a in telegram.callback_answers if a.chat_id == person]) == presses,
+        timeout=30,
+    )
+    assert not any("Slow down" in text for text in texts(telegram, person))
+    assert not any(
+        a.text and "Slow down" in a.text for a in telegram.callback_answers if a.chat_id == person
+    )

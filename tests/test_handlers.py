@@ -946,6 +946,40 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
         assert all(text.startswith("Commands") for text in texts[:3])
 
 
+async def test_a_script_sending_forty_commands_at_once_is_slowed_down(
+    engine: Engine, database_url: str
+) -> None:
+    async with running_bot(engine, database_url, budget=CommandBudget()) as bot:
+        for _ in range(40):
+            bot.telegram.user_sends(USER, "/help")
+        await bot.until(
+            lambda: any(m.text.startswith("Slow down") for m in bot.telegram.sent(USER))
+        )
+        await bot.settled()
+
+        texts = [message.text for message in bot.telegram.sent(USER)]
+        assert texts[:12] == [texts[0]] * 12
+        assert texts[0].startswith("Commands")
+        assert texts[12].startswith("Slow down, please")
+        assert len(texts) == 13
+
+
+async def test_commands_for_another_bot_do_not_count_against_the_chat(
+    engine: Engine, database_url: str
+) -> None:
+    budget = CommandBudget(burst=2, refill_per_second=0.001)
+    async with running_bot(engine, database_url, budget=budget) as bot:
+        for _ in range(5):
+            bot.telegram.user_sends(USER, "/help@some_other_bot")
+
+        first = await bot.ask(USER, "/help")
+        second = await bot.ask(USER, f"/help@{BOT}")
+
+        assert first[0].startswith("Commands") and second[0].startswith("Commands")
+        await bot.settled()
+        assert len(bot.telegram.sent(USER)) == 2
+
+
 async def test_a_chat_waiting_for_its_send_slot_does_not_hold_up_other_chats(
     engine: Engine, database_url: str
 ) -> None:

@@ -27,6 +27,8 @@ from bot.render import (
     render_paper,
     render_paper_list,
     render_paper_plain,
+    render_summary,
+    render_summary_plain,
     visible_length,
 )
 from watcher.match import is_same_person
@@ -694,3 +696,56 @@ def test_acm_and_msc_classes_have_lines_of_their_own_never_among_the_categories(
     assert "🏷 MSC: Primary 05C50 &amp; 15A18; Secondary &lt;05C85&gt;" in message.html
     (acm,) = [line for line in lines if line.startswith("🏷 ACM: C.2.4; H.5.4;")]
     assert len(acm.removeprefix("🏷 ACM: ")) <= 200 and acm.endswith("…")
+
+
+# --- the summary for a chat that comes back -------------------------------------------------
+
+
+def test_a_summary_counts_the_papers_and_links_each_title() -> None:
+    papers = [
+        (make_record(arxiv_id=f"2611.0000{n}", title=f"Paper <{n}> & friends"), "new")
+        for n in range(6)
+    ]
+    message = render_summary(papers)  # type: ignore[arg-type]
+
+    text = check_message(message)
+    assert text.splitlines() == ["📬 While you were away: 6 new papers"] + [
+        f"• Paper <{n}> & friends" for n in range(6)
+    ]
+    assert "<b>While you were away: 6 new papers</b>" in message.html
+    assert '<a href="https://arxiv.org/abs/2611.00003v1">Paper &lt;3&gt; &amp; friends</a>' in (
+        message.html
+    )
+    assert message.buttons == ()
+    assert render_summary_plain(papers) == text  # type: ignore[arg-type]
+
+
+def test_a_summary_names_revisions_with_their_version() -> None:
+    papers = [
+        (make_record(arxiv_id="2611.00001", title="Fresh"), "new"),
+        (make_record(arxiv_id="2611.00002", title="Revised", version=3), "revision"),
+    ]
+    text = check_message(render_summary(papers))  # type: ignore[arg-type]
+
+    assert text.splitlines() == [
+        "📬 While you were away: 1 new paper and 1 updated",
+        "• Fresh",
+        "• Revised (v3)",
+    ]
+
+
+def test_a_long_summary_is_cut_to_one_message_with_how_many_more() -> None:
+    long_title = "Interconnection " * 40  # 640 characters, cut to fit
+    papers = [
+        (make_record(arxiv_id=f"2611.{n:05d}", title=f"{n} {long_title}"), "new")
+        for n in range(300)
+    ]
+    message = render_summary(papers)  # type: ignore[arg-type]
+
+    text = check_message(message)
+    lines = text.splitlines()
+    assert lines[0] == "📬 While you were away: 300 new papers"
+    shown = len(lines) - 2
+    assert 20 < shown < 300
+    assert lines[-1] == f"… and {300 - shown} more"
+    assert all(line.startswith("• ") and line.endswith("…") for line in lines[1:-1])

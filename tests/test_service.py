@@ -6,13 +6,21 @@ import signal
 import socket
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
+from sqlmodel import Session, col, select
 
 from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
+from watcher.chats import Chats
+from watcher.db import open_database
+from watcher.models import Delivery
+from watcher.outbox import Outbox
+from watcher.store import MatchedRecord, Store
 
 
 @pytest.fixture
@@ -56,6 +64,46 @@ def test_console_mode_prints_each_new_paper_once(
     assert code == 0
     assert sum("New paper: Multi-Plane Dragonfly Networks" in line for line in service.stdout) == 1
     assert "Traceback" not in service.output
+
+
+def test_the_service_prunes_deliveries_older_than_the_retention(
+    tmp_path: Path, database_url: str, fake: FakeArxiv
+) -> None:
+    engine = open_database(database_url)
+    store = Store(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    chats = Chats(engine)
+    chats.seen(10, kind="private")
+    chats.subscribe(10, followed.id)
+    ids = frozenset({followed.id})
+    for arxiv_id in ("2611.00001", "2611.00002"):
+        record = make_record(arxiv_id=arxiv_id, authors=["Dezun Dong"])
+        store.save_records([MatchedRecord(record, ids)], announce_for=ids)
+    outbox = Outbox(engine)
+    old, recent = outbox.due(limit=10)
+    outbox.mark_sent_many([(old.id, 1), (recent.id, 2)])
+    with Session(engine) as session:  # the first was sent 40 days ago
+        forty_days_ago = datetime.now(UTC) - timedelta(days=40)
+        session.exec(
+            update(Delivery).where(col(Delivery.id) == old.id).values(created=forty_days_ago)
+        )
+        session.commit()
+
+    service = ServiceProcess(
+        cwd=tmp_path,
+        DATABASE_URL=database_url,
+        ARXIV_API_URL=fake.url,
+        ARXIV_MIN_INTERVAL="0",
+        OUTBOX_RETENTION_DAYS="30",
+    )
+    try:
+        service.wait_for(lambda: "outbox pruned: 1 sent or failed" in service.output)
+    finally:
+        code = service.stop(signal.SIGTERM)
+    assert code == 0
+    with Session(engine) as session:
+        assert [d.id for d in session.exec(select(Delivery))] == [recent.id]
+    engine.dispose()
 
 
 @pytest.mark.parametrize(

@@ -66,16 +66,20 @@ def register(
     budget: CommandBudget | None = None,
     on_chat_back: Callable[[], None] | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
+    on_unsubscribed: Callable[[int], None] | None = None,
 ) -> None:
     """Attach every command, the gate before them, and the error handler to `application`.
 
     `on_chat_back()` is called when a parked chat (blocked, removed) comes back, by a command
-    or by letting the bot in again: its pending deliveries are due now.
+    or by letting the bot in again: its pending deliveries are due now. `on_unsubscribed(chat)`
+    after /unsubscribe dropped the deliveries the chat no longer wants.
     """
     membership = Membership(service.chats, on_chat_back=on_chat_back)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
     welcome = Welcome(service)
-    subscriptions = Subscriptions(service, lookup_patience=lookup_patience)
+    subscriptions = Subscriptions(
+        service, lookup_patience=lookup_patience, on_unsubscribed=on_unsubscribed
+    )
     questions = Questions(service)
     admin = Admin(service)
 

@@ -14,14 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.ratelimit import GROUP_BURST
-
 Verdict = Literal["serve", "warn", "drop"]
 
-# Every served command waits for its chat's send slot, while other chats go on. A burst no
-# bigger than what the chat may be sent at once (3 in a group; 2 in a private chat, the third a
-# second later) keeps a flooding chat's backlog to a few seconds, and the slots it holds few.
-DEFAULT_BURST = int(GROUP_BURST)
+# Sized for people, not for the send slots: someone exploring the menu, a command or a button
+# press a second for ten seconds and more, is never refused (12 at once, and a token back every
+# 2 s). A script is: sustained, no chat gets more than 30 commands a minute. A served command
+# waits for its chat's send slot (about 1 a second in a private chat), so a full burst costs that
+# chat at most a dozen seconds of backlog, and other chats nothing (see bot.app.PerChatUpdates).
+DEFAULT_BURST = 12
+DEFAULT_REFILL_PER_SECOND = 30 / 60
 
 
 @dataclass(slots=True)
@@ -42,7 +43,7 @@ class CommandBudget:
         self,
         *,
         burst: int = DEFAULT_BURST,
-        refill_per_second: float = 1 / 3,
+        refill_per_second: float = DEFAULT_REFILL_PER_SECOND,
         clock: Callable[[], float] = time.monotonic,
         max_chats: int = 10_000,
     ) -> None:

@@ -29,7 +29,7 @@ class Gate:
     async def check(self, update: Update, context: Context) -> None:
         """Throttle a flooding chat, and note that a chat which asks something is reachable."""
         chat = update.effective_chat
-        if chat is None or not _is_interaction(update):
+        if chat is None or not _is_interaction(update, context.bot.username):
             return
         verdict = self.budget.take(chat.id)
         if verdict != "serve":
@@ -45,11 +45,17 @@ class Gate:
             await self.membership.seen(chat)
 
 
-def _is_interaction(update: Update) -> bool:
-    """Whether the update asks the bot something (and so counts against the chat's budget)."""
+def _is_interaction(update: Update, bot_username: str) -> bool:
+    """Whether the update asks the bot something (and so counts against the chat's budget).
+
+    A command addressed to another bot (`/help@otherbot`) asks us nothing.
+    """
     if update.callback_query is not None:
         return True
     message = update.message or update.channel_post
     if message is None or message.text is None:
         return False
-    return message.text.startswith("/") or message.chat.type == ChatType.PRIVATE
+    if message.text.startswith("/"):
+        _, at, addressee = message.text.split(maxsplit=1)[0].partition("@")
+        return not at or addressee.casefold() == bot_username.casefold()
+    return message.chat.type == ChatType.PRIVATE

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+from collections.abc import Callable
 
 from telegram import Update
 
@@ -50,14 +51,23 @@ LOOKUP_PATIENCE = 60.0
 
 
 class Subscriptions(ServiceHandlers):
-    """The commands that change or show what a chat follows."""
+    """The commands that change or show what a chat follows.
+
+    `on_unsubscribed(chat_id)` runs after /unsubscribe dropped the chat's unwanted deliveries
+    (the front end makes the delivery sender forget what it had fetched of them).
+    """
 
     def __init__(
-        self, service: ServiceContext, *, lookup_patience: float = LOOKUP_PATIENCE
+        self,
+        service: ServiceContext,
+        *,
+        lookup_patience: float = LOOKUP_PATIENCE,
+        on_unsubscribed: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(service)
         self.backfills = BackfillBudget(per_hour=service.settings.backfills_per_chat_hour)
         self.lookup_patience = lookup_patience
+        self.on_unsubscribed = on_unsubscribed
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME]: follow the watched authors, or one more author."""
@@ -241,7 +251,12 @@ class Subscriptions(ServiceHandlers):
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        await reply(update, context, await in_db_thread(self._unsubscribe, place, name))
+        answer = await in_db_thread(self._unsubscribe, place, name)
+        if self.on_unsubscribed is not None:
+            # The sender drops what it fetched for the chat (every topic: it simply reads
+            # the outbox again), so nothing the topic no longer wants goes out.
+            self.on_unsubscribed(place.chat_id)
+        await reply(update, context, answer)
 
     def _unsubscribe(self, place: Place, name: str | None) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""

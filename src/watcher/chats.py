@@ -3,7 +3,9 @@
 A chat is identified by its integer id. It is *active* until the far side says it is gone
 (the user blocked the bot, it was removed from the group); its pending deliveries are then
 parked, and they resume when the chat comes back. A chat that is there but may not be written
-to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic.
+to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic. A chat that
+comes back to more than `summary_threshold` waiting papers gets them as one summary message per
+topic, not one message each.
 
 In a forum supergroup each topic subscribes on its own: a subscription and a delivery carry the
 topic's `thread_id`, `NO_THREAD` (0) for General or a chat without topics. The subscription limit
@@ -27,11 +29,13 @@ from watcher.models import (
     PaperMatch,
     PollState,
     Subscription,
+    utcnow,
 )
 from watcher.outbox import PENDING
 from watcher.parking import Parking
 
 MAX_SUBSCRIPTIONS = 50
+SUMMARY_THRESHOLD = 5  # a returning chat with more waiting papers than this gets one summary
 
 
 class SubscriptionLimit(WatcherError):
@@ -50,12 +54,17 @@ class ChatInfo:
 class Chats:
     """Every read and write of chats and subscriptions. Each method is one transaction."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, summary_threshold: int = SUMMARY_THRESHOLD) -> None:
         self.engine = engine
         self.parking = Parking(engine)
+        self.summary_threshold = summary_threshold
 
     def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
-        """Record that the chat spoke to us; reactivates it. True when it was inactive."""
+        """Record that the chat spoke to us; reactivates it. True when it was inactive.
+
+        A chat that comes back has its parked deliveries due again; more than
+        `summary_threshold` of them are flagged to go out as one summary.
+        """
         with Session(self.engine) as session:
             chat = session.get(Chat, chat_id)
             if chat is None:
@@ -63,8 +72,25 @@ class Chats:
                 session.commit()
                 return False
             came_back = not chat.active
-            chat.active, chat.inactive_reason = True, None
+            chat.active, chat.inactive_reason, chat.inactive_since = True, None, None
             chat.kind, chat.title = kind, title or chat.title
+            if came_back:
+                waiting = (
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.status) == PENDING,
+                )
+                # Counted per destination: each forum topic gets its own summary, in itself.
+                counts = session.exec(
+                    select(Delivery.thread_id, func.count())
+                    .where(*waiting)
+                    .group_by(col(Delivery.thread_id))
+                ).all()
+                many = [thread for thread, count in counts if count > self.summary_threshold]
+                session.exec(
+                    update(Delivery)
+                    .where(*waiting)
+                    .values(parked=False, summarize=col(Delivery.thread_id).in_(many))
+                )
             session.commit()
             return came_back
 
@@ -82,6 +108,16 @@ class Chats:
                 update(Chat)
                 .where(col(Chat.id) == chat_id)
                 .values(active=False, inactive_reason=reason)
+            )
+            session.exec(
+                update(Chat)  # gone since the first refusal, not the latest
+                .where(col(Chat.id) == chat_id, col(Chat.inactive_since).is_(None))
+                .values(inactive_since=utcnow())
+            )
+            session.exec(
+                update(Delivery)
+                .where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == PENDING)
+                .values(parked=True)
             )
             session.commit()
 
@@ -102,6 +138,7 @@ class Chats:
                         kind="supergroup",
                         title=old.title,
                         active=old.active,
+                        inactive_since=old.inactive_since,
                         notify_revisions=old.notify_revisions,
                         created=old.created,
                     )
@@ -134,6 +171,8 @@ class Chats:
                     )
                 ).all()
             )
+            new = session.get(Chat, new_id)
+            assert new is not None
             for delivery in session.exec(
                 select(Delivery).where(col(Delivery.chat_id) == old_id)
             ).all():
@@ -141,6 +180,7 @@ class Chats:
                     session.delete(delivery)
                 else:
                     delivery.chat_id = new_id
+                    delivery.parked = delivery.status == PENDING and not new.active
             session.flush()
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)

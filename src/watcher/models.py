@@ -14,7 +14,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -156,6 +165,8 @@ class Chat(SQLModel, table=True):
     title: str | None = Field(default=None, max_length=255)
     active: bool = True
     inactive_reason: str | None = Field(default=None, sa_type=Text)
+    # Since when it is inactive: a chat gone longer than the outbox retention loses its queue.
+    inactive_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     notify_revisions: bool = False
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
@@ -193,13 +204,21 @@ class Delivery(SQLModel, table=True):
     """One announcement of one paper version to one chat: the outbox row.
 
     status: "pending" until the far side confirms ("sent"), or "failed" with `last_error` for a
-    permanent refusal. Pending rows of an inactive chat, or of a parked topic
-    (`ParkedDestination`), are parked, not dropped. `thread_id` is the forum topic it goes to.
+    permanent refusal. Pending rows of an inactive chat are `parked`, not dropped; the flag keeps
+    them out of the due index, so an idle check costs the same with 300,000 parked rows as with
+    none. A parked topic (`ParkedDestination`) holds its rows back by its `retry_at` instead.
+    `thread_id` is the forum topic it goes to. `summarize`: the chat came back to more than a few
+    waiting papers, and these go out together (per topic) as one summary message.
     """
 
     __table_args__ = (
         UniqueConstraint("chat_id", "thread_id", "paper_id", "version"),
-        Index("ix_delivery_due", "status", "next_attempt"),
+        Index("ix_delivery_due", "status", "parked", "next_attempt"),
+        Index("ix_delivery_settled", "status", "created"),  # pruning sent and failed rows
+        # A confirmation names its row by id: an id must never come back after a delete
+        # (SQLite would otherwise reuse the highest one, and a late confirmation mark the
+        # newcomer sent). PostgreSQL's sequences never reuse one.
+        {"sqlite_autoincrement": True},
     )
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=_chat_id())
@@ -208,6 +227,8 @@ class Delivery(SQLModel, table=True):
     version: int
     kind: str = Field(default="new", max_length=16)
     status: str = Field(default="pending", max_length=16)
+    parked: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    summarize: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     attempts: int = 0
     next_attempt: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     last_error: str | None = Field(default=None, sa_type=Text)

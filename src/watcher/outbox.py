@@ -9,17 +9,41 @@ what was in flight, and never skips anything.
 A delivery goes to a chat and, in a forum, to the topic (`thread_id`) that subscribed. Deliveries
 to a parked destination (`watcher.parking`) are not due until its `retry_at`; `due()` marks those
 that are probes of a parked destination, so the sender can release it once one gets through.
+
+Bounds, so that the queue does not grow for ever (`prune`, run periodically by the service):
+sent and failed rows older than the retention are deleted, in small batches; exactly-once does
+not need them, since `paper_match` remembers which version each followed author's polls have
+seen, and the store never calls a paper new (or a version a revision) twice for one author. A
+chat inactive for longer than the retention (blocked the bot, deleted account) loses its queued
+deliveries, counted and logged. Parked rows (those of inactive chats) are flagged `parked`, so
+the idle checks (`due`, `next_due`) never visit them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, Table, and_, bindparam, case, func, or_, type_coerce, update
+from sqlalchemy import (
+    Engine,
+    Table,
+    and_,
+    bindparam,
+    case,
+    delete,
+    false,
+    func,
+    or_,
+    true,
+    type_coerce,
+    update,
+)
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from watcher.models import (
     NO_THREAD,
@@ -34,7 +58,11 @@ from watcher.models import (
 from watcher.records import Record
 from watcher.rows import load_records
 
+log = logging.getLogger(__name__)
+
 PENDING, SENT, FAILED = "pending", "sent", "failed"
+PRUNE_BATCH = 1000  # rows deleted per transaction: no prune holds the database for long
+SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a second summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +74,7 @@ class PendingDelivery:
     record: Record
     thread_id: int = NO_THREAD  # the forum topic it goes to
     probing: bool = False  # its destination is parked: this send tests whether it still is
+    summarize: bool = False  # goes out in one summary with the topic's other waiting papers
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +85,22 @@ class OutboxStats:
     failed: int
 
 
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    settled: int  # sent and failed rows past the retention
+    abandoned: int  # pending rows of chats inactive for longer than the retention
+
+
 def enqueue_deliveries(
     session: Session, *, paper_id: int, version: int, kind: str, followed_ids: Iterable[int]
 ) -> int:
     """Queue one delivery of this paper version to every chat (and forum topic) following one
     of `followed_ids`: a topic gets it once, whichever of its authors it came through.
 
-    Revisions go only to chats that asked for them. Returns how many were queued.
+    Revisions go only to chats that asked for them. A chat that still waits for an earlier
+    version of the paper (its "new" or an older revision not yet sent) gets no second row: the
+    waiting one moves to this version, so the chat gets one message, with the newest content.
+    Deliveries of an inactive chat are queued parked. Returns how many were queued.
     """
     chats = select(Subscription.chat_id, Subscription.thread_id).where(
         col(Subscription.followed_author_id).in_(list(followed_ids))
@@ -71,21 +109,50 @@ def enqueue_deliveries(
         chats = chats.join(Chat, col(Chat.id) == col(Subscription.chat_id)).where(
             col(Chat.notify_revisions)
         )
+        waiting = session.exec(
+            select(Delivery)
+            .where(
+                col(Delivery.paper_id) == paper_id,
+                col(Delivery.status) == PENDING,
+                col(Delivery.version) < version,
+            )
+            .order_by(col(Delivery.id))
+        ).all()
+        # Per destination (chat, topic): its oldest waiting row moves to this version. A second
+        # waiting row of the same destination (left from before revisions merged) would then
+        # say the same thing, and break the (chat, thread, paper, version) uniqueness: dropped.
+        moved: set[tuple[int, int]] = set()
+        for delivery in waiting:
+            destination = (delivery.chat_id, delivery.thread_id)
+            if destination in moved:
+                session.delete(delivery)
+                continue
+            moved.add(destination)
+            delivery.version = version
+        session.flush()
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version.
     owed = select(Delivery.chat_id, Delivery.thread_id).where(col(Delivery.paper_id) == paper_id)
     if kind == "revision":
         owed = owed.where(col(Delivery.version) == version)
-    already = set(session.exec(owed).all())
-    queued = 0
-    for chat_id, thread_id in set(session.exec(chats.distinct()).all()) - already:
+    already = set(session.exec(owed))
+    wanted = set(session.exec(chats.distinct())) - already
+    wanted_chats = {chat_id for chat_id, _ in wanted}
+    inactive = set(
+        session.exec(select(Chat.id).where(col(Chat.id).in_(wanted_chats), ~col(Chat.active)))
+    )
+    for chat_id, thread_id in sorted(wanted):  # in order: ids follow the chats
         session.add(
             Delivery(
-                chat_id=chat_id, thread_id=thread_id, paper_id=paper_id, version=version, kind=kind
+                chat_id=chat_id,
+                thread_id=thread_id,
+                paper_id=paper_id,
+                version=version,
+                kind=kind,
+                parked=chat_id in inactive,
             )
         )
-        queued += 1
-    return queued
+    return len(wanted)
 
 
 def _parking_of_delivery() -> ColumnElement[bool]:
@@ -104,40 +171,37 @@ class Outbox:
 
     def due(self, *, limit: int, now: datetime | None = None) -> list[PendingDelivery]:
         """Pending deliveries whose time has come, for active chats and destinations not parked
-        (or whose parking is due a probe), oldest first."""
+        (or whose parking is due a probe), earliest due first.
+
+        Read through `ix_delivery_due` (status, parked, next_attempt) in its own order, so the
+        query stops after `limit` rows and never visits a row parked for an inactive chat.
+        `Chats` sets and clears `parked` with the chat's `active`; a row found due for an
+        inactive chat all the same is parked here, not sent. A parked destination (chat, topic)
+        is an outer join: its rows are due only once its `retry_at` has come.
+        """
         now = now or utcnow()
         with Session(self.engine) as session:
             rows = session.exec(
-                select(Delivery, Paper, col(ParkedDestination.chat_id).is_not(None))
-                .join(Paper, col(Paper.id) == col(Delivery.paper_id))
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+                select(Delivery, col(ParkedDestination.chat_id).is_not(None))
                 .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(
                     col(Delivery.status) == PENDING,
+                    col(Delivery.parked) == false(),
                     col(Delivery.next_attempt) <= now,
-                    col(Chat.active),
                     or_(
                         col(ParkedDestination.chat_id).is_(None),
                         col(ParkedDestination.retry_at) <= now,
                     ),
                 )
-                .order_by(col(Delivery.id))
+                .order_by(col(Delivery.next_attempt), col(Delivery.id))
                 .limit(limit)
             ).all()
-            papers = {paper.id: paper for _, paper, _ in rows}
-            by_paper = dict(zip(papers, load_records(session, list(papers.values())), strict=True))
-            return [
-                PendingDelivery(
-                    id=delivery.id or 0,
-                    chat_id=delivery.chat_id,
-                    kind=delivery.kind,
-                    attempts=delivery.attempts,
-                    record=by_paper[delivery.paper_id],
-                    thread_id=delivery.thread_id,
-                    probing=bool(parked),
-                )
-                for delivery, _, parked in rows
-            ]
+            deliveries = [delivery for delivery, _ in rows]
+            probing = {delivery.id or 0 for delivery, parked in rows if parked}
+            gone = _park_inactive(session, deliveries)
+            return _pending(
+                session, [d for d in deliveries if d.chat_id not in gone], probing=probing
+            )
 
     def next_due(self) -> datetime | None:
         """When the earliest pending delivery of an active chat falls due, if any is pending
@@ -153,11 +217,30 @@ class Outbox:
             earliest = session.exec(
                 select(func.min(type_coerce(due_at, UTCDateTime())))
                 .select_from(Delivery)
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
                 .outerjoin(ParkedDestination, _parking_of_delivery())
-                .where(col(Delivery.status) == PENDING, col(Chat.active))
+                .where(col(Delivery.status) == PENDING, col(Delivery.parked) == false())
             ).one()
             return earliest if isinstance(earliest, datetime) else None
+
+    def summary_for(
+        self, chat_id: int, thread_id: int = NO_THREAD, *, limit: int = SUMMARY_MAX
+    ) -> list[PendingDelivery]:
+        """The pending deliveries of one destination (chat, forum topic) that go out together
+        as one summary, oldest first: each topic gets its own papers in its own summary."""
+        with Session(self.engine) as session:
+            deliveries = session.exec(
+                select(Delivery)
+                .where(
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.thread_id) == thread_id,
+                    col(Delivery.status) == PENDING,
+                    col(Delivery.parked) == false(),
+                    col(Delivery.summarize),
+                )
+                .order_by(col(Delivery.id))
+                .limit(limit)
+            ).all()
+            return _pending(session, deliveries)
 
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
@@ -186,28 +269,62 @@ class Outbox:
             session.connection().execute(statement, rows)
             session.commit()
 
-    def retry_later(self, delivery_id: int, *, error: str, at: datetime) -> None:
-        """A passing fault: try again at `at`."""
-        with Session(self.engine) as session:
-            session.exec(
-                update(Delivery)
-                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
-                .values(attempts=Delivery.attempts + 1, last_error=error, next_attempt=at)
-            )
-            session.commit()
+    def retry_later(self, delivery_id: int | Sequence[int], *, error: str, at: datetime) -> None:
+        """A passing fault: try again at `at` (one delivery, or the several of one summary)."""
+        self._update(delivery_id, attempts=Delivery.attempts + 1, last_error=error, next_attempt=at)
 
-    def mark_failed(self, delivery_id: int, *, error: str) -> None:
+    def mark_failed(self, delivery_id: int | Sequence[int], *, error: str) -> None:
         """A permanent refusal: keep the reason for the admins, and never retry it in a loop."""
         self._update(delivery_id, status=FAILED, last_error=error)
 
-    def _update(self, delivery_id: int, **values: object) -> None:
+    def _update(self, delivery_id: int | Sequence[int], **values: object) -> None:
+        ids = [delivery_id] if isinstance(delivery_id, int) else list(delivery_id)
         with Session(self.engine) as session:
             session.exec(
                 update(Delivery)
-                .where(col(Delivery.id) == delivery_id, col(Delivery.status) == PENDING)
+                .where(col(Delivery.id).in_(ids), col(Delivery.status) == PENDING)
                 .values(**values)
             )
             session.commit()
+
+    def prune(self, *, older_than: datetime, batch: int = PRUNE_BATCH) -> PruneReport:
+        """Delete sent and failed rows created before `older_than`, and the pending rows of
+        chats inactive since before it; `batch` rows a transaction."""
+        settled = self._delete_batches(
+            select(Delivery.id).where(
+                col(Delivery.status).in_([SENT, FAILED]), col(Delivery.created) < older_than
+            ),
+            batch,
+        )
+        abandoned = self._delete_batches(
+            select(Delivery.id)
+            .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+            .where(
+                col(Delivery.status) == PENDING,
+                ~col(Chat.active),
+                col(Chat.inactive_since) < older_than,
+            ),
+            batch,
+        )
+        if abandoned:
+            log.warning(
+                "dropped %d queued deliveries of chats inactive since before %s",
+                abandoned,
+                older_than.date().isoformat(),
+            )
+        return PruneReport(settled=settled, abandoned=abandoned)
+
+    def _delete_batches(self, ids: SelectOfScalar[Any], batch: int) -> int:
+        deleted = 0
+        while True:
+            with Session(self.engine) as session:
+                chosen = list(session.exec(ids.limit(batch)))
+                if chosen:
+                    session.exec(delete(Delivery).where(col(Delivery.id).in_(chosen)))
+                    session.commit()
+            deleted += len(chosen)
+            if len(chosen) < batch:
+                return deleted
 
     def stats(self) -> OutboxStats:
         with Session(self.engine) as session:
@@ -219,11 +336,12 @@ class Outbox:
             parked = session.exec(
                 select(func.count())
                 .select_from(Delivery)
-                .join(Chat, col(Chat.id) == col(Delivery.chat_id))
                 .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(
                     col(Delivery.status) == PENDING,
-                    or_(~col(Chat.active), col(ParkedDestination.chat_id).is_not(None)),
+                    or_(
+                        col(Delivery.parked) == true(), col(ParkedDestination.chat_id).is_not(None)
+                    ),
                 )
             ).one()
         return OutboxStats(
@@ -244,3 +362,46 @@ class Outbox:
                 .limit(limit)
             ).all()
             return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]
+
+
+def _park_inactive(session: Session, deliveries: Sequence[Delivery]) -> set[int]:
+    """Park the rows of inactive chats among `deliveries`; returns those chats' ids."""
+    chat_ids = {delivery.chat_id for delivery in deliveries}
+    if not chat_ids:
+        return set()
+    gone = set(session.exec(select(Chat.id).where(col(Chat.id).in_(chat_ids), ~col(Chat.active))))
+    if gone:
+        session.exec(
+            update(Delivery)
+            .where(col(Delivery.chat_id).in_(gone), col(Delivery.status) == PENDING)
+            .values(parked=True)
+        )
+        session.commit()
+        log.warning("parked the queued deliveries of inactive chats %s", sorted(gone))
+    return gone
+
+
+def _pending(
+    session: Session,
+    deliveries: Sequence[Delivery],
+    *,
+    probing: frozenset[int] | set[int] = frozenset(),
+) -> list[PendingDelivery]:
+    if not deliveries:
+        return []  # the idle check: one query, nothing more
+    paper_ids = {delivery.paper_id for delivery in deliveries}
+    papers = session.exec(select(Paper).where(col(Paper.id).in_(paper_ids))).all()
+    by_paper = dict(zip([p.id for p in papers], load_records(session, list(papers)), strict=True))
+    return [
+        PendingDelivery(
+            id=delivery.id or 0,
+            chat_id=delivery.chat_id,
+            kind=delivery.kind,
+            attempts=delivery.attempts,
+            record=by_paper[delivery.paper_id],
+            thread_id=delivery.thread_id,
+            probing=delivery.id in probing,
+            summarize=delivery.summarize,
+        )
+        for delivery in deliveries
+    ]

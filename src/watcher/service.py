@@ -3,6 +3,7 @@
 `arxiv-watcher run` lands here. The front end is found through the `arxiv_watcher.frontends`
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
+Next to the poll, the scheduler prunes the outbox (at start, then hourly; see `watcher.outbox`).
 
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 # The scheduler wakes at least this often (and at least every POLL_RETRY_FIRST seconds), so an
 # author whose poll failed is retried on time.
 MAX_TICK_SECONDS = 60
+PRUNE_INTERVAL = 3600  # seconds between two prunings of the outbox (the first at start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,8 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
     for names in settings.followed_specs:
         store.follow(names)
     poller = build_poller(settings, store, client)
-    return ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+    chats = Chats(engine, summary_threshold=settings.summary_threshold)
+    return ServiceContext(settings, store, chats, Outbox(engine), poller)
 
 
 def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Poller:
@@ -204,6 +207,44 @@ async def serve(
             max_instances=2,
             misfire_grace_time=None,
         )
+
+    async def prune_outbox() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.add(task)
+        older_than = datetime.now(UTC) - timedelta(days=settings.outbox_retention_days)
+        try:
+            pruned = await in_db_thread(context.outbox.prune, older_than=older_than)
+        except asyncio.CancelledError:
+            # Only shutdown cancels it; each batch is its own transaction, the rest waits.
+            log.info("pruning interrupted by shutdown")
+            return
+        except Exception:
+            # The next run (an hour later) tries again; nothing is lost by waiting.
+            log.exception("pruning the outbox failed")
+            return
+        finally:
+            running.discard(task)
+        if pruned.settled or pruned.abandoned:
+            log.info(
+                "outbox pruned: %d sent or failed deliveries older than %d days, %d queued"
+                " for chats inactive as long",
+                pruned.settled,
+                settings.outbox_retention_days,
+                pruned.abandoned,
+            )
+
+    scheduler.add_job(
+        prune_outbox,
+        "interval",
+        seconds=PRUNE_INTERVAL,
+        next_run_time=datetime.now(UTC),
+        id="prune-outbox",
+        replace_existing=True,
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=None,
+    )
 
     context.poller.on_poll_soon = poll_soon
     log.info(

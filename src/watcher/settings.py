@@ -90,6 +90,12 @@ class Settings(BaseSettings):
         le=3600,
         description="Seconds before a chat that refused for want of rights is tried again.",
     )
+    summary_threshold: int = Field(
+        default=5, ge=0, description="More waiting papers than this: one summary message."
+    )
+    outbox_retention_days: int = Field(
+        default=30, ge=1, le=3650, description="Days sent and failed deliveries are kept."
+    )
 
     @field_validator("watch_authors", mode="before")
     @classmethod
