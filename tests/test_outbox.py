@@ -342,3 +342,74 @@ def test_a_due_row_of_an_inactive_chat_is_parked_not_returned(
 
     assert [d.chat_id for d in outbox.due(limit=10)] == [20]
     assert [(d.chat_id, d.parked) for d in deliveries(engine)] == [(10, True), (20, False)]
+
+
+# --- forum topics (thread_id) with parked rows, summaries and revisions -------------------
+
+TOPIC = 7
+
+
+def test_a_parked_topic_waits_for_its_retry_time_while_inactive_chats_rows_stay_parked(
+    engine: Engine, store: Store, chats: Chats, outbox: Outbox, followed_id: int
+) -> None:
+    chats.subscribe(20, followed_id, thread_id=TOPIC)
+    now = datetime.now(UTC)
+    parked = chats.parking.park(20, TOPIC, reason="TOPIC_CLOSED", first_retry=60, now=now)
+    chats.deactivate(10, reason="blocked")
+    publish(store, followed_id, make_record(arxiv_id="2611.00001"))
+
+    assert [(d.chat_id, d.thread_id, d.parked) for d in deliveries(engine)] == [
+        (10, 0, True),
+        (20, 0, False),
+        (20, TOPIC, False),
+    ]
+    # The chat's other topic is not held back; the parked topic and the inactive chat are.
+    assert [(d.chat_id, d.thread_id) for d in outbox.due(limit=10)] == [(20, 0)]
+    assert outbox.stats().parked == 2
+    send_all(outbox)
+    assert outbox.next_due() == parked.retry_at
+    assert outbox.due(limit=10, now=parked.retry_at - timedelta(seconds=1)) == []
+    (probe,) = outbox.due(limit=10, now=parked.retry_at)
+    assert (probe.chat_id, probe.thread_id, probe.probing) == (20, TOPIC, True)
+
+
+def test_a_returning_chat_gets_one_summary_per_topic_over_the_threshold(
+    engine: Engine, store: Store, chats: Chats, outbox: Outbox, followed_id: int
+) -> None:
+    chats.unsubscribe(20)
+    chats.deactivate(10, reason="blocked")
+    for n in range(2):
+        publish(store, followed_id, make_record(arxiv_id=f"2611.0000{n}"))
+    chats.subscribe(10, followed_id, thread_id=TOPIC)
+    for n in range(2, 4):  # threshold 3: General waits for 4 papers (a summary), the topic for 2
+        publish(store, followed_id, make_record(arxiv_id=f"2611.0000{n}"))
+
+    assert chats.seen(10, kind="supergroup") is True
+
+    due = outbox.due(limit=10)
+    assert sorted((d.thread_id, d.summarize) for d in due) == [(0, True)] * 4 + [(TOPIC, False)] * 2
+    summary = outbox.summary_for(10, 0)
+    assert [(d.thread_id, d.record.arxiv_id) for d in summary] == [
+        (0, f"2611.0000{n}") for n in range(4)
+    ]
+    assert outbox.summary_for(10, TOPIC) == []
+
+
+def test_a_revision_moves_each_topics_waiting_row_and_is_its_own_message_where_sent(
+    engine: Engine, store: Store, chats: Chats, outbox: Outbox, followed_id: int
+) -> None:
+    chats.set_notify_revisions(20, True)
+    chats.subscribe(20, followed_id, thread_id=TOPIC)
+    v1 = make_record(arxiv_id="2611.00001")
+    publish(store, followed_id, v1)
+    (sent,) = [d for d in outbox.due(limit=10) if (d.chat_id, d.thread_id) == (20, 0)]
+    outbox.mark_sent(sent.id, message_id=1)
+
+    assert publish(store, followed_id, replace(v1, version=2)) == (0, 1)
+
+    due = outbox.due(limit=10)
+    assert sorted((d.chat_id, d.thread_id, d.kind, d.record.version) for d in due) == [
+        (10, 0, "new", 2),
+        (20, 0, "revision", 2),
+        (20, TOPIC, "new", 2),
+    ]
