@@ -32,13 +32,11 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
-    case,
     delete,
     false,
     func,
     or_,
     true,
-    type_coerce,
     update,
 )
 from sqlalchemy.sql.elements import ColumnElement
@@ -52,7 +50,6 @@ from watcher.models import (
     Paper,
     ParkedDestination,
     Subscription,
-    UTCDateTime,
     utcnow,
 )
 from watcher.records import Record
@@ -205,22 +202,33 @@ class Outbox:
 
     def next_due(self) -> datetime | None:
         """When the earliest pending delivery of an active chat falls due, if any is pending
-        (for a parked destination: when its parking is due a probe)."""
-        due_at = case(
-            (
-                col(ParkedDestination.retry_at) > col(Delivery.next_attempt),
-                ParkedDestination.retry_at,
-            ),
-            else_=Delivery.next_attempt,
-        )
+        (for a parked destination: when its parking is due a probe).
+
+        Two reads, so that neither visits the rows parked for inactive chats: the earliest row
+        of a destination not parked, in `ix_delivery_due`'s order (one row read when idle), and
+        for each parked destination (there are few) the later of its retry time and its
+        earliest row.
+        """
+        parking = select(ParkedDestination.chat_id).where(_parking_of_delivery()).exists()
+        unparked = col(Delivery.status) == PENDING, col(Delivery.parked) == false()
         with Session(self.engine) as session:
             earliest = session.exec(
-                select(func.min(type_coerce(due_at, UTCDateTime())))
-                .select_from(Delivery)
-                .outerjoin(ParkedDestination, _parking_of_delivery())
-                .where(col(Delivery.status) == PENDING, col(Delivery.parked) == false())
-            ).one()
-            return earliest if isinstance(earliest, datetime) else None
+                select(Delivery.next_attempt)
+                .where(*unparked, ~parking)
+                .order_by(col(Delivery.next_attempt))
+                .limit(1)
+            ).first()
+            # Driven from the parkings: each one's earliest row is found through the delivery
+            # unique key (chat, thread, ...), never by walking the pending rows.
+            first_held = (
+                select(func.min(Delivery.next_attempt))
+                .where(*unparked, _parking_of_delivery())
+                .scalar_subquery()
+            )
+            held = session.exec(select(ParkedDestination.retry_at, first_held)).all()
+        candidates = [earliest] if earliest is not None else []
+        candidates += [max(retry_at, first) for retry_at, first in held if first is not None]
+        return min(candidates, default=None)
 
     def summary_for(
         self, chat_id: int, thread_id: int = NO_THREAD, *, limit: int = SUMMARY_MAX
