@@ -179,3 +179,28 @@ async def test_a_closed_topic_parks_that_topic_only_and_each_topic_gets_the_pape
     assert titles(world, FORUM, talk) == [record.title]
     assert titles(world, FORUM, None) == []
     assert world.chats.parking.parked() == (0, [])
+
+
+async def test_a_forum_back_to_many_papers_gets_each_topics_summary_in_that_topic(
+    world: World,
+) -> None:
+    papers = world.fake.create_topic(FORUM, "Papers")
+    talk = world.fake.create_topic(FORUM, "Talk")
+    world.chats.seen(FORUM, kind="supergroup")
+    world.chats.subscribe(FORUM, world.followed_id, thread_id=papers)
+    world.chats.deactivate(FORUM, reason="Forbidden: bot was kicked from the supergroup chat")
+    first = [world.publish(f"2611.0000{n}", title=f"Paper number {n}") for n in range(6)]
+    world.chats.subscribe(FORUM, world.followed_id, thread_id=talk)
+    later = [world.publish(f"2611.0001{n}", title=f"Later paper {n}") for n in range(2)]
+
+    assert world.chats.seen(FORUM, kind="supergroup") is True  # added again
+    async with sending(world):
+        await eventually(sent_count(world, 10))  # Papers: 8 in one summary; Talk: 2 messages
+
+    in_papers = [m.text for m in world.fake.sent(FORUM) if m.message_thread_id == papers]
+    (summary,) = in_papers
+    assert summary.splitlines() == ["📬 While you were away: 8 new papers"] + [
+        f"• {record.title}" for record in first + later
+    ]
+    assert titles(world, FORUM, talk) == [record.title for record in later]
+    assert titles(world, FORUM, None) == []
