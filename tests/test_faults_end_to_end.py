@@ -3,9 +3,10 @@ fake Bot API over real HTTP, a real database.
 
 arXiv serves what it really sends (ACM and MSC classes among the categories, a 2,000-character
 title, a 300-character collaboration name, a revision that adds a followed co-author and a
-cross-list) while one followed author's query fails 50 times in a row next to healthy ones.
-Every healthy author's papers are announced exactly once; the failing author shows as failing
-in `authors`, `health` and /stats, and recovers when arXiv does.
+cross-list, a late paper beyond page 1 with an older date) while one followed author's query
+fails 50 times in a row next to healthy ones. Every healthy author's papers are announced exactly
+once; the failing author shows as failing in `authors`, `health` and /stats, and recovers when
+arXiv does.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,10 @@ EVERYONE, BOB_ONLY, ADMIN = 31, 32, 99
 FAILING = "Jane Failing"
 FAILURES = 50
 HEALTHY = ("Dezun Dong", "Ann Healthy", "Bob Healthy")
+# Papers are dated near the real now: a poll pages back only to POLL_WINDOW_DAYS before its last
+# success, so what a later poll should find must be that recent.
+NOW = datetime.now(UTC).replace(microsecond=0)
+PAGE_SIZE = 5
 COLLABORATION = ("Teresa Maria Montaruli for the IceCube Collaboration " * 6)[:300].strip()
 
 # Stored silently by the first polls; its v2 adds Bob Healthy and a cross-list.
@@ -40,19 +46,21 @@ REVISED_V1 = make_record(
     title="Adaptive Routing Revisited",
     authors=["Ann Other", "Dezun Dong"],
     categories=("cs.DC",),
+    published=NOW - timedelta(days=30),
 )
 REVISED_V2 = replace(
     REVISED_V1,
     version=2,
     authors=(Author("Ann Other"), Author("Dezun Dong"), Author("Bob Healthy")),
     categories=("cs.DC", "cs.GT"),
-    updated=REVISED_V1.updated.replace(month=6),
+    updated=NOW - timedelta(days=1),
     abs_url="https://arxiv.org/abs/2611.30004v2",
     pdf_url="https://arxiv.org/pdf/2611.30004v2",
 )
 NEW_PAPERS = {
     "2611.30001": make_record(
         arxiv_id="2611.30001",
+        published=NOW - timedelta(days=1),
         title="Spectral Bounds for Hypertext Retrieval",
         authors=["Ann Healthy", "Carl Coauthor"],
         primary_category="cs.IR",
@@ -62,19 +70,35 @@ NEW_PAPERS = {
     ),
     "2611.30002": make_record(
         arxiv_id="2611.30002",
+        published=NOW - timedelta(days=2),
         title=("An Extremely Long Title About Interconnection Networks " * 40)[:2000].strip(),
         authors=["Bob Healthy"],
     ),
     "2611.30003": make_record(
         arxiv_id="2611.30003",
+        published=NOW - timedelta(days=3),
         title="Neutrino Alerts over Low-Latency Networks",
         authors=[COLLABORATION, "Dezun Dong"],
         primary_category="astro-ph.HE",
         categories=("astro-ph.HE", "cs.NI"),
         msc_class="68M14",
     ),
-    # (Defects 4 and 5: "a late paper beyond page 1 with an older date" joins here.)
 }
+# A full page of Ann Healthy's history, newer than the late paper below: once it reaches the API,
+# the late paper sits beyond page 1, behind papers already stored.
+RECENT_HISTORY = [
+    make_record(
+        arxiv_id=f"2611.2000{n}", authors=["Ann Healthy"], published=NOW - timedelta(hours=n)
+    )
+    for n in range(1, PAGE_SIZE + 1)
+]
+# Held by arXiv for days: it reaches the API after the papers above, with its own older date.
+LATE = make_record(
+    arxiv_id="2611.30005",
+    title="A Submission Held for Moderation",
+    authors=["Ann Healthy"],
+    published=NOW - timedelta(days=5),
+)
 JANE_LATER = make_record(arxiv_id="2611.30009", title="Back Online", authors=[FAILING])
 
 
@@ -104,7 +128,7 @@ HISTORIES = [
 
 @pytest.fixture
 def world(tmp_path: Path, database_url: str) -> Iterator[World]:
-    corpus = [*dezun_dong_records(), REVISED_V1, *HISTORIES]
+    corpus = [*dezun_dong_records(), REVISED_V1, *HISTORIES, *RECENT_HISTORY]
     with FakeArxiv(corpus) as arxiv, FakeTelegram(TOKEN) as telegram:
         arxiv.fail_queries(FAILING, "503")
         settings = {
@@ -112,6 +136,7 @@ def world(tmp_path: Path, database_url: str) -> Iterator[World]:
             "ARXIV_API_URL": arxiv.url,
             "ARXIV_MIN_INTERVAL": "0",
             "ARXIV_MAX_RETRIES": "0",
+            "ARXIV_PAGE_SIZE": str(PAGE_SIZE),
             # Polls every 0.05 s, and the backoff (0.01 s doubling) reaches that within 3 failures.
             "POLL_INTERVAL": "0.05",
             "POLL_RETRY_FIRST": "0.01",
@@ -175,6 +200,10 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     assert "★ Bob Healthy" in revised and "cs.GT" in revised
     assert "★ Dezun Dong" not in revised  # followed, but not by this chat
 
+    # A late paper beyond page 1, older than everything on it, all of which is stored.
+    arxiv.add(LATE)
+    telegram.wait_sync(lambda: announced(telegram, EVERYONE, LATE.arxiv_id), 30)
+
     # arXiv answers again: the failing author recovers (its history stored silently), and its
     # next paper is announced like any other.
     arxiv.heal(FAILING)
@@ -192,9 +221,9 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     polls = len(arxiv.api_requests())
     wait_until(lambda: len(arxiv.api_requests()) >= polls + 6, "later polls")
 
-    for arxiv_id in [*everyone, JANE_LATER.arxiv_id]:
+    for arxiv_id in [*everyone, LATE.arxiv_id, JANE_LATER.arxiv_id]:
         assert announced(telegram, EVERYONE, arxiv_id) == 1, arxiv_id
     assert announced(telegram, BOB_ONLY, REVISED_V1.arxiv_id) == 1
     assert announced(telegram, BOB_ONLY, "2611.30002") == 1
-    for old in HISTORIES:
+    for old in [*HISTORIES, *RECENT_HISTORY]:
         assert announced(telegram, EVERYONE, old.arxiv_id) == 0
