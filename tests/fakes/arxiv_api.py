@@ -25,7 +25,6 @@ format `arXiv` with `from`/`until`/`set`, pages of `oai_page_size`, resumption t
 `oai_faults`. `hold_oai` makes it sit on a later OAI request until `release_oai`, so that a test
 can kill a client mid-harvest. The layout is in `tests/fakes/oai.py`.
 
-
 Run it by hand for a demo (then point `ARXIV_API_URL` at the printed URL):
 
     python -m tests.fakes.arxiv_api --port 8099 --corpus dezun-dong
@@ -260,7 +259,6 @@ def parse_search_query(query: str) -> Predicate:
 
 
 _ID_FORMAT = re.compile(r"(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?")
-
 
 # ---------------------------------------------------------------- Atom rendering
 
