@@ -9,3 +9,13 @@ the cycle's report; it fetches, matches with `watcher.match`, saves, and records
 successes and failures in the store. Which follows go to which source is the poll step's
 choice (`WATCH_SOURCE`); a follow is a rule, and all rules are matched in `watcher.match`.
 """
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from watcher.store import MatchedRecord, SaveResult
+
+# How a source stores what it found: the records with their follows, and the follows whose
+# subscribers hear of it (those whose history was fetched before). Returns what was new.
+Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]

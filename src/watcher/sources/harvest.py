@@ -30,13 +30,15 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
 
 from watcher.aio import in_db_thread
-from watcher.errors import ArxivEmptyPage, ArxivHTTPError, ArxivOAIError
+from watcher.errors import ArxivEmptyPage, ArxivOAIError
+from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ArxivClient
 from watcher.match import FollowRules
 from watcher.parse import parse_feed
 from watcher.records import Record
+from watcher.sources import Save
 from watcher.sources.oai import BAD_RESUMPTION_TOKEN, OaiPage, OaiRecord, parse_list_records
-from watcher.store import Followed, MatchedRecord, SaveResult, Store
+from watcher.store import Followed, MatchedRecord, Store
 
 if TYPE_CHECKING:
     from watcher.poll import PollReport
@@ -51,11 +53,6 @@ ID_LIST_SIZE = 100  # papers per API request for their versions
 # An expired token restarts the window; a token expiring again and again is a fault, not luck.
 MAX_TOKEN_RESTARTS = 2
 HARVEST_NAME = "the OAI-PMH harvest"
-MAX_RETRY_AFTER = timedelta(days=1)
-_MAX_DOUBLINGS = 62  # 2**62 times any delay is past any cap; floats do not overflow on it
-_MAX_ERROR_LENGTH = 500
-
-Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]
 
 
 def harvest_requests_per_cycle(matched_papers: int = 0) -> int:
@@ -262,23 +259,16 @@ class Harvester:
         self, followed: Sequence[Followed], error: Exception, report: PollReport
     ) -> None:
         """Log the cause, count it, put the next harvest off (doubling, capped); the mark stays."""
-        cause = _cause(error)
+        cause = failure_cause(error)
         now = self.clock()
         state = await _quietly(in_db_thread(self.store.harvest_state, self.scope))
         failures = (state.consecutive_failures if state else 0) + 1
-        doublings = min(failures - 1, _MAX_DOUBLINGS)
-        seconds = min(self.retry_first * 2.0**doublings, self.poll_interval.total_seconds())
-        if isinstance(error, ArxivHTTPError) and error.retry_after:
-            seconds = max(seconds, min(error.retry_after, MAX_RETRY_AFTER.total_seconds()))
-        retry = timedelta(seconds=seconds)
-        known = isinstance(error, ArxivEmptyPage | ArxivOAIError | ArxivHTTPError) or (
-            type(error).__module__.startswith(("watcher.errors", "sqlalchemy"))
-        )
+        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
         log.log(
-            logging.WARNING if known else logging.ERROR,
+            logging.WARNING if expected(error) else logging.ERROR,
             "harvest failed: %s; %d failure(s) in a row, next try in %d s",
-            cause, failures, seconds,
-            exc_info=not known,  # a bug: say where
+            cause, failures, retry.total_seconds(),
+            exc_info=not expected(error),  # a bug: say where
         )  # fmt: skip
         report.failures[HARVEST_NAME] = cause
         await _quietly(
@@ -308,14 +298,6 @@ def _is_current(api: Record, oai: OaiRecord) -> bool:
     return newest is None or api.updated.date() >= newest
 
 
-def _cause(error: BaseException) -> str:
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    text = lines[0].strip() if lines else "(no message)"
-    if not type(error).__module__.startswith("watcher"):
-        text = f"{type(error).__name__}: {text}"
-    return text if len(text) <= _MAX_ERROR_LENGTH else text[: _MAX_ERROR_LENGTH - 1] + "…"
-
-
 _T = TypeVar("_T")
 
 
@@ -324,5 +306,5 @@ async def _quietly(call: Awaitable[_T]) -> _T | None:
     try:
         return await call
     except Exception as error:
-        log.error("could not record the harvest's failure: %s", _cause(error))
+        log.error("could not record the harvest's failure: %s", failure_cause(error))
         return None
