@@ -39,6 +39,7 @@ import hashlib
 import re
 import select
 import socket
+import sys
 import threading
 import time
 import unicodedata
@@ -773,6 +774,11 @@ class _Server(ThreadingHTTPServer):
     ) -> None:
         self.fake = fake
         super().__init__(address, handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up (a killed service) is no error of the fake's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class _Handler(BaseHTTPRequestHandler):
