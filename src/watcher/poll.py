@@ -124,7 +124,8 @@ class Poller:
             followed = [f for f in await in_db_thread(self.store.followed, only) if f.polled]
             report = PollReport()
             harvested = [] if only is not None else self.harvested(followed)
-            queried = [f for f in followed if f not in harvested]
+            harvested_ids = {f.id for f in harvested}
+            queried = [f for f in followed if f.id not in harvested_ids]
             if not force and only is None:
                 queried = [f for f in queried if f.next_poll is None or f.next_poll <= now]
 

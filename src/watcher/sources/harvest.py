@@ -129,12 +129,10 @@ class Harvester:
                 now=now,
                 next_attempt=now + self.poll_interval,
             )
-            await in_db_thread(
-                self.store.record_poll_success,
-                [f.id for f in followed],
-                now=now,
-                next_poll=now + self.poll_interval,
-            )
+            for ids in _chunks([f.id for f in followed]):
+                await in_db_thread(
+                    self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
+                )
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
@@ -281,15 +279,16 @@ class Harvester:
             )
         )
         # The follows show it too (`authors`, /stats, health), as a failed API poll would.
-        await _quietly(
-            in_db_thread(
-                self.store.record_poll_failure,
-                [f.id for f in followed],
-                error=f"harvest failed: {cause}",
-                now=now,
-                next_poll=now + retry,
+        for ids in _chunks([f.id for f in followed]):
+            await _quietly(
+                in_db_thread(
+                    self.store.record_poll_failure,
+                    ids,
+                    error=f"harvest failed: {cause}",
+                    now=now,
+                    next_poll=now + retry,
+                )
             )
-        )
 
 
 def _is_current(api: Record, oai: OaiRecord) -> bool:
@@ -299,6 +298,13 @@ def _is_current(api: Record, oai: OaiRecord) -> bool:
 
 
 _T = TypeVar("_T")
+# Ids per poll-state update: a query may bind only so many values (SQLite 32,766, PostgreSQL
+# 65,535), and 100,000 follows are harvested at once.
+_IDS_PER_UPDATE = 1000
+
+
+def _chunks(ids: list[int]) -> list[list[int]]:
+    return [ids[start : start + _IDS_PER_UPDATE] for start in range(0, len(ids), _IDS_PER_UPDATE)]
 
 
 async def _quietly(call: Awaitable[_T]) -> _T | None:
