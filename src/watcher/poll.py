@@ -30,6 +30,7 @@ from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
 from watcher.models import utcnow
 from watcher.records import Record
+from watcher.sources import Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
 from watcher.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.store import Followed, MatchedRecord, SaveResult, Store
@@ -120,22 +121,25 @@ class Poller:
     async def poll(self, *, only: Sequence[int] | None = None, force: bool = False) -> PollReport:
         """Poll the due authors (all of them with `force`, or just the ids in `only`)."""
         async with self._lock:
-            now = self.clock()
             followed = [f for f in await in_db_thread(self.store.followed, only) if f.polled]
             report = PollReport()
             harvested = [] if only is not None else self.harvested(followed)
             harvested_ids = {f.id for f in harvested}
             queried = [f for f in followed if f.id not in harvested_ids]
-            if not force and only is None:
-                queried = [f for f in queried if f.next_poll is None or f.next_poll <= now]
 
             async def save(
                 matched: list[MatchedRecord], announce_for: frozenset[int]
             ) -> SaveResult:
                 return await self._save(matched, announce_for=announce_for, report=report)
 
-            await self.api.poll(queried, save=save, report=report)
-            await self.harvest.poll(harvested, save=save, report=report, force=force)
+            # Each source knows when its follows are due; `force` and `only` mean now.
+            now = force or only is not None
+            sources: list[tuple[Source, list[Followed]]] = [
+                (self.api, queried),
+                (self.harvest, harvested),
+            ]
+            for source, follows in sources:
+                await source.poll(follows, save=save, report=report, force=now)
             return report
 
     def harvested(self, followed: Sequence[Followed]) -> list[Followed]:

@@ -119,6 +119,8 @@ def render_record(item: OaiItem, names: Mapping[str, NamePartsT]) -> str:
         f"        <title>{escape(record.title)}</title>\n"
         f"            <categories>{' '.join(_cats(record))}</categories>\n"
         + _optional("comments", record.comment)
+        + _optional("msc-class", record.msc_class)
+        + _optional("acm-class", record.acm_class)
         + _optional("journal-ref", record.journal_ref)
         + _optional("doi", record.doi)
         + "            <license>http://creativecommons.org/licenses/by/4.0/</license>\n"

@@ -12,10 +12,25 @@ choice (`WATCH_SOURCE`); a follow is a rule, and all rules are matched in `watch
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from watcher.store import MatchedRecord, SaveResult
+from watcher.store import Followed, MatchedRecord, SaveResult
+
+if TYPE_CHECKING:
+    from watcher.poll import PollReport
 
 # How a source stores what it found: the records with their follows, and the follows whose
 # subscribers hear of it (those whose history was fetched before). Returns what was new.
 Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]
+
+
+class Source(Protocol):
+    """One way of finding papers for the follows it is given."""
+
+    async def poll(
+        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
+    ) -> None:
+        """Find, match and `save` what is new for the due follows (all with `force`); record
+        successes and failures in the store, and what was found or failed in `report`."""
+        ...

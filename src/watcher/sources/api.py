@@ -74,8 +74,13 @@ class ApiSource:
         groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
         return groups + [[f] for f in followed if not f.backfilled]
 
-    async def poll(self, followed: Sequence[Followed], *, save: Save, report: PollReport) -> None:
-        for group in self.groups(followed):
+    async def poll(
+        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
+    ) -> None:
+        """Poll the follows that are due (all of them with `force`), group by group."""
+        now = self.clock()
+        due = [f for f in followed if force or f.next_poll is None or f.next_poll <= now]
+        for group in self.groups(due):
             await self._poll_group(group, save, report)
 
     async def _poll_group(self, group: list[Followed], save: Save, report: PollReport) -> None:
