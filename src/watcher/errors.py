@@ -8,6 +8,7 @@
     │   ├── ArxivUnreachable            timeouts and connection errors after all retries
     │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
     │   ├── ArxivEmptyPage              an empty page where records are known to exist
+    │   ├── ArxivOAIError(code)         the OAI-PMH service's own error (badResumptionToken, ...)
     │   └── ArxivTooManyResults(total, limit)  more results than a history may hold
     └── UnknownCategory(category, suggestions)
 
@@ -64,6 +65,15 @@ class ArxivBadFeed(ArxivError):
 
 class ArxivEmptyPage(ArxivError):
     """arXiv answered with an empty page where records are known to exist: the answer is unknown."""
+
+
+class ArxivOAIError(ArxivError):
+    """arXiv's OAI-PMH service answered `<error code=...>` (other than noRecordsMatch)."""
+
+    def __init__(self, code: str, message: str, *, url: str = "", attempt: int = 0) -> None:
+        super().__init__(f"arXiv's OAI-PMH service refused: {code}: {message}", url=url)
+        self.code = code
+        self.attempt = attempt
 
 
 class ArxivTooManyResults(ArxivError):

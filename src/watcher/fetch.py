@@ -6,6 +6,9 @@ connection, callers queue on a lock, and a request starts no sooner than `min_in
 after the previous one *ended*, so the spacing holds at arXiv's end however slow the network.
 Use one client per process; the spacing is per client.
 
+`get` fetches another arXiv service (the OAI-PMH harvest) through the same connection and
+spacing: arXiv's limit counts all of a user's requests.
+
 Timeouts, connection errors, 429 and 5xx are retried with exponential backoff and full jitter;
 a `Retry-After` header is honoured. Once retries run out: `ArxivUnreachable` or
 `ArxivHTTPError(status)`. A 400 is never retried: it carries arXiv's error feed, raised as
@@ -20,6 +23,7 @@ import logging
 import math
 import random
 import time
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Self
@@ -95,27 +99,44 @@ class ArxivClient:
     async def query(
         self,
         *,
-        search_query: str,
+        search_query: str = "",
+        id_list: Sequence[str] = (),
         start: int = 0,
         max_results: int = 100,
         sort_by: str = "lastUpdatedDate",
         sort_order: str = "descending",
     ) -> bytes:
-        """The raw body of arXiv's answer to one query page; it looks like a feed, unparsed."""
-        params = {
-            "search_query": search_query,
+        """The raw body of arXiv's answer to one query page; it looks like a feed, unparsed.
+
+        `id_list` asks for these papers (ids without version: their current version).
+        """
+        params = {"search_query": search_query} if search_query or not id_list else {}
+        if id_list:
+            params["id_list"] = ",".join(id_list)
+        params |= {
             "start": str(start),
             "max_results": str(max_results),
             "sortBy": sort_by,
             "sortOrder": sort_order,
         }
-        url = _loggable(httpx.URL(self.base_url, params=params))
+        return await self._get(self.base_url, params, api=True)
+
+    async def get(self, url: str, params: Mapping[str, str]) -> bytes:
+        """The raw body of a GET of another arXiv service (OAI-PMH) on the same terms.
+
+        The same connection, lock and spacing as `query`: arXiv counts all of a user's requests
+        together. A 400 here is a bare `ArxivHTTPError` (only the API sends an error feed).
+        """
+        return await self._get(url, dict(params), api=False)
+
+    async def _get(self, endpoint: str, params: dict[str, str], *, api: bool) -> bytes:
+        url = _loggable(httpx.URL(endpoint, params=params))
         attempts = self.max_retries + 1
         async with self._turn:
             for attempt in range(1, attempts + 1):
                 await self._wait_for_turn()
                 try:
-                    response = await self._http.get(self.base_url, params=params)
+                    response = await self._http.get(endpoint, params=params)
                 except _TRANSIENT_ERRORS as exc:
                     reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                     failure: ArxivError = ArxivUnreachable(
@@ -127,7 +148,7 @@ class ArxivClient:
                 else:
                     if response.is_success:
                         return _feed_body(response, url=url, attempt=attempt)
-                    if response.status_code == 400:
+                    if response.status_code == 400 and api:
                         raise _api_error(response.content, url=url, attempt=attempt)
                     if response.status_code != 429 and response.status_code < 500:
                         raise ArxivHTTPError(response.status_code, url=url, attempt=attempt)

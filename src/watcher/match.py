@@ -7,6 +7,11 @@ to case, accents, punctuation and word order. Nothing fuzzier: an extra or missi
 ("Dezun Dong Li", "D. Dong") is a different person, because announcing a stranger's paper is
 worse than asking the user to add an alias.
 
+`FollowRules` holds every follow at once, for the harvest that reads all of arXiv: a dict from
+name key to followed ids, so that matching a record costs O(its authors) however many people are
+followed. Today a follow is a person's names; the rules are the place where other kinds (a
+category, an arXiv identity, a topic) will be matched too, not the store or the handlers.
+
 `check_person_name` is the one rule for a name anyone asks to follow (bot, CLI, WATCH_AUTHORS):
 a given name and a family name, so that both arXiv's search and `name_key` can find the person.
 """
@@ -89,6 +94,32 @@ def record_matches(record: Record, names: Sequence[str]) -> bool:
     """True when one of the record's authors is the person; the title and abstract never count."""
     keys = _keys(names)
     return any(_matches_any(author.name, keys) for author in record.authors)
+
+
+class FollowRules:
+    """Every follow, matched in one place: which followed ids does a record belong to?"""
+
+    def __init__(self, follows: Iterable[tuple[int, Sequence[str]]] = ()) -> None:
+        self._by_key: dict[tuple[str, ...], set[int]] = {}
+        for followed_id, names in follows:
+            self.add(followed_id, names)
+
+    def add(self, followed_id: int, names: Sequence[str]) -> None:
+        """Follow a person by these names (display name and aliases)."""
+        for key in _keys(names):
+            self._by_key.setdefault(key, set()).add(followed_id)
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def match_authors(self, author_names: Iterable[str]) -> frozenset[int]:
+        """The followed ids any of these authors is; the same key rule as `is_same_person`."""
+        found: set[int] = set()
+        for name in author_names:
+            ids = self._by_key.get(name_key(name))
+            if ids:
+                found |= ids
+        return frozenset(found)
 
 
 def author_query(names: Sequence[str]) -> str:

@@ -11,12 +11,13 @@ same transaction that stores a new paper, and is marked sent only once the far s
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -256,3 +257,33 @@ class ParkedDestination(SQLModel, table=True):
     since: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     failures: int = 1
     retry_at: datetime = Field(sa_column=_timestamp())
+
+
+class HarvestState(SQLModel, table=True):
+    """The OAI-PMH harvest of one scope (`HARVEST_SETS` as written; "" is all of arXiv).
+
+    `harvested_through` is the high-water mark: the last datestamp day whose records were all
+    stored. It moves only once a whole window is stored, so a harvest that dies half-way is
+    redone from the same day. The rest says how the last attempts went, as `poll_state` does.
+    """
+
+    __tablename__ = "harvest_state"
+    scope: str = Field(max_length=255, primary_key=True)
+    harvested_through: date | None = Field(default=None, sa_column=Column(Date, nullable=True))
+    last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    last_error: str | None = Field(default=None, sa_type=Text)
+    consecutive_failures: int = 0
+    next_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+
+
+class HarvestedPaper(SQLModel, table=True):
+    """The OAI-PMH datestamp of a followed paper when the harvest last stored it.
+
+    A later datestamp means the paper changed (a new version, or only its metadata), and only
+    then does the harvest ask the API for its version.
+    """
+
+    __tablename__ = "harvested_paper"
+    arxiv_id: str = Field(max_length=64, primary_key=True)
+    datestamp: date = Field(sa_column=Column(Date, nullable=False))

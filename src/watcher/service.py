@@ -114,6 +114,9 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         window=timedelta(days=settings.poll_window_days),
         backfill_limit=settings.backfill_limit,
         retry_first=settings.poll_retry_first,
+        source=settings.watch_source,
+        oai_url=str(settings.arxiv_oai_url),
+        harvest_sets=settings.harvest_sets,
     )
 
 

@@ -6,6 +6,7 @@ A bad value stops the program at start with a message that names the variable.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -24,6 +25,11 @@ from watcher.fetch import ARXIV_PAGING_CAP
 from watcher.match import check_person_name
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+WatchSource = Literal["api", "harvest", "auto"]
+# An OAI-PMH set: a group ("cs", "physics"), an archive ("physics:hep-th") or a category
+# ("cs:cs:DC", "physics:astro-ph:CO").
+_SET_SPEC = re.compile(r"[a-z][a-z-]*(:[a-z][a-z-]*(:[A-Za-z][A-Za-z-]*)?)?")
+MAX_HARVEST_SETS_LENGTH = 200
 
 
 def parse_author_spec(spec: str) -> list[str]:
@@ -76,6 +82,14 @@ class Settings(BaseSettings):
         description="Seconds before retrying a failed poll; doubles per failure up to "
         "POLL_INTERVAL.",
     )
+    watch_source: WatchSource = Field(
+        default="auto",
+        description="api: query per name; harvest: read arXiv's daily records; auto: cheaper.",
+    )
+    arxiv_oai_url: HttpUrl = HttpUrl("https://oaipmh.arxiv.org/oai")
+    harvest_sets: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="OAI-PMH sets to harvest; empty: all of arXiv."
+    )
     log_level: LogLevel = "INFO"
 
     telegram_bot_token: SecretStr | None = None
@@ -117,6 +131,32 @@ class Settings(BaseSettings):
                     shown = name if len(name) <= 40 else f"{name[:40]}..."
                     raise ValueError(f"{shown!r}: {problem}")
         return value
+
+    @field_validator("harvest_sets", mode="before")
+    @classmethod
+    def _split_sets(cls, value: object) -> object:
+        if isinstance(value, str):
+            return value.replace(",", " ").replace(";", " ").split()
+        return value
+
+    @field_validator("harvest_sets")
+    @classmethod
+    def _check_sets(cls, value: list[str]) -> list[str]:
+        for spec in value:
+            if not _SET_SPEC.fullmatch(spec):
+                shown = spec if len(spec) <= 40 else f"{spec[:40]}..."
+                raise ValueError(
+                    f"{shown!r} is not an arXiv OAI-PMH set; e.g. cs, math, physics:hep-th "
+                    "or cs:cs:DC, separated by commas"
+                )
+        if len(",".join(value)) > MAX_HARVEST_SETS_LENGTH:
+            raise ValueError(f"at most {MAX_HARVEST_SETS_LENGTH} characters of sets")
+        return list(dict.fromkeys(value))
+
+    @field_validator("watch_source", mode="before")
+    @classmethod
+    def _lower_source(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("admin_chat_ids", mode="before")
     @classmethod

@@ -1,11 +1,12 @@
 """The store: papers, followed authors and their poll state, and the questions asked of them.
 
 Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
-stored at the same version changes nothing, a newer version is a *revision*, and only a paper
-the store did not have is *new*. A revision replaces everything the new version carries: title,
-abstract, authors, categories, ACM/MSC classes, links. In the same transaction it queues one
-delivery per subscribed chat (see `watcher.outbox`), so a paper can never be stored without its
-announcements.
+stored at the same version announces nothing (other metadata at that version, a DOI or a
+journal reference added later, is stored over the old, silently), a newer version is a
+*revision*, and only a paper the store did not have is *new*. A revision replaces everything
+the new version carries: title, abstract, authors, categories, ACM/MSC classes, links. In the
+same transaction it queues one delivery per subscribed chat (see `watcher.outbox`), so a paper
+can never be stored without its announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
 PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, col, select
@@ -28,6 +29,8 @@ from watcher.match import name_key
 from watcher.models import (
     Author,
     FollowedAuthor,
+    HarvestedPaper,
+    HarvestState,
     Paper,
     PaperAuthor,
     PaperCategory,
@@ -301,6 +304,10 @@ class Store:
                     paper = _new_paper(session, record, authors)
                 elif record.version > paper.version:
                     _revise_paper(session, paper, record, authors)
+                elif record.version == paper.version and _metadata_moved(paper, record):
+                    # A DOI or journal reference added without a new version: stored, and
+                    # (same version, so neither new nor a revision) announced to nobody.
+                    _revise_paper(session, paper, record, authors)
                 assert paper.id is not None
                 new_for, revised_for = _link_followed(
                     session, paper.id, record.version, item.followed_ids
@@ -325,6 +332,69 @@ class Store:
                     result.silent += 1
             session.commit()
         return result
+
+    # -- the harvest -----------------------------------------------------------------------
+
+    def harvest_state(self, scope: str) -> HarvestState | None:
+        """The harvest's high-water mark and health for `scope` (None: never harvested)."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope)
+            if state is not None:
+                session.expunge(state)
+            return state
+
+    def record_harvest_success(
+        self, scope: str, *, through: date | None, now: datetime, next_attempt: datetime
+    ) -> None:
+        """A window is stored whole: move the high-water mark to `through` (never back)."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope) or HarvestState(scope=scope)
+            if through is not None and (
+                state.harvested_through is None or through > state.harvested_through
+            ):
+                state.harvested_through = through
+            state.last_attempt = state.last_success = now
+            state.last_error, state.consecutive_failures = None, 0
+            state.next_attempt = next_attempt
+            session.add(state)
+            session.commit()
+
+    def record_harvest_failure(
+        self, scope: str, *, error: str, now: datetime, next_attempt: datetime
+    ) -> int:
+        """Count a failed harvest; the mark stays. Returns the failures in a row."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope) or HarvestState(scope=scope)
+            state.last_attempt, state.last_error, state.next_attempt = now, error, next_attempt
+            state.consecutive_failures += 1
+            session.add(state)
+            session.commit()
+            return state.consecutive_failures
+
+    def harvested_datestamps(self, arxiv_ids: Iterable[str]) -> dict[str, date]:
+        """The datestamp each of these papers had when the harvest last stored it."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(arxiv_ids)))
+            ).all()
+            return {row.arxiv_id: row.datestamp for row in rows}
+
+    def mark_harvested(self, datestamps: Mapping[str, date]) -> None:
+        """Remember the datestamps of papers just stored, so an unchanged one costs nothing."""
+        with Session(self.engine) as session:
+            known = {
+                row.arxiv_id: row
+                for row in session.exec(
+                    select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(datestamps)))
+                )
+            }
+            for arxiv_id, datestamp in datestamps.items():
+                row = known.get(arxiv_id)
+                if row is None:
+                    session.add(HarvestedPaper(arxiv_id=arxiv_id, datestamp=datestamp))
+                elif datestamp > row.datestamp:
+                    row.datestamp = datestamp
+            session.commit()
 
     # -- questions -------------------------------------------------------------------------
 
@@ -456,6 +526,11 @@ def _new_paper(session: Session, record: records.Record, authors: _AuthorCache) 
     assert paper.id is not None
     _replace_details(session, paper.id, record, authors)
     return paper
+
+
+def _metadata_moved(paper: Paper, record: records.Record) -> bool:
+    """Whether arXiv changed the paper without a new version (its OAI datestamp moves then)."""
+    return any(getattr(paper, name) != getattr(record, name) for name in _VERSIONED_FIELDS)
 
 
 def _revise_paper(

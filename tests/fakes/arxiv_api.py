@@ -18,6 +18,13 @@ running several watcher processes against one fake tells them apart so.
 
 Like arXiv, the fake lists a record's ACM and MSC classes as extra `<category term=...>` elements.
 
+It also serves arXiv's OAI-PMH harvest at `/oai` (`oai_url`) from the same records, each with a
+datestamp (the day of its last change; `touch` makes a metadata-only change): `ListRecords` in
+format `arXiv` with `from`/`until`/`set`, pages of `oai_page_size`, resumption tokens that
+`expire_tokens` invalidates (`badResumptionToken`), `noRecordsMatch`, and faults from
+`oai_faults`. `hold_oai` makes it sit on a later OAI request until `release_oai`, so that a test
+can kill a client mid-harvest. The layout is in `tests/fakes/oai.py`.
+
 Run it by hand for a demo (then point `ARXIV_API_URL` at the printed URL):
 
     python -m tests.fakes.arxiv_api --port 8099 --corpus dezun-dong
@@ -32,18 +39,20 @@ import hashlib
 import re
 import select
 import socket
+import sys
 import threading
 import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal, Self, cast, get_args
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlencode, urlsplit
 from xml.sax.saxutils import escape
 
+from tests.fakes.oai import NamePartsT, OaiItem, in_set, render_error, render_page
 from watcher.records import Record
 
 FaultKind = Literal["none", "429", "503", "timeout", "html", "truncated", "empty", "reset"]
@@ -57,6 +66,7 @@ _FEED_OPEN = (
     'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns="http://www.w3.org/2005/Atom">\n'
 )
 _ATOM_TYPE = "application/atom+xml; charset=utf-8"
+_XML_TYPE = "text/xml; charset=utf-8"
 _HTML_PAGE = (
     b"<!DOCTYPE html>\n<html><head><title>arXiv is down for maintenance</title></head>\n"
     b"<body><h1>We are performing maintenance</h1><p>Please try again later.</p></body></html>\n"
@@ -251,7 +261,6 @@ def parse_search_query(query: str) -> Predicate:
 
 _ID_FORMAT = re.compile(r"(\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7})(v\d+)?")
 
-
 # ---------------------------------------------------------------- Atom rendering
 
 
@@ -393,6 +402,15 @@ class FakeArxiv:
         self.max_concurrent_connections = 0
         self.max_concurrent_requests = 0
         self.api_path = "/api/query"
+        self.oai_path = "/oai"
+        self.oai_page_size = 2500
+        self.datestamps: dict[str, date] = {}  # by arXiv id; default: the `updated` day
+        self.oai_names: dict[str, NamePartsT] = {}  # display name -> keyname, forenames, suffix
+        self.oai_faults: deque[Fault | FaultKind] = deque()
+        self.oai_held = threading.Event()  # set while `hold_oai` sits on a request
+        self._oai_release = threading.Event()
+        self._oai_hold_countdown: int | None = None
+        self._token_generation = 0
         self._address = (host, port)
         self._lock = threading.Lock()
         self._open_connections: set[socket.socket] = set()
@@ -449,15 +467,50 @@ class FakeArxiv:
         return f"{self.base}{CLIENT_PREFIX}{client}{self.api_path}"
 
     @property
+    def oai_url(self) -> str:
+        """The OAI-PMH endpoint, e.g. `http://127.0.0.1:41234/oai`."""
+        return self.base + self.oai_path
+
+    @property
     def redirecting_url(self) -> str:
         """An old address that answers 301 to `url`, as arXiv redirects http to https."""
         return self.base + "/old" + self.api_path
 
     # -- the data
 
-    def add(self, record: Record) -> None:
+    def add(self, record: Record, *, datestamp: date | None = None) -> None:
         with self._lock:
             self.records.append(record)
+            if datestamp is not None:
+                self.datestamps[record.arxiv_id] = datestamp
+
+    def touch(self, arxiv_id: str, datestamp: date, **changes: object) -> Record:
+        """A metadata-only update (a DOI, a journal reference): same version, new datestamp."""
+        with self._lock:
+            for index, old in enumerate(self.records):
+                if old.arxiv_id == arxiv_id:
+                    self.records[index] = replace(old, **changes)  # type: ignore[arg-type]
+                    self.datestamps[arxiv_id] = datestamp
+                    return self.records[index]
+        raise KeyError(arxiv_id)
+
+    def expire_tokens(self) -> None:
+        """Every resumption token handed out so far answers `badResumptionToken` from now on."""
+        with self._lock:
+            self._token_generation += 1
+
+    def hold_oai(self, *, after: int = 0) -> None:
+        """Answer `after` more OAI requests, then sit on the next one until `release_oai`."""
+        with self._lock:
+            self._oai_release.clear()
+            self.oai_held.clear()
+            self._oai_hold_countdown = after
+
+    def release_oai(self) -> None:
+        self._oai_release.set()
+
+    def oai_requests(self) -> list[SeenRequest]:
+        return [r for r in self.requests if r.path == self.oai_path]
 
     def replace(self, record: Record) -> None:
         """Swap in a new version of a paper already served; the old one goes to `history`."""
@@ -565,6 +618,8 @@ class FakeArxiv:
         if path == "/old" + self.api_path:
             location = f"{self.api_path}?{urlencode(params)}"
             return _Answer(301, b"", "text/plain", {"Location": location})
+        if path == self.oai_path:
+            return self._answer_oai(params, fault)
         if path != self.api_path:
             return _Answer(404, b"not found\n", "text/plain; charset=utf-8")
         if fault is None or fault.kind == "none":
@@ -583,7 +638,88 @@ class FakeArxiv:
             return _Answer(400, render_error_feed(str(exc), now=now))
         return _Answer(200, _truncate(feed) if fault.kind == "truncated" else feed)
 
+    def _answer_oai(self, params: dict[str, str], fault: Fault | None) -> _Answer:
+        if fault is not None and fault.kind != "none":
+            retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            if fault.kind in ("429", "503"):
+                return _Answer(int(fault.kind), b"Service Unavailable\n", "text/plain", retry)
+            if fault.kind == "html":
+                return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
+            if fault.kind == "empty":
+                return _Answer(200, b"", _XML_TYPE)
+        self._maybe_hold()
+        answer = self._oai_body(params)
+        if fault is not None and fault.kind == "truncated":
+            answer.body = answer.body[: len(answer.body) * 2 // 3]
+        return answer
+
+    def _maybe_hold(self) -> None:
+        with self._lock:
+            countdown = self._oai_hold_countdown
+            if countdown is None:
+                return
+            self._oai_hold_countdown = None if countdown == 0 else countdown - 1
+            if countdown:
+                return
+        self.oai_held.set()
+        while not self._oai_release.wait(0.05) and not self._stopping.is_set():
+            pass
+
+    def _oai_body(self, params: dict[str, str]) -> _Answer:
+        base = "https://oaipmh.arxiv.org/oai"
+
+        def error(code: str, message: str | None = None) -> _Answer:
+            return _Answer(200, render_error(code, base=base, message=message), _XML_TYPE)
+
+        if params.get("verb") != "ListRecords":
+            return error("badVerb")
+        token = params.get("resumptionToken")
+        if token is not None:
+            if set(params) != {"verb", "resumptionToken"}:
+                return error("badArgument", "resumptionToken is an exclusive argument")
+            query = dict(parse_qsl(unquote(token)))
+            with self._lock:
+                generation = str(self._token_generation)
+            if query.pop("gen", None) != generation or not query.get("skip", "").isdigit():
+                return error("badResumptionToken")
+            skip = int(query.pop("skip"))
+        else:
+            query = {k: v for k, v in params.items() if k != "verb"}
+            if not query.get("metadataPrefix"):
+                return error("badArgument", "metadataPrefix is required")
+            skip = 0
+        if query.get("metadataPrefix") != "arXiv":
+            return error("cannotDisseminateFormat")
+        try:
+            low = date.fromisoformat(query["from"]) if "from" in query else date.min
+            high = date.fromisoformat(query["until"]) if "until" in query else date.max
+        except ValueError:
+            return error("badArgument", "from and until must be dates, YYYY-MM-DD")
+        with self._lock:
+            items = [
+                OaiItem(r, self.datestamps.get(r.arxiv_id, r.updated.date())) for r in self.records
+            ]
+            generation = str(self._token_generation)
+            names = dict(self.oai_names)
+        wanted = query.get("set")
+        items = sorted(
+            (i for i in items if low <= i.datestamp <= high and (not wanted or in_set(i, wanted))),
+            key=lambda i: (i.datestamp, i.record.arxiv_id),
+        )
+        if not items:
+            return error("noRecordsMatch")
+        end = skip + self.oai_page_size
+        next_token = None
+        if end < len(items):
+            next_token = quote(urlencode({**query, "skip": str(end), "gen": generation}), safe="")
+        body = render_page(items[skip:end], names=names, params=params, base=base, token=next_token)
+        return _Answer(200, body, _XML_TYPE)
+
     def _next_fault(self, path: str, search_query: str) -> Fault | None:
+        if path == self.oai_path:
+            with self._lock:
+                fault = self.oai_faults.popleft() if self.oai_faults else None
+            return fault if fault is None or isinstance(fault, Fault) else Fault(fault)
         if path != self.api_path:
             return None
         with self._lock:
@@ -638,6 +774,11 @@ class _Server(ThreadingHTTPServer):
     ) -> None:
         self.fake = fake
         super().__init__(address, handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up (a killed service) is no error of the fake's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class _Handler(BaseHTTPRequestHandler):

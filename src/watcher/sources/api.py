@@ -1,0 +1,210 @@
+"""The API source: followed people found by arXiv API queries, about 30 names OR-ed a request.
+
+A group of authors is fetched whole before anything is stored, so the store only ever holds the
+result of complete fetches. A known group pages back until its results are older than its last
+successful poll minus a safety window (`POLL_WINDOW_DAYS`): a paper that reaches the API late
+keeps its older `updated` date, and is found all the same, while paging stays bounded however
+busy the query. An author's first poll stores its history silently, and is refused after one
+request when arXiv lists more than `BACKFILL_LIMIT` results; it is always this source's, also
+in harvest mode. One group's failure, whatever its cause (arXiv, a failed save, a bug), is
+recorded in its authors' poll state with its real cause and a growing but capped delay before
+the next try, and never stops the other groups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from watcher.aio import in_db_thread
+from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
+from watcher.failures import expected, failure_cause, next_try
+from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
+from watcher.match import author_query, group_queries, record_matches
+from watcher.parse import Page, parse_feed
+from watcher.sources import Save
+from watcher.store import Followed, MatchedRecord, Store
+
+if TYPE_CHECKING:
+    from watcher.poll import PollReport
+
+log = logging.getLogger(__name__)
+
+# A first poll asks this many more times before it believes an empty first page.
+EMPTY_FIRST_PAGE_RETRIES = 2
+DEFAULT_WINDOW = timedelta(days=14)
+DEFAULT_BACKFILL_LIMIT = 2000
+
+
+class ApiSource:
+    """Polls the arXiv API for followed authors, in OR-groups."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        client: ArxivClient,
+        poll_interval: timedelta,
+        page_size: int,
+        window: timedelta,
+        backfill_limit: int,
+        retry_first: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.poll_interval = poll_interval
+        self.page_size = page_size
+        self.window = window
+        # Past the API's paging cap a history cannot be read whole, whatever the setting.
+        self.backfill_limit = min(backfill_limit, ARXIV_PAGING_CAP)
+        self.retry_first = retry_first
+        self.clock = clock
+
+    def requests_per_cycle(self, followed: Sequence[Followed]) -> int:
+        """At least one request a group: what a cycle of these follows costs at the least."""
+        return len(self.groups(followed))
+
+    def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
+        """Authors whose history is known share OR-queries; a first poll goes alone."""
+        known = [f for f in followed if f.backfilled]
+        groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
+        return groups + [[f] for f in followed if not f.backfilled]
+
+    async def poll(
+        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
+    ) -> None:
+        """Poll the follows that are due (all of them with `force`), group by group."""
+        now = self.clock()
+        due = [f for f in followed if force or f.next_poll is None or f.next_poll <= now]
+        for group in self.groups(due):
+            await self._poll_group(group, save, report)
+
+    async def _poll_group(self, group: list[Followed], save: Save, report: PollReport) -> None:
+        names = ", ".join(f.name for f in group)
+        try:
+            matched = await self._fetch_group(group)
+            announce_for = frozenset(f.id for f in group if f.backfilled)
+            saved = await save(matched, announce_for)
+            now = self.clock()
+            await in_db_thread(
+                self.store.record_poll_success,
+                [f.id for f in group],
+                now=now,
+                next_poll=now + self.poll_interval,
+            )
+        except Exception as error:
+            # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this
+            # group's failure, recorded and retried later; the other groups are polled on.
+            await self._record_failure(group, error, report)
+            return
+        log.info(
+            "polled %s: %d new, %d revised, %d stored silently",
+            names,
+            len(saved.new),
+            len(saved.revisions),
+            saved.silent,
+        )
+        report.polled.extend(f.name for f in group)
+
+    async def _record_failure(
+        self, group: list[Followed], error: Exception, report: PollReport
+    ) -> None:
+        """Log the failure with its real cause, count it, and put the next try off."""
+        names = ", ".join(f.name for f in group)
+        cause = failure_cause(error)
+        failures = max(f.consecutive_failures for f in group) + 1
+        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
+        log.log(
+            logging.WARNING if expected(error) else logging.ERROR,
+            "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
+            names, cause, failures, retry.total_seconds(),
+            exc_info=not expected(error),  # a bug: say where
+        )  # fmt: skip
+        report.failures.update({f.name: cause for f in group})
+        now = self.clock()
+        try:
+            await in_db_thread(
+                self.store.record_poll_failure,
+                [f.id for f in group],
+                error=cause,
+                now=now,
+                next_poll=now + retry,
+            )
+        except Exception as recording:
+            # The database itself is failing: the log line above is all there can be, and the
+            # next tick tries this group again.
+            log.error("could not record the failure of %s: %s", names, failure_cause(recording))
+
+    async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
+        """Fetch, parse and match every page this group needs; nothing is stored here."""
+        query = author_query([name for f in group for name in f.names])
+        backfill = not all(f.backfilled for f in group)
+        # Results come newest `updated` first. A paper can reach the API days late with its
+        # older date, so a known group pages back to a window before its last success, never
+        # merely to "a page already stored". A first poll reads the whole history.
+        successes = [f.last_success for f in group if f.last_success is not None]
+        older_than = None if backfill else min(successes) - self.window
+        matched: list[MatchedRecord] = []
+        start, first_total = 0, None
+        while True:
+            page = await self._fetch_page(query, start)
+            if start == 0:
+                if not page.records:
+                    page = await self._first_page_again(group, query, page)
+                first_total = page.total_results
+                if backfill and (first_total or 0) > self.backfill_limit:
+                    raise ArxivTooManyResults(first_total or 0, self.backfill_limit)
+            if not page.records:
+                if start > 0 and (first_total is None or start < first_total):
+                    # The first page promised more: this empty one is the quirk, not the end.
+                    raise ArxivEmptyPage(
+                        f"arXiv answered an empty page at {start} of {first_total}; will retry"
+                    )
+                return matched
+            matched.extend(
+                MatchedRecord(record, ids)
+                for record in page.records
+                if (ids := frozenset(f.id for f in group if record_matches(record, f.names)))
+            )
+            if len(page.records) < self.page_size:
+                return matched
+            if older_than is not None and min(r.updated for r in page.records) < older_than:
+                return matched
+            start += len(page.records)
+
+    async def count_results(self, names: Sequence[str]) -> int:
+        """How many results arXiv lists for these names: one small request, nothing stored.
+
+        Asked before following a new name, so that a name too broad to be one person is refused
+        for the price of one request. Waits its turn on the client like any request.
+        """
+        body = await self.client.query(search_query=author_query(names), start=0, max_results=1)
+        page = await asyncio.to_thread(parse_feed, body)
+        return page.total_results if page.total_results is not None else len(page.records)
+
+    async def _fetch_page(self, query: str, start: int) -> Page:
+        body = await self.client.query(search_query=query, start=start, max_results=self.page_size)
+        return await asyncio.to_thread(parse_feed, body)
+
+    async def _first_page_again(self, group: list[Followed], query: str, empty: Page) -> Page:
+        """An empty first page: arXiv's quirk, or truly nothing? Never guess in a way that loses.
+
+        Authors with stored records have papers, so the answer is unknown: retry later. For a
+        first poll, believing "nothing" wrongly would make the whole history look new at the
+        next poll, so ask again (politely spaced) before believing it.
+        """
+        if any(f.record_count for f in group):
+            raise ArxivEmptyPage(
+                "arXiv answered an empty page for authors with stored records; will retry"
+            )
+        if all(f.backfilled for f in group):
+            return empty  # known to have no records, and still none: nothing is lost
+        for _ in range(EMPTY_FIRST_PAGE_RETRIES):
+            page = await self._fetch_page(query, 0)
+            if page.records:
+                return page
+        return empty

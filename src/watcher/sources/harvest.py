@@ -1,0 +1,316 @@
+"""The harvest source: every followed person's new papers from one read of arXiv's daily records.
+
+Instead of one API query per thirty names, a cycle reads arXiv's OAI-PMH feed once
+(`verb=ListRecords&metadataPrefix=arXiv&from=<high-water mark minus a day>`, then each
+`resumptionToken` until an empty one: one to three pages a day for all of arXiv) and matches
+every record locally against all follows at once (`watcher.match.FollowRules`: a dict lookup
+per author, whatever the number of follows). The format has no version number, so the matched
+papers whose datestamp moved are asked of the API by `id_list`, up to 100 a request; that answer
+(version, links) is what gets stored. A new version is a revision; a moved datestamp at the
+same version is a metadata update, stored without a word.
+
+The protocol: `noRecordsMatch` is an empty window, not an error; an expired token
+(`badResumptionToken`) restarts the window from `from` (saves are idempotent, so what was stored
+stays stored and nothing doubles); 503 with `Retry-After` and the 3 s spacing are the shared
+`ArxivClient`'s. Crash safety: each page's matches are stored (and their datestamps noted) before
+the next page is asked for, and the high-water mark (`harvest_state`) moves only after the whole
+window is stored, so a harvest that dies half-way is redone from the same day.
+
+Follows whose history was never fetched are not harvested: the API source backfills them
+silently first, as before, and they join the harvest at the next cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
+
+from watcher.aio import in_db_thread
+from watcher.errors import ArxivEmptyPage, ArxivOAIError
+from watcher.failures import expected, failure_cause, next_try
+from watcher.fetch import ArxivClient
+from watcher.match import FollowRules
+from watcher.parse import parse_feed
+from watcher.records import Record
+from watcher.sources import Save
+from watcher.sources.oai import BAD_RESUMPTION_TOKEN, OaiPage, OaiRecord, parse_list_records
+from watcher.store import Followed, MatchedRecord, Store
+
+if TYPE_CHECKING:
+    from watcher.poll import PollReport
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OAI_URL = "https://oaipmh.arxiv.org/oai"
+# A day of all of arXiv is one to three pages of 2,500 records (field notes), and the window
+# starts a day before the mark: three pages is what a harvest costs, whatever is followed.
+OAI_PAGES_PER_CYCLE = 3
+ID_LIST_SIZE = 100  # papers per API request for their versions
+# An expired token restarts the window; a token expiring again and again is a fault, not luck.
+MAX_TOKEN_RESTARTS = 2
+HARVEST_NAME = "the OAI-PMH harvest"
+
+
+def harvest_requests_per_cycle(matched_papers: int = 0) -> int:
+    """What a harvest costs in requests: its pages plus one API request per 100 changed papers."""
+    return OAI_PAGES_PER_CYCLE + -(-matched_papers // ID_LIST_SIZE)
+
+
+@dataclass(slots=True)
+class HarvestOutcome:
+    """What one harvest read and stored; for the log line and the benchmark."""
+
+    pages: int = 0
+    records: int = 0
+    matched: int = 0
+    looked_up: int = 0  # API requests for versions
+    new: int = 0
+    revisions: int = 0
+    silent: int = 0
+    through: date | None = None  # the newest datestamp of the window
+
+    @property
+    def requests(self) -> int:
+        return self.pages + self.looked_up
+
+
+class Harvester:
+    """Harvests arXiv's OAI-PMH feed for the follows it is given; one scope (`sets`)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        client: ArxivClient,
+        oai_url: str = DEFAULT_OAI_URL,
+        sets: Sequence[str] = (),
+        poll_interval: timedelta,
+        window: timedelta,
+        retry_first: float = 60.0,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.oai_url = oai_url
+        self.sets = tuple(sets)
+        self.poll_interval = poll_interval
+        self.window = window
+        self.retry_first = retry_first
+        self.clock = clock
+        self.last: HarvestOutcome | None = None
+
+    @property
+    def scope(self) -> str:
+        """The key of this harvest's state: its sets as configured; "" is all of arXiv."""
+        return ",".join(self.sets)
+
+    async def poll(
+        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
+    ) -> None:
+        """Harvest once for `followed` (all backfilled), unless a failed harvest waits its turn
+        or the last one is younger than POLL_INTERVAL (`force` harvests anyway)."""
+        if not followed:
+            return
+        state = await in_db_thread(self.store.harvest_state, self.scope)
+        now = self.clock()
+        if not force and state is not None and state.next_attempt and now < state.next_attempt:
+            return
+        try:
+            outcome = await self.harvest(followed, save=save)
+            now = self.clock()
+            await in_db_thread(
+                self.store.record_harvest_success,
+                self.scope,
+                through=outcome.through,
+                now=now,
+                next_attempt=now + self.poll_interval,
+            )
+            for ids in _chunks([f.id for f in followed]):
+                await in_db_thread(
+                    self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
+                )
+        except Exception as error:
+            # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
+            # and retried later; the mark did not move, so the next harvest redoes this window.
+            await self._record_failure(followed, error, report)
+            return
+        self.last = outcome
+        report.polled.extend(f.name for f in followed)
+        log.info(
+            "harvested %d records in %d page(s) through %s for %d follows: %d matched, "
+            "%d API request(s) for versions; %d new, %d revised, %d stored silently",
+            outcome.records, outcome.pages, outcome.through or "(nothing new)", len(followed),
+            outcome.matched, outcome.looked_up, outcome.new, outcome.revisions, outcome.silent,
+        )  # fmt: skip
+
+    async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
+        """Read the window, store every page's matches; raises on any failure (mark unmoved)."""
+        rules = FollowRules((f.id, f.names) for f in followed)
+        announce_for = frozenset(f.id for f in followed if f.backfilled)
+        state = await in_db_thread(self.store.harvest_state, self.scope)
+        start = self._from_day(state.harvested_through if state else None, followed)
+        outcome = HarvestOutcome()
+        for set_spec in self.sets or (None,):
+            restarts = 0
+            while True:
+                try:
+                    async for page in self._pages(start, set_spec, outcome):
+                        await self._store_page(page, rules, announce_for, save, outcome)
+                    break
+                except ArxivOAIError as error:
+                    if error.code != BAD_RESUMPTION_TOKEN or restarts >= MAX_TOKEN_RESTARTS:
+                        raise
+                    restarts += 1
+                    log.info("harvest token expired; the window restarts from %s", start)
+        return outcome
+
+    def _from_day(self, mark: date | None, followed: Sequence[Followed]) -> date:
+        """A day before the mark: a record changed late on the mark's day is read again.
+
+        Never harvested: from the oldest last success of the follows (their API polls covered
+        what came before), at most the poll window back.
+        """
+        today = self.clock().date()
+        if mark is None:
+            successes = [f.last_success.date() for f in followed if f.last_success is not None]
+            mark = max(min(successes, default=today), today - self.window)
+        return mark - timedelta(days=1)
+
+    async def _pages(
+        self, start: date, set_spec: str | None, outcome: HarvestOutcome
+    ) -> AsyncIterator[OaiPage]:
+        params = {"verb": "ListRecords", "metadataPrefix": "arXiv", "from": start.isoformat()}
+        if set_spec:
+            params["set"] = set_spec
+        while True:
+            body = await self.client.get(self.oai_url, params)
+            page = await asyncio.to_thread(parse_list_records, body, url=self.oai_url)
+            outcome.pages += 1
+            outcome.records += len(page.records)
+            yield page
+            if page.resumption_token is None:
+                return
+            params = {"verb": "ListRecords", "resumptionToken": page.resumption_token}
+
+    async def _store_page(
+        self,
+        page: OaiPage,
+        rules: FollowRules,
+        announce_for: frozenset[int],
+        save: Save,
+        outcome: HarvestOutcome,
+    ) -> None:
+        matched: dict[str, tuple[OaiRecord, frozenset[int]]] = {}
+        for record in page.records:
+            if outcome.through is None or record.datestamp > outcome.through:
+                outcome.through = record.datestamp
+            ids = rules.match_authors(record.authors)
+            if ids:
+                matched[record.arxiv_id] = (record, ids)
+        outcome.matched += len(matched)
+        if not matched:
+            return
+        changed = await self._changed(matched)
+        for start in range(0, len(changed), ID_LIST_SIZE):
+            chunk = changed[start : start + ID_LIST_SIZE]
+            body = await self.client.query(id_list=chunk, max_results=len(chunk))
+            outcome.looked_up += 1
+            current = {r.arxiv_id: r for r in (await asyncio.to_thread(parse_feed, body)).records}
+            missing = [arxiv_id for arxiv_id in chunk if arxiv_id not in current]
+            if missing:
+                # Storing the rest and moving on would lose these: the window is redone later.
+                raise ArxivEmptyPage(
+                    f"the API did not list {len(missing)} harvested paper(s) "
+                    f"({', '.join(missing[:3])}); will retry"
+                )
+            saved = await save(
+                [MatchedRecord(current[i], matched[i][1]) for i in chunk], announce_for
+            )
+            outcome.new += len(saved.new)
+            outcome.revisions += len(saved.revisions)
+            outcome.silent += saved.silent
+            stamps = {
+                i: matched[i][0].datestamp for i in chunk if _is_current(current[i], matched[i][0])
+            }
+            await in_db_thread(self.store.mark_harvested, stamps)
+
+    async def _changed(self, matched: dict[str, tuple[OaiRecord, frozenset[int]]]) -> list[str]:
+        """The matched papers worth an API request: a datestamp not yet seen, or a follow not
+        yet linked to the paper (an alias added since); the others are stored as they are."""
+        ids = list(matched)
+        stamps = await in_db_thread(self.store.harvested_datestamps, ids)
+        follows = {f for _, found in matched.values() for f in found}
+        linked = await in_db_thread(self.store.linked_versions, ids, follows)
+        return [
+            arxiv_id
+            for arxiv_id, (record, found) in matched.items()
+            if arxiv_id not in stamps
+            or record.datestamp > stamps[arxiv_id]
+            or any((arxiv_id, f) not in linked for f in found)
+        ]
+
+    async def _record_failure(
+        self, followed: Sequence[Followed], error: Exception, report: PollReport
+    ) -> None:
+        """Log the cause, count it, put the next harvest off (doubling, capped); the mark stays."""
+        cause = failure_cause(error)
+        now = self.clock()
+        state = await _quietly(in_db_thread(self.store.harvest_state, self.scope))
+        failures = (state.consecutive_failures if state else 0) + 1
+        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
+        log.log(
+            logging.WARNING if expected(error) else logging.ERROR,
+            "harvest failed: %s; %d failure(s) in a row, next try in %d s",
+            cause, failures, retry.total_seconds(),
+            exc_info=not expected(error),  # a bug: say where
+        )  # fmt: skip
+        report.failures[HARVEST_NAME] = cause
+        await _quietly(
+            in_db_thread(
+                self.store.record_harvest_failure,
+                self.scope,
+                error=cause,
+                now=now,
+                next_attempt=now + retry,
+            )
+        )
+        # The follows show it too (`authors`, /stats, health), as a failed API poll would.
+        for ids in _chunks([f.id for f in followed]):
+            await _quietly(
+                in_db_thread(
+                    self.store.record_poll_failure,
+                    ids,
+                    error=f"harvest failed: {cause}",
+                    now=now,
+                    next_poll=now + retry,
+                )
+            )
+
+
+def _is_current(api: Record, oai: OaiRecord) -> bool:
+    """Whether the API already serves the version the harvest saw (it may lag behind)."""
+    newest = oai.updated or oai.created
+    return newest is None or api.updated.date() >= newest
+
+
+_T = TypeVar("_T")
+# Ids per poll-state update: a query may bind only so many values (SQLite 32,766, PostgreSQL
+# 65,535), and 100,000 follows are harvested at once.
+_IDS_PER_UPDATE = 1000
+
+
+def _chunks(ids: list[int]) -> list[list[int]]:
+    return [ids[start : start + _IDS_PER_UPDATE] for start in range(0, len(ids), _IDS_PER_UPDATE)]
+
+
+async def _quietly(call: Awaitable[_T]) -> _T | None:
+    """Recording a failure must not fail the cycle: the database may be what is failing."""
+    try:
+        return await call
+    except Exception as error:
+        log.error("could not record the harvest's failure: %s", failure_cause(error))
+        return None

@@ -1,0 +1,304 @@
+"""The OAI-PMH harvest against the fake arXiv over HTTP: pages and tokens, the protocol's errors,
+versions from the API, the high-water mark, and the shared politeness. Real database."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
+
+import pytest
+from sqlalchemy import Engine
+
+from tests.fakes.arxiv_api import FakeArxiv, Fault
+from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.fakes.day import realistic_day
+from watcher.aio import in_db_thread
+from watcher.fetch import ArxivClient
+from watcher.poll import PollReport
+from watcher.records import Record
+from watcher.sources.harvest import HARVEST_NAME, Harvester
+from watcher.store import Followed, MatchedRecord, SaveResult, Store
+
+TODAY = datetime.now(UTC).date()
+NOW = datetime.now(UTC)
+DAY = realistic_day(TODAY, count=600)  # a small day: the 2,500-record one is end-to-end's
+
+
+def paper(arxiv_id: str, title: str, *, authors: tuple[str, ...] = ("Dezun Dong",)) -> Record:
+    published = datetime.combine(TODAY, datetime.min.time(), UTC) + timedelta(hours=3)
+    return make_record(arxiv_id=arxiv_id, title=title, authors=list(authors), published=published)
+
+
+FIRST = paper("2611.30001", "Adaptive Routing on Dragonfly+", authors=("Ke Wu", "Dezun Dong"))
+SECOND = paper("2611.30002", "Congestion Control for HyperX", authors=("Dong Dezun",))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeArxiv]:
+    with FakeArxiv([*dezun_dong_records(), *DAY]) as server:
+        server.oai_page_size = 250
+        yield server
+
+
+@pytest.fixture
+async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=5, max_retries=2, backoff_base=0.01, backoff_max=2
+    ) as arxiv:
+        yield arxiv
+
+
+@pytest.fixture
+def store(engine: Engine) -> Store:
+    """Dezun Dong followed, his history stored (as the API backfill leaves it) yesterday."""
+    store = Store(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    store.save_records(
+        [MatchedRecord(r, frozenset({followed.id})) for r in dezun_dong_records()],
+        announce_for=frozenset(),
+    )
+    yesterday = NOW - timedelta(days=1)
+    store.record_poll_success([followed.id], now=yesterday, next_poll=yesterday)
+    return store
+
+
+def harvester(store: Store, client: ArxivClient, fake: FakeArxiv, **options: object) -> Harvester:
+    settings: dict[str, object] = {
+        "store": store,
+        "client": client,
+        "oai_url": fake.oai_url,
+        "poll_interval": timedelta(hours=1),
+        "window": timedelta(days=14),
+        "retry_first": 60.0,
+        "clock": lambda: datetime.now(UTC),
+        **options,
+    }
+    return Harvester(**settings)  # type: ignore[arg-type]
+
+
+async def run(harvest: Harvester, store: Store, *, force: bool = True) -> PollReport:
+    report = PollReport()
+
+    async def save(matched: list[MatchedRecord], announce_for: frozenset[int]) -> SaveResult:
+        found = await in_db_thread(store.save_records, matched, announce_for=announce_for)
+        report.new.extend(found.new)
+        report.revisions.extend(found.revisions)
+        return found
+
+    followed: list[Followed] = await in_db_thread(store.followed)
+    await harvest.poll(followed, save=save, report=report, force=force)
+    return report
+
+
+def oai_params(fake: FakeArxiv) -> list[dict[str, str]]:
+    return [r.params for r in fake.oai_requests()]
+
+
+async def test_pages_and_tokens_until_the_empty_one_then_one_api_request_for_versions(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    fake.add(SECOND, datestamp=TODAY)
+    harvest = harvester(store, client, fake)
+
+    report = await run(harvest, store)
+
+    assert sorted(r.arxiv_id for r in report.new) == [FIRST.arxiv_id, SECOND.arxiv_id]
+    assert report.failures == {}
+    params = oai_params(fake)
+    assert len(params) == 3  # 602 records, 250 a page
+    assert params[0] == {
+        "verb": "ListRecords",
+        "metadataPrefix": "arXiv",
+        "from": (TODAY - timedelta(days=2)).isoformat(),  # a day before yesterday's success
+    }
+    assert all(set(p) == {"verb", "resumptionToken"} for p in params[1:])
+    (lookup,) = fake.api_requests()
+    assert sorted(lookup.params["id_list"].split(",")) == [FIRST.arxiv_id, SECOND.arxiv_id]
+    state = store.harvest_state("")
+    assert state is not None and state.harvested_through == TODAY
+    assert harvest.last is not None and harvest.last.records == 602
+
+
+async def test_an_unchanged_day_costs_its_pages_only_and_announces_nothing_again(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    harvest = harvester(store, client, fake)
+    await run(harvest, store)
+    api_before, oai_before = len(fake.api_requests()), len(fake.oai_requests())
+
+    report = await run(harvest, store)
+
+    assert report.new == [] and report.failures == {}
+    assert len(fake.api_requests()) == api_before
+    assert oai_params(fake)[oai_before]["from"] == (TODAY - timedelta(days=1)).isoformat()
+
+
+async def test_a_new_version_is_a_revision_and_a_metadata_update_is_stored_silently(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY - timedelta(days=1))
+    harvest = harvester(store, client, fake)
+    await run(harvest, store)
+    v2 = replace(FIRST, version=2, updated=NOW, abs_url=FIRST.abs_url.replace("v1", "v2"))
+    fake.replace(v2)
+    fake.datestamps[FIRST.arxiv_id] = TODAY
+    old = dezun_dong_records()[3]
+    fake.touch(old.arxiv_id, TODAY, journal_ref="J. Interconnect. Netw. 27 (2026) 1")
+
+    report = await run(harvest, store)
+
+    assert report.new == []
+    assert [(r.arxiv_id, r.version) for r in report.revisions] == [(FIRST.arxiv_id, 2)]
+    stored = store.paper(old.arxiv_id)
+    assert stored is not None and stored.journal_ref == "J. Interconnect. Netw. 27 (2026) 1"
+
+
+async def test_no_records_match_is_nothing_new_not_a_failure(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.records = [r for r in fake.records if r not in DAY]  # an empty window
+
+    report = await run(harvester(store, client, fake), store)
+
+    assert report.failures == {} and report.polled == ["Dezun Dong"]
+    assert len(fake.oai_requests()) == 1
+    state = store.harvest_state("")
+    assert state is not None and state.harvested_through is None
+    assert state.last_success is not None
+
+
+async def test_an_expired_token_restarts_from_from_and_nothing_doubles(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    fake.add(SECOND, datestamp=TODAY)
+    fake.hold_oai(after=2)  # the third page is held...
+    task = asyncio.create_task(run(harvester(store, client, fake), store))
+    await asyncio.to_thread(fake.oai_held.wait, 10)
+    fake.expire_tokens()  # ...while its token expires
+    fake.release_oai()
+
+    report = await task
+
+    assert report.failures == {}
+    froms = [p.get("from") for p in oai_params(fake)]
+    assert froms == [froms[0], None, None, froms[0], None, None]
+    assert sorted(r.arxiv_id for r in report.new) == [FIRST.arxiv_id, SECOND.arxiv_id]
+
+
+async def test_a_503_with_retry_after_is_waited_out(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.oai_faults.append(Fault("503", retry_after="1"))
+
+    report = await run(harvester(store, client, fake), store)
+
+    assert report.failures == {}
+    first, second = fake.oai_requests()[:2]
+    assert first.fault == "503" and second.fault is None
+    assert second.time - first.time >= 1.0
+
+
+async def test_a_retry_after_past_the_backoff_fails_the_harvest_until_then(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.oai_faults.append(Fault("503", retry_after="7200"))
+    harvest = harvester(store, client, fake)
+
+    report = await run(harvest, store)
+
+    assert "503" in report.failures[HARVEST_NAME]
+    state = store.harvest_state("")
+    assert state is not None and state.next_attempt is not None
+    assert state.next_attempt - datetime.now(UTC) > timedelta(seconds=7000)
+    requests = len(fake.oai_requests())
+    await run(harvest, store, force=False)  # not due: arXiv asked for two hours
+    assert len(fake.oai_requests()) == requests
+
+
+@pytest.mark.parametrize("kind", ["html", "truncated", "empty"])
+async def test_garbage_fails_the_harvest_visibly_and_the_next_one_redoes_the_window(
+    fake: FakeArxiv, client: ArxivClient, store: Store, kind: str
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    fake.oai_faults.extend([Fault("none"), Fault(kind)])  # the second page is spoiled
+    harvest = harvester(store, client, fake)
+
+    failed = await run(harvest, store)
+
+    assert HARVEST_NAME in failed.failures
+    state = store.harvest_state("")
+    assert state is not None and state.harvested_through is None
+    assert state.consecutive_failures == 1 and state.last_error
+    (followed,) = store.followed()
+    assert followed.consecutive_failures == 1 and "harvest failed" in (followed.last_error or "")
+
+    report = await run(harvest, store)
+
+    assert report.failures == {}
+    assert [r.arxiv_id for r in report.new] == [FIRST.arxiv_id]
+    state = store.harvest_state("")
+    assert state is not None and state.harvested_through == TODAY
+    assert state.consecutive_failures == 0
+
+
+async def test_sets_are_harvested_each_and_only_they(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    in_dc = paper("2611.30003", "Collectives on Multi-Rail Clusters")  # cs.DC by default
+    elsewhere = make_record(
+        arxiv_id="2611.30004",
+        title="A Dong in Quantum Physics",
+        authors=["Dezun Dong"],
+        primary_category="quant-ph",
+        categories=("quant-ph",),
+        published=FIRST.published,
+    )
+    fake.add(in_dc, datestamp=TODAY)
+    fake.add(elsewhere, datestamp=TODAY)
+
+    report = await run(harvester(store, client, fake, sets=("cs:cs:DC", "math")), store)
+
+    assert [r.arxiv_id for r in report.new] == [in_dc.arxiv_id]
+    assert {p.get("set") for p in oai_params(fake) if "from" in p} == {"cs:cs:DC", "math"}
+    assert store.harvest_state("cs:cs:DC,math") is not None
+
+
+async def test_oai_and_api_requests_share_one_connection_and_the_spacing(
+    fake: FakeArxiv, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    async with ArxivClient(fake.url, min_interval=0.2) as client:
+        await run(harvester(store, client, fake), store)
+
+    seen = sorted(fake.requests, key=lambda r: r.time)
+    assert {r.path for r in seen} == {fake.oai_path, fake.api_path}
+    assert all(b.time - a.time >= 0.2 for a, b in pairwise(seen))
+    assert fake.max_concurrent_connections == 1
+
+
+async def test_a_paper_the_api_does_not_list_fails_the_window_rather_than_losing_it(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    fake.add(FIRST, datestamp=TODAY)
+    fake.faults.append(Fault("empty"))  # the API answers the id_list with nothing
+
+    report = await run(harvester(store, client, fake), store)
+
+    assert "did not list" in report.failures[HARVEST_NAME]
+    state = store.harvest_state("")
+    assert state is not None and state.harvested_through is None
+    assert [r.arxiv_id for r in (await run(harvester(store, client, fake), store)).new] == [
+        FIRST.arxiv_id
+    ]
+
+
+def test_the_day_is_the_same_each_time() -> None:
+    assert realistic_day(date(2026, 11, 30), count=50) == realistic_day(
+        date(2026, 11, 30), count=50
+    )
