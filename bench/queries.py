@@ -42,7 +42,8 @@ from sqlalchemy import Engine, inspect, text  # noqa: E402
 from tests.databases import fresh_postgres_schema  # noqa: E402
 from tests.test_query_plans import plans  # noqa: E402
 from watcher.db import open_database  # noqa: E402
-from watcher.store import Store, name_digest  # noqa: E402
+from watcher.saving import name_digest  # noqa: E402
+from watcher.store import Store  # noqa: E402
 
 CHAT_AUTHORS = 50
 AUTHORS_A_PAPER = 4

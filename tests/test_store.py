@@ -474,3 +474,51 @@ def test_pages_of_a_list_are_the_plain_order_with_ties_and_shared_papers(store: 
                 assert store.count(followed_ids=ids) == len(want)
             else:
                 assert store.count_category(category, followed_ids=ids) == len(want)
+
+
+def test_one_batch_is_the_same_as_saving_its_records_one_by_one(store: Store) -> None:
+    """The save is set-based: a paper twice in one batch (v1, then v2, then v1 again), shared by
+    two authors, and a revised author list must come out as sequential saves would leave them."""
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Ann Other"])
+    old = make_record(arxiv_id="2601.00009", authors=["Ann Other"], categories=("cs.DC",))
+    store.save_records([matched(old, other.id)], announce_for=frozenset({dong.id, other.id}))
+    a1 = make_record(arxiv_id="2601.00001", authors=["Dezun Dong", "Ann Other"])
+    a2 = replace(
+        make_record(arxiv_id="2601.00001", version=2, authors=["Dezun Dong", "New Person"]),
+        title="Second version",
+        categories=("cs.DC", "cs.NI"),
+    )
+    old2 = replace(old, version=2, authors=(Author("Ann Other"), Author("Dezun Dong")))
+    batch = [
+        matched(a1, dong.id),
+        matched(a2, dong.id, other.id),
+        matched(a1, other.id),
+        matched(old2, other.id, dong.id),
+    ]
+    result = store.save_records(batch, announce_for=frozenset({dong.id, other.id}))
+    assert [(r.arxiv_id, r.version) for r in result.new] == [
+        ("2601.00001", 1),
+        ("2601.00001", 2),
+        ("2601.00009", 2),
+    ]
+    assert [(r.arxiv_id, r.version) for r in result.revisions] == [
+        ("2601.00001", 2),
+        ("2601.00009", 2),
+    ]
+    stored = store.paper("2601.00001")
+    assert stored is not None
+    assert (stored.version, stored.title, stored.author_names) == (
+        2,
+        "Second version",
+        ["Dezun Dong", "New Person"],
+    )
+    assert stored.categories == ("cs.DC", "cs.NI")
+    assert store.paper_followed_ids("2601.00001") == {dong.id, other.id}
+    again = store.save_records(batch, announce_for=frozenset({dong.id, other.id}))
+    assert (again.new, again.revisions, again.silent) == ([], [], 0)
+    # Same v1 date: newest first falls back to the arXiv id.
+    assert [r.arxiv_id for r in store.recent(limit=5, followed_ids=[dong.id])] == [
+        "2601.00009",
+        "2601.00001",
+    ]

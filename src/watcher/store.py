@@ -15,7 +15,6 @@ Every other control character, emoji and right-to-left mark is kept.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,10 +26,8 @@ from sqlmodel import Session, col, select
 from watcher import records
 from watcher.match import name_key
 from watcher.models import (
-    Author,
     FollowedAuthor,
     Paper,
-    PaperAuthor,
     PaperCategory,
     PaperMatch,
     PollState,
@@ -38,6 +35,7 @@ from watcher.models import (
 )
 from watcher.outbox import enqueue_deliveries
 from watcher.rows import load_records
+from watcher.saving import write_batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +92,6 @@ class SaveResult:
 
 def key_of(name: str) -> str:
     return " ".join(name_key(name))
-
-
-def name_digest(name: str) -> str:
-    """What keeps `author.name` unique: its SHA-256, hex (PostgreSQL cannot index long text)."""
-    return hashlib.sha256(name.encode("utf-8")).hexdigest()
 
 
 def storable(record: records.Record) -> records.Record:
@@ -291,38 +284,26 @@ class Store:
         `announce_for`, those whose history was fetched once; a first poll stores silently.
         """
         result = SaveResult()
+        batch = [(storable(item.record), item.followed_ids) for item in matched]
         with Session(self.engine) as session:
-            authors = _AuthorCache(session)
-            for item in matched:
-                record = storable(item.record)
-                paper = session.exec(
-                    select(Paper).where(col(Paper.arxiv_id) == record.arxiv_id)
-                ).one_or_none()
-                if paper is None:
-                    paper = _new_paper(session, record, authors)
-                elif record.version > paper.version:
-                    _revise_paper(session, paper, record, authors)
-                assert paper.id is not None
-                new_for, revised_for = _link_followed(
-                    session, paper, record.version, item.followed_ids
-                )
+            for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
                 changed = False
                 for kind, followed_ids, found in (
-                    ("new", new_for, result.new),
-                    ("revision", revised_for, result.revisions),
+                    ("new", linked.new_for, result.new),
+                    ("revision", linked.revised_for, result.revisions),
                 ):
                     announced = followed_ids & announce_for
                     if announced:
                         found.append(record)
                         enqueue_deliveries(
                             session,
-                            paper_id=paper.id,
+                            paper_id=linked.paper_id,
                             version=record.version,
                             kind=kind,
                             followed_ids=announced,
                         )
                     changed = changed or bool(followed_ids)
-                if changed and not (new_for | revised_for) & announce_for:
+                if changed and not (linked.new_for | linked.revised_for) & announce_for:
                     result.silent += 1
             session.commit()
         return result
@@ -471,119 +452,3 @@ def _nth_newest_date(links: Select[int, datetime], n: int, *, per_author: bool) 
     if per_author:
         query = query.group_by(paper_id, published)
     return query.order_by(published.desc()).offset(n - 1).limit(1)
-
-
-class _AuthorCache:
-    """Author rows by name within one transaction, created on first use."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.ids: dict[str, int] = {}
-
-    def id_of(self, name: str) -> int:
-        if name not in self.ids:
-            digest = name_digest(name)
-            author_id = self.session.exec(
-                select(Author.id).where(col(Author.name_digest) == digest)
-            ).one_or_none()
-            if author_id is None:
-                author = Author(name=name, name_digest=digest)
-                self.session.add(author)
-                self.session.flush()
-                author_id = author.id
-            assert author_id is not None
-            self.ids[name] = author_id
-        return self.ids[name]
-
-
-# What a version of a paper carries in the `paper` row itself (its id and v1 date never change).
-_VERSIONED_FIELDS = (
-    "version", "title", "abstract", "primary_category", "updated", "abs_url", "pdf_url",
-    "comment", "journal_ref", "doi", "acm_class", "msc_class",
-)  # fmt: skip
-
-
-def _new_paper(session: Session, record: records.Record, authors: _AuthorCache) -> Paper:
-    paper = Paper(
-        arxiv_id=record.arxiv_id,
-        published=record.published,
-        **{name: getattr(record, name) for name in _VERSIONED_FIELDS},
-    )
-    session.add(paper)
-    session.flush()
-    assert paper.id is not None
-    _replace_details(session, paper.id, record, authors)
-    return paper
-
-
-def _revise_paper(
-    session: Session, paper: Paper, record: records.Record, authors: _AuthorCache
-) -> None:
-    """A newer version replaces everything it carries: a co-author added in v2 is an author,
-    a cross-list added in v2 a category."""
-    for name in _VERSIONED_FIELDS:
-        setattr(paper, name, getattr(record, name))
-    assert paper.id is not None
-    session.flush()
-    session.exec(delete(PaperCategory).where(col(PaperCategory.paper_id) == paper.id))
-    session.exec(delete(PaperAuthor).where(col(PaperAuthor.paper_id) == paper.id))
-    _replace_details(session, paper.id, record, authors)
-
-
-def _replace_details(
-    session: Session, paper_id: int, record: records.Record, authors: _AuthorCache
-) -> None:
-    categories = [record.primary_category] + [
-        c for c in dict.fromkeys(record.categories) if c != record.primary_category
-    ]
-    for position, category in enumerate(categories):
-        session.add(
-            PaperCategory(
-                paper_id=paper_id,
-                category=category,
-                position=position,
-                published=record.published,
-            )
-        )
-    for position, author in enumerate(record.authors):
-        session.add(
-            PaperAuthor(
-                paper_id=paper_id,
-                position=position,
-                author_id=authors.id_of(author.name),
-                affiliations="\n".join(author.affiliations) or None,
-            )
-        )
-
-
-def _link_followed(
-    session: Session, paper: Paper, version: int, followed_ids: Iterable[int]
-) -> tuple[frozenset[int], frozenset[int]]:
-    """Record that these authors' polls saw the paper at `version`.
-
-    Returns the authors for whom it is new (never linked) and those for whom it is a revision
-    (linked at an older version).
-    """
-    paper_id = paper.id
-    assert paper_id is not None
-    links = {
-        link.followed_author_id: link
-        for link in session.exec(select(PaperMatch).where(col(PaperMatch.paper_id) == paper_id))
-    }
-    new_for, revised_for = set(), set()
-    for followed_id in followed_ids:
-        link = links.get(followed_id)
-        if link is None:
-            session.add(
-                PaperMatch(
-                    paper_id=paper_id,
-                    followed_author_id=followed_id,
-                    version=version,
-                    published=paper.published,
-                )
-            )
-            new_for.add(followed_id)
-        elif version > link.version:
-            link.version = version
-            revised_for.add(followed_id)
-    return frozenset(new_for), frozenset(revised_for)
