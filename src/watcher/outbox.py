@@ -17,7 +17,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, Table, and_, bindparam, case, func, or_, type_coerce, update
+from sqlalchemy import (
+    Engine,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal,
+    or_,
+    type_coerce,
+    update,
+)
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -73,19 +86,34 @@ def enqueue_deliveries(
         )
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version.
-    owed = select(Delivery.chat_id, Delivery.thread_id).where(col(Delivery.paper_id) == paper_id)
+    owed = select(Delivery.id).where(
+        col(Delivery.paper_id) == paper_id,
+        col(Delivery.chat_id) == col(Subscription.chat_id),
+        col(Delivery.thread_id) == col(Subscription.thread_id),
+    )
     if kind == "revision":
         owed = owed.where(col(Delivery.version) == version)
-    already = set(session.exec(owed).all())
-    queued = 0
-    for chat_id, thread_id in set(session.exec(chats.distinct()).all()) - already:
-        session.add(
-            Delivery(
-                chat_id=chat_id, thread_id=thread_id, paper_id=paper_id, version=version, kind=kind
-            )
+    # One INSERT ... SELECT: a paper owed to 10,000 chats costs the service no 10,000 objects.
+    now = utcnow()
+    rows = (
+        chats.where(~owed.exists())
+        .with_only_columns(
+            col(Subscription.chat_id),
+            col(Subscription.thread_id),
+            literal(paper_id),
+            literal(version),
+            literal(kind, Text()),
+            literal(PENDING, Text()),
+            literal(0),
+            literal(now, UTCDateTime()),
+            literal(now, UTCDateTime()),
         )
-        queued += 1
-    return queued
+        .distinct()
+    )
+    columns = ["chat_id", "thread_id", "paper_id", "version", "kind", "status", "attempts",
+               "next_attempt", "created"]  # fmt: skip
+    result = session.execute(insert(Delivery).from_select(columns, rows))
+    return int(getattr(result, "rowcount", 0))
 
 
 def _parking_of_delivery() -> ColumnElement[bool]:
