@@ -107,6 +107,14 @@ def subscribe_chats(engine: Engine, followed_id: int, count: int) -> list[int]:
     return chat_ids
 
 
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident memory so far (VmHWM in /proc/<pid>/status), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--chats", type=int, default=10_000)
@@ -158,6 +166,7 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             outbox = Outbox(engine)
 
             cpu_before_poll = cpu_seconds(service.pid)
+            peak_before_poll = peak_rss_mb(service.pid)
             arxiv.add(
                 make_record(
                     arxiv_id="2612.10000",
@@ -179,6 +188,7 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             postgres_at_last = postgres_cpu_seconds()
             wait_until(lambda: outbox.stats().sent == args.chats, "every delivery is confirmed")
             cpu_confirmed = cpu_seconds(service.pid)
+            peak_at_end = peak_rss_mb(service.pid)
 
             service.send_signal(signal.SIGTERM)
             exit_code = service.wait(timeout=60)
@@ -250,6 +260,10 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
                 f"  PostgreSQL server CPU     : {postgres_cpu:.2f} s = "
                 f"{postgres_cpu / thousands:.3f} CPU s per 1,000 messages"
             )
+        print(
+            f"  service peak RSS (VmHWM)  : {peak_before_poll:.0f} MB before the poll, "
+            f"{peak_at_end:.0f} MB after the fan-out"
+        )
         print(f"  service exit code after SIGTERM: {exit_code}; log: {log_path}")
 
 

@@ -39,6 +39,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0006",
             "0007",
             "0008",
+            "0009",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -57,7 +58,8 @@ def test_downgrade_to_base_and_up_again(engine: Engine) -> None:
 
 def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
     """Widening columns rebuilds tables on SQLite: no row (nor any row referring to one) is lost,
-    and every stored author gets the digest that keeps names unique."""
+    and every stored author gets the digest that keeps names unique. (0009 runs on these rows
+    too, and must fill the dates it copies.)"""
     engine = create_db_engine(database_url)
     try:
         config = alembic_config(engine)
@@ -99,6 +101,10 @@ def test_0003_keeps_the_rows_of_a_database_in_use(database_url: str) -> None:
         assert record.author_names == ["Ann Other", "Dezun Dong"]
         assert record.categories == ("cs.DC", "math.CO")
         assert (record.acm_class, record.msc_class) == ("H.5.4; H.3.5", "05C50")
+        # 0009 copied the v1 date into the link tables the lists are read from.
+        store = Store(engine)
+        assert [r.arxiv_id for r in store.recent(limit=5, followed_ids=[1])] == ["2601.00001"]
+        assert [r.arxiv_id for r in store.by_category("math.CO", limit=5)] == ["2601.00001"]
     finally:
         engine.dispose()
 

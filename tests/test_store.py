@@ -423,3 +423,102 @@ def test_a_chat_follows_at_most_fifty_authors(engine: Engine, store: Store) -> N
         chats.subscribe(1, ids[-1])
     assert chats.subscribe(1, ids[0]) is False  # already followed: no limit in the way
     assert len(chats.subscribed_ids(1)) == MAX_SUBSCRIPTIONS
+
+
+def test_pages_of_a_list_are_the_plain_order_with_ties_and_shared_papers(store: Store) -> None:
+    """Every page of /recent and /subject (all papers, one author, two authors sharing papers)
+    is that slice of the papers sorted newest first, (published, arXiv id) descending: the
+    two-step read by date cutoff neither loses, doubles nor misorders a paper at a tie."""
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Ann Other"])
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    papers = []
+    for n in range(40):
+        record = make_record(
+            arxiv_id=f"2001.{(n * 7) % 40:05d}",
+            published=start + timedelta(days=n // 3),  # three papers a day: ties
+            primary_category="cs.DC" if n % 4 else "cs.NI",
+            categories=("cs.DC", "cs.NI") if n % 5 == 0 else (),
+        )
+        owners = {dong.id, other.id} if n % 3 == 0 else {dong.id} if n % 3 == 1 else {other.id}
+        papers.append(matched(record, *owners))
+    store.save_records(papers, announce_for=frozenset())
+
+    def expected(ids: set[int] | None, category: str | None) -> list[str]:
+        chosen = [
+            p.record
+            for p in papers
+            if (ids is None or p.followed_ids & ids)
+            and (category is None or category in {p.record.primary_category, *p.record.categories})
+        ]
+        chosen.sort(key=lambda r: (r.published, r.arxiv_id), reverse=True)
+        return [r.arxiv_id for r in chosen]
+
+    for ids in (None, {dong.id}, {dong.id, other.id}):
+        for category in (None, "cs.DC", "cs.NI"):
+            want = expected(ids, category)
+            for per_page in (1, 4, 7):
+                got: list[str] = []
+                for page in range(len(want) // per_page + 2):
+                    if category is None:
+                        found = store.recent(
+                            limit=per_page, offset=page * per_page, followed_ids=ids
+                        )
+                    else:
+                        found = store.by_category(
+                            category, limit=per_page, offset=page * per_page, followed_ids=ids
+                        )
+                    got += [r.arxiv_id for r in found]
+                assert got == want, (ids, category, per_page)
+            if category is None:
+                assert store.count(followed_ids=ids) == len(want)
+            else:
+                assert store.count_category(category, followed_ids=ids) == len(want)
+
+
+def test_one_batch_is_the_same_as_saving_its_records_one_by_one(store: Store) -> None:
+    """The save is set-based: a paper twice in one batch (v1, then v2, then v1 again), shared by
+    two authors, and a revised author list must come out as sequential saves would leave them."""
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Ann Other"])
+    old = make_record(arxiv_id="2601.00009", authors=["Ann Other"], categories=("cs.DC",))
+    store.save_records([matched(old, other.id)], announce_for=frozenset({dong.id, other.id}))
+    a1 = make_record(arxiv_id="2601.00001", authors=["Dezun Dong", "Ann Other"])
+    a2 = replace(
+        make_record(arxiv_id="2601.00001", version=2, authors=["Dezun Dong", "New Person"]),
+        title="Second version",
+        categories=("cs.DC", "cs.NI"),
+    )
+    old2 = replace(old, version=2, authors=(Author("Ann Other"), Author("Dezun Dong")))
+    batch = [
+        matched(a1, dong.id),
+        matched(a2, dong.id, other.id),
+        matched(a1, other.id),
+        matched(old2, other.id, dong.id),
+    ]
+    result = store.save_records(batch, announce_for=frozenset({dong.id, other.id}))
+    assert [(r.arxiv_id, r.version) for r in result.new] == [
+        ("2601.00001", 1),
+        ("2601.00001", 2),
+        ("2601.00009", 2),
+    ]
+    assert [(r.arxiv_id, r.version) for r in result.revisions] == [
+        ("2601.00001", 2),
+        ("2601.00009", 2),
+    ]
+    stored = store.paper("2601.00001")
+    assert stored is not None
+    assert (stored.version, stored.title, stored.author_names) == (
+        2,
+        "Second version",
+        ["Dezun Dong", "New Person"],
+    )
+    assert stored.categories == ("cs.DC", "cs.NI")
+    assert store.paper_followed_ids("2601.00001") == {dong.id, other.id}
+    again = store.save_records(batch, announce_for=frozenset({dong.id, other.id}))
+    assert (again.new, again.revisions, again.silent) == ([], [], 0)
+    # Same v1 date: newest first falls back to the arXiv id.
+    assert [r.arxiv_id for r in store.recent(limit=5, followed_ids=[dong.id])] == [
+        "2601.00009",
+        "2601.00001",
+    ]

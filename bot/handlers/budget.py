@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -51,14 +51,22 @@ class CommandBudget:
         self.refill_per_second = refill_per_second
         self.clock = clock
         self.max_chats = max_chats
-        self._buckets: dict[int, _Bucket] = {}
+        # Least recently used first: a chat's bucket moves to the end whenever it takes.
+        self._buckets: OrderedDict[int, _Bucket] = OrderedDict()
+
+    @property
+    def chats(self) -> int:
+        """How many chats have a bucket now (bounded memory, for tests)."""
+        return len(self._buckets)
 
     def take(self, chat_id: int) -> Verdict:
         now = self.clock()
         bucket = self._buckets.get(chat_id)
         if bucket is None:
-            self._forget_idle(now)
+            self._forget_oldest()
             bucket = self._buckets[chat_id] = _Bucket(float(self.burst), now)
+        else:
+            self._buckets.move_to_end(chat_id)
         bucket.tokens = min(
             float(self.burst), bucket.tokens + (now - bucket.updated) * self.refill_per_second
         )
@@ -72,13 +80,12 @@ class CommandBudget:
         bucket.warned = True
         return "warn"
 
-    def _forget_idle(self, now: float) -> None:
-        """Keep memory bounded: a chat whose bucket has refilled is the same as a new one."""
-        if len(self._buckets) < self.max_chats:
-            return
-        full_after = self.burst / self.refill_per_second
-        for chat_id in [c for c, b in self._buckets.items() if now - b.updated >= full_after]:
-            del self._buckets[chat_id]
+    def _forget_oldest(self) -> None:
+        """Keep memory bounded, at O(1) a command: at `max_chats` buckets, the least recently
+        used goes. It is the likeliest to have refilled (then it is the same as a new one);
+        if not, its chat regains a burst only after `max_chats` other chats spoke since."""
+        while len(self._buckets) >= self.max_chats:
+            self._buckets.popitem(last=False)
 
 
 class BackfillBudget:
@@ -106,7 +113,8 @@ class BackfillBudget:
         self.clock = clock
         self.max_chats = max_chats
         self.period = period
-        self._starts: dict[int, deque[float]] = {}
+        # Ordered by each chat's latest start, oldest first, so the idle ones are at the front.
+        self._starts: OrderedDict[int, deque[float]] = OrderedDict()
 
     def take(self, chat_id: int) -> float | None:
         now = self.clock()
@@ -121,6 +129,7 @@ class BackfillBudget:
         if len(starts) >= self.per_hour:
             return max(1.0, starts[0] + self.period - now)
         starts.append(now)
+        self._starts.move_to_end(chat_id)
         return None
 
     @property
@@ -129,11 +138,12 @@ class BackfillBudget:
         return len(self._starts)
 
     def _forget_idle(self, now: float) -> None:
-        if len(self._starts) < self.max_chats:
-            return
-        idle = [c for c, s in self._starts.items() if not s or now - s[-1] >= self.period]
-        for chat_id in idle:
-            del self._starts[chat_id]
+        """O(1) a call: the idle chats are the front of the order by latest start."""
+        while self._starts:
+            starts = next(iter(self._starts.values()))
+            if starts and now - starts[-1] < self.period:
+                return
+            self._starts.popitem(last=False)
 
 
 def minutes(seconds: float) -> str:

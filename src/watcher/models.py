@@ -65,13 +65,15 @@ def _chat_id(*, primary_key: bool = False) -> Column[int]:
 
 
 class Paper(SQLModel, table=True):
+    # Newest first is (published DESC, arxiv_id DESC) everywhere: this index serves /recent.
+    __table_args__ = (Index("ix_paper_newest", "published", "arxiv_id"),)
     id: int | None = Field(default=None, primary_key=True)
     arxiv_id: str = Field(max_length=64, unique=True)
     version: int
     title: str = Field(sa_type=Text)
     abstract: str = Field(sa_type=Text)
     primary_category: str = Field(sa_type=Text)
-    published: datetime = Field(sa_column=_timestamp(index=True))
+    published: datetime = Field(sa_column=_timestamp())
     updated: datetime = Field(sa_column=_timestamp())
     abs_url: str = Field(sa_type=Text)
     pdf_url: str = Field(sa_type=Text)
@@ -87,12 +89,18 @@ class Paper(SQLModel, table=True):
 
 class PaperCategory(SQLModel, table=True):
     """Every arXiv taxonomy category of a paper, the primary one included; `position` 0 is the
-    primary. Only terms shaped like a category id get here (`taxonomy.is_category_id`)."""
+    primary. Only terms shaped like a category id get here (`taxonomy.is_category_id`).
+
+    `published` is the paper's v1 date, copied (it never changes) so that one index serves
+    "newest first within a category" without visiting the papers.
+    """
 
     __tablename__ = "paper_category"
+    __table_args__ = (Index("ix_paper_category_newest", "category", "published", "paper_id"),)
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
-    category: str = Field(sa_type=Text, primary_key=True, index=True)
+    category: str = Field(sa_type=Text, primary_key=True)
     position: int
+    published: datetime = Field(sa_column=_timestamp())
 
 
 class Author(SQLModel, table=True):
@@ -147,15 +155,20 @@ class PaperMatch(SQLModel, table=True):
     """A paper belongs to a followed author: one of its authors IS that person.
 
     `version` is the newest version that author's polls have seen, so that "new" and
-    "revision" are judged per author, whoever stored the paper first.
+    "revision" are judged per author, whoever stored the paper first. `published` is the
+    paper's v1 date, copied so that one index serves "newest first of these authors".
     """
 
     __tablename__ = "paper_match"
+    __table_args__ = (
+        Index("ix_paper_match_newest", "followed_author_id", "published", "paper_id"),
+    )
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
     followed_author_id: int = Field(
-        foreign_key="followed_author.id", primary_key=True, index=True, ondelete="CASCADE"
+        foreign_key="followed_author.id", primary_key=True, ondelete="CASCADE"
     )
     version: int
+    published: datetime = Field(sa_column=_timestamp())
 
 
 class Chat(SQLModel, table=True):

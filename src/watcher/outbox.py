@@ -30,11 +30,14 @@ from typing import Any
 from sqlalchemy import (
     Engine,
     Table,
+    Text,
     and_,
     bindparam,
     delete,
     false,
     func,
+    insert,
+    literal,
     or_,
     true,
     update,
@@ -50,6 +53,7 @@ from watcher.models import (
     Paper,
     ParkedDestination,
     Subscription,
+    UTCDateTime,
     utcnow,
 )
 from watcher.records import Record
@@ -99,13 +103,13 @@ def enqueue_deliveries(
     waiting one moves to this version, so the chat gets one message, with the newest content.
     Deliveries of an inactive chat are queued parked. Returns how many were queued.
     """
-    chats = select(Subscription.chat_id, Subscription.thread_id).where(
-        col(Subscription.followed_author_id).in_(list(followed_ids))
+    chats = (
+        select(Subscription.chat_id, Subscription.thread_id)
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(col(Subscription.followed_author_id).in_(list(followed_ids)))
     )
     if kind == "revision":
-        chats = chats.join(Chat, col(Chat.id) == col(Subscription.chat_id)).where(
-            col(Chat.notify_revisions)
-        )
+        chats = chats.where(col(Chat.notify_revisions))
         waiting = session.exec(
             select(Delivery)
             .where(
@@ -129,27 +133,35 @@ def enqueue_deliveries(
         session.flush()
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version.
-    owed = select(Delivery.chat_id, Delivery.thread_id).where(col(Delivery.paper_id) == paper_id)
+    owed = select(Delivery.id).where(
+        col(Delivery.paper_id) == paper_id,
+        col(Delivery.chat_id) == col(Subscription.chat_id),
+        col(Delivery.thread_id) == col(Subscription.thread_id),
+    )
     if kind == "revision":
         owed = owed.where(col(Delivery.version) == version)
-    already = set(session.exec(owed))
-    wanted = set(session.exec(chats.distinct())) - already
-    wanted_chats = {chat_id for chat_id, _ in wanted}
-    inactive = set(
-        session.exec(select(Chat.id).where(col(Chat.id).in_(wanted_chats), ~col(Chat.active)))
-    )
-    for chat_id, thread_id in sorted(wanted):  # in order: ids follow the chats
-        session.add(
-            Delivery(
-                chat_id=chat_id,
-                thread_id=thread_id,
-                paper_id=paper_id,
-                version=version,
-                kind=kind,
-                parked=chat_id in inactive,
-            )
+    # One INSERT ... SELECT: a paper owed to 10,000 chats costs the service no 10,000 objects.
+    now = utcnow()
+    rows = (
+        chats.where(~owed.exists())
+        .with_only_columns(
+            col(Subscription.chat_id),
+            col(Subscription.thread_id),
+            literal(paper_id),
+            literal(version),
+            literal(kind, Text()),
+            literal(PENDING, Text()),
+            literal(0),
+            literal(now, UTCDateTime()),
+            literal(now, UTCDateTime()),
+            ~col(Chat.active),  # an inactive chat's deliveries wait parked
         )
-    return len(wanted)
+        .distinct()
+    )
+    columns = ["chat_id", "thread_id", "paper_id", "version", "kind", "status", "attempts",
+               "next_attempt", "created", "parked"]  # fmt: skip
+    result = session.execute(insert(Delivery).from_select(columns, rows))
+    return int(getattr(result, "rowcount", 0))
 
 
 def _parking_of_delivery() -> ColumnElement[bool]:

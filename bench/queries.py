@@ -1,0 +1,314 @@
+"""How long does each question the bot and the CLI ask take at 10k, 100k and 1M stored papers?
+
+For each size N this loads N papers straight into a fresh database with bulk SQL (executemany on
+SQLite, COPY on PostgreSQL; never the save path, which is benchmarked by `pipeline.py`), in the
+shape of a big public instance: N/5 distinct authors with a skewed popularity, 4 authors a paper,
+1-3 categories a paper from a skewed mix of the arXiv taxonomy, v1 dates spread over 15 years,
+and min(2,000, N/10) followed authors with their `paper_match` rows. A chat follows 50 of them.
+Then it times every question through `Store`, exactly as the handlers call it, RUNS times each
+after a warm-up, and prints p50 and p99 in ms, and the ratio of the largest N to the smallest.
+
+    .venv/bin/python bench/queries.py --sizes 10000 100000
+    .venv/bin/python bench/queries.py --sizes 10000 1000000 \\
+        --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
+    .venv/bin/python bench/queries.py --sizes 10000 --explain   # the plans as well
+
+`ANALYZE` runs after the load on PostgreSQL only, as autovacuum would; the service never runs it
+on SQLite, so neither does this. SQLite runs on a file in a temporary folder; a PostgreSQL URL
+gets a fresh schema per size, dropped afterwards. The loader fills the `published` copies in the
+link tables only when the schema has them, so the same script measures the code before 0009.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import hashlib
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from sqlalchemy import Engine, inspect, text  # noqa: E402
+
+from tests.databases import fresh_postgres_schema  # noqa: E402
+from tests.test_query_plans import plans  # noqa: E402
+from watcher.db import open_database  # noqa: E402
+from watcher.store import Store  # noqa: E402
+
+CHAT_AUTHORS = 50
+AUTHORS_A_PAPER = 4
+YEARS = 15
+CATEGORY = "cs.DC"
+PAGE = 50  # the paging buttons' page asked for
+PER_PAGE = 5
+START = datetime(2011, 1, 1, tzinfo=UTC)
+CHUNK = 20_000
+BUDGET = 20.0  # seconds of runs a question gets at most
+
+
+def name_digest(name: str) -> str:
+    """As `watcher.saving.name_digest` (repeated here so this runs on older code too)."""
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def categories() -> list[str]:
+    """The taxonomy, most popular first: cs.DC ranks 12th, as a busy but not top category."""
+    table = REPO / "src/watcher/data/arxiv-taxonomy.tsv"
+    with table.open() as handle:
+        names = [row["id"] for row in csv.DictReader(handle, delimiter="\t")]
+    rng = random.Random(7)
+    rng.shuffle(names)
+    names.remove(CATEGORY)
+    names.insert(11, CATEGORY)
+    return names
+
+
+class Shape:
+    """The random data of one size, reproducible from its seed."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.authors = max(n // 5, 1000)
+        self.rng = random.Random(n)
+        self.followed = sorted(self.rng.sample(range(self.authors), min(2000, n // 10)))
+        self.followed_row = {author: i + 1 for i, author in enumerate(self.followed)}
+        self.categories = categories()
+        self.weights = [1 / (rank + 1) for rank in range(len(self.categories))]
+        self.span = timedelta(days=365 * YEARS).total_seconds()
+
+    def author(self) -> int:
+        # Popularity skewed by a power: a few authors write many papers, most write few.
+        return int(self.authors * self.rng.random() ** 2.5)
+
+    def papers(self) -> Iterator[tuple[int, datetime, list[str], list[int]]]:
+        for paper_id in range(1, self.n + 1):
+            published = START + timedelta(seconds=int(self.rng.random() * self.span))
+            wanted = self.rng.choice((1, 1, 2, 2, 3))
+            cats = list(dict.fromkeys(self.rng.choices(self.categories, self.weights, k=wanted)))
+            authors: list[int] = []
+            while len(authors) < AUTHORS_A_PAPER:
+                author = self.author()
+                if author not in authors:
+                    authors.append(author)
+            yield paper_id, published, cats, authors
+
+
+def load(engine: Engine, shape: Shape) -> None:
+    """Fill an empty, migrated database with `shape` in bulk."""
+    linked_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_match")}
+    postgres = engine.dialect.name == "postgresql"
+    raw = engine.raw_connection()
+    try:
+        cursor: Any = raw.cursor()
+        if not postgres:
+            cursor.execute("PRAGMA synchronous=OFF")
+
+        def stamp(moment: datetime) -> object:
+            return moment if postgres else moment.strftime("%Y-%m-%d %H:%M:%S.000000")
+
+        def put(table: str, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
+            if not rows:
+                return
+            if postgres:
+                with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            else:
+                marks = ", ".join("?" for _ in columns)
+                cursor.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+                )
+
+        put(
+            "author",
+            ("id", "name", "name_digest"),
+            [(i + 1, f"Author {i}", name_digest(f"Author {i}")) for i in range(shape.authors)],
+        )
+        now = stamp(datetime(2026, 11, 30, tzinfo=UTC))
+        put(
+            "followed_author",
+            ("id", "name", "name_key", "aliases", "watched", "created"),
+            [
+                (row, f"Author {a}", f"author {a}", "", True, now)
+                for a, row in shape.followed_row.items()
+            ],
+        )
+        paper_cols = ("id", "arxiv_id", "version", "title", "abstract", "primary_category",
+                      "published", "updated", "abs_url", "pdf_url", "first_seen")  # fmt: skip
+        category_cols = ("paper_id", "category", "position") + (
+            ("published",) if linked_dates else ()
+        )
+        match_cols = ("paper_id", "followed_author_id", "version") + (
+            ("published",) if linked_dates else ()
+        )
+        papers: list[tuple[object, ...]] = []
+        cats: list[tuple[object, ...]] = []
+        links: list[tuple[object, ...]] = []
+        matches: list[tuple[object, ...]] = []
+
+        def flush() -> None:
+            put("paper", paper_cols, papers)
+            put("paper_category", category_cols, cats)
+            put("paper_author", ("paper_id", "position", "author_id"), links)
+            put("paper_match", match_cols, matches)
+            for rows in (papers, cats, links, matches):
+                rows.clear()
+
+        for paper_id, published, categories_of, authors in shape.papers():
+            when = stamp(published)
+            arxiv_id = f"{published:%y%m}.{paper_id:07d}"
+            abs_url = f"https://arxiv.org/abs/{arxiv_id}v1"
+            papers.append((paper_id, arxiv_id, 1, f"Paper {paper_id} on {categories_of[0]}",
+                           "An abstract of some length. " * 20, categories_of[0], when, when,
+                           abs_url, abs_url.replace("abs", "pdf"), when))  # fmt: skip
+            dated = (when,) if linked_dates else ()
+            cats.extend((paper_id, c, p, *dated) for p, c in enumerate(categories_of))
+            links.extend((paper_id, p, a + 1) for p, a in enumerate(authors))
+            matches.extend(
+                (paper_id, shape.followed_row[a], 1, *dated)
+                for a in authors
+                if a in shape.followed_row
+            )
+            if len(papers) >= CHUNK:
+                flush()
+        flush()
+        raw.commit()
+        if postgres:
+            for table in ("author", "paper", "followed_author"):
+                cursor.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"(SELECT max(id) FROM {table}))"
+                )
+            raw.commit()
+    finally:
+        raw.close()
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        if postgres:
+            connection.execute(text("VACUUM ANALYZE"))
+
+
+def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]:
+    """Each question as the bot's handlers (or the CLI) ask it of the store."""
+    rng = random.Random(1)
+    # The chat follows 50 followed authors picked among those with papers.
+    with store.engine.connect() as connection:
+        having = [
+            row[0]
+            for row in connection.execute(
+                text("SELECT DISTINCT followed_author_id FROM paper_match ORDER BY 1")
+            )
+        ]
+    chat = rng.sample(having, min(CHAT_AUTHORS, len(having)))
+    with store.engine.connect() as connection:
+        stored = [
+            row[0]
+            for row in connection.execute(
+                text("SELECT arxiv_id FROM paper WHERE id % 997 = 1 ORDER BY id")
+            )
+        ]
+    later = PAGE * PER_PAGE
+    return chat, {
+        "recent, all": lambda: store.recent(limit=PER_PAGE),
+        "recent, chat": lambda: store.recent(limit=PER_PAGE, followed_ids=chat),
+        "recent, chat, page 50": lambda: store.recent(
+            limit=PER_PAGE, offset=later, followed_ids=chat
+        ),
+        "recent, all, page 50": lambda: store.recent(limit=PER_PAGE, offset=later),
+        "count, chat": lambda: store.count(followed_ids=chat),
+        "subject, all": lambda: store.by_category(CATEGORY, limit=PER_PAGE),
+        "subject, chat": lambda: store.by_category(CATEGORY, limit=PER_PAGE, followed_ids=chat),
+        "subject, all, page 50": lambda: store.by_category(CATEGORY, limit=PER_PAGE, offset=later),
+        "subject, chat, page 50": lambda: store.by_category(
+            CATEGORY, limit=PER_PAGE, offset=later, followed_ids=chat
+        ),
+        "count subject, chat": lambda: store.count_category(CATEGORY, followed_ids=chat),
+        "count subject, all": lambda: store.count_category(CATEGORY),
+        "subjects, chat": lambda: store.category_counts(followed_ids=chat),
+        "subjects, all (CLI)": lambda: store.category_counts(),
+        "count, all (/stats)": lambda: store.count(),
+        "paper": lambda: store.paper(rng.choice(stored)),
+    }
+
+
+def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]:
+    """p50 and p99 in ms of up to `runs` runs after 3 warm-ups, and how many ran: a question
+    slower than BUDGET seconds in all stops early (after at least 5 runs)."""
+    for _ in range(3):
+        question()
+    times: list[float] = []
+    began = time.perf_counter()
+    while len(times) < runs and (len(times) < 5 or time.perf_counter() - began < BUDGET):
+        started = time.perf_counter()
+        question()
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
+    return statistics.median(times), p99, len(times)
+
+
+@contextlib.contextmanager
+def database(url: str | None) -> Iterator[str]:
+    if url is None:
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite:///{folder}/bench.db"
+    else:
+        with fresh_postgres_schema(url, prefix="bench") as fresh:
+            yield fresh
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--explain", action="store_true", help="print each question's plans")
+    args = parser.parse_args()
+    results: dict[int, dict[str, tuple[float, float, int]]] = {}
+    for n in args.sizes:
+        with database(args.database_url) as url:
+            engine = open_database(url)
+            shape = Shape(n)
+            started = time.perf_counter()
+            load(engine, shape)
+            loaded = time.perf_counter() - started
+            store = Store(engine)
+            chat, asked = questions(store)
+            print(
+                f"N = {n:,} ({engine.dialect.name}): loaded in {loaded:.1f} s; the chat's "
+                f"authors have {store.count(followed_ids=chat):,} papers; load average "
+                f"{os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            results[n] = {name: timed(q, args.runs) for name, q in asked.items()}
+            if args.explain:
+                for name, question in asked.items():
+                    print(f"-- {name}")
+                    for plan in plans(store, lambda _store, _ids, q=question: q()):  # type: ignore[misc]
+                        print(plan, end="\n\n")
+            engine.dispose()
+        for name, (p50, p99, ran) in results[n].items():
+            print(f"  {name:<24} p50 {p50:8.2f} ms   p99 {p99:8.2f} ms   ({ran} runs)", flush=True)
+    if len(args.sizes) > 1:
+        small, large = min(args.sizes), max(args.sizes)
+        print(f"\n| question | p50 {small:,} | p50 {large:,} | p99 {large:,} | ratio of p50 |")
+        print("|---|---|---|---|---|")
+        for name in results[large]:
+            p50_small = results[small][name][0]
+            p50_large, p99_large, _ = results[large][name]
+            print(f"| {name} | {p50_small:.2f} | {p50_large:.2f} | {p99_large:.2f} | "
+                  f"{p50_large / p50_small:.1f}× |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Writing a batch of records in a few set-based statements, for `Store.save_records`.
+
+One query finds which of the batch's arXiv ids are stored and at which version, one which of
+those papers are linked to which followed authors, one which author names exist. Everything
+else is multi-row: INSERTs of new papers, their categories, authors and links; UPDATEs by
+primary key of revised papers and links; DELETEs of the revised papers' old details. A
+2,000-record page costs a dozen statements instead of some 20,000.
+
+The outcome is exactly that of storing the records one after the other, in order: a record
+twice in one batch is stored once, and a higher version later in the batch is a revision of it.
+The caller judges nothing here; it gets, per record, which followed authors found it new and
+which found it revised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import delete, insert, update
+from sqlmodel import Session, col, select
+
+from watcher import records
+from watcher.models import Author, Paper, PaperAuthor, PaperCategory, PaperMatch, utcnow
+
+_T = TypeVar("_T")
+# Ids in one IN (...) list: well below SQLite's and PostgreSQL's limits on bound parameters.
+IN_CHUNK = 500
+
+# What a version of a paper carries in the `paper` row itself (its id and v1 date never change).
+_VERSIONED_FIELDS = (
+    "version", "title", "abstract", "primary_category", "updated", "abs_url", "pdf_url",
+    "comment", "journal_ref", "doi", "acm_class", "msc_class",
+)  # fmt: skip
+
+
+def _carried(paper: Paper | records.Record) -> tuple[Any, ...]:
+    return tuple(getattr(paper, name) for name in _VERSIONED_FIELDS)
+
+
+def name_digest(name: str) -> str:
+    """What keeps `author.name` unique: its SHA-256, hex (PostgreSQL cannot index long text)."""
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """What storing one record of the batch did for the followed authors it belongs to."""
+
+    paper_id: int
+    new_for: frozenset[int]
+    revised_for: frozenset[int]
+
+
+def write_batch(
+    session: Session, batch: Sequence[tuple[records.Record, frozenset[int]]]
+) -> list[Linked]:
+    """Store `batch` (records already `storable`, with their followed authors' ids) in
+    `session`, uncommitted. Returns one `Linked` per record, in order."""
+    arxiv_ids = list(dict.fromkeys(record.arxiv_id for record, _ in batch))
+    paper_ids: dict[str, int] = {}
+    versions: dict[str, int] = {}
+    published: dict[str, datetime] = {}
+    carried: dict[str, tuple[Any, ...]] = {}  # what each stored paper's row says now
+    for chunk in _chunks(arxiv_ids):
+        for paper in session.exec(select(Paper).where(col(Paper.arxiv_id).in_(chunk))):
+            assert paper.id is not None
+            arxiv_id = paper.arxiv_id
+            paper_ids[arxiv_id], versions[arxiv_id], published[arxiv_id] = (
+                paper.id,
+                paper.version,
+                paper.published,
+            )
+            carried[arxiv_id] = _carried(paper)
+    stored_ids = list(paper_ids.values())
+
+    # Paper rows, in the batch's order: what each paper ends up carrying is its newest version.
+    written: dict[str, records.Record] = {}
+    new: list[str] = []
+    for record, _ in batch:
+        known = versions.get(record.arxiv_id)
+        if known is None:
+            new.append(record.arxiv_id)
+            published[record.arxiv_id] = record.published
+        elif record.version < known or (
+            record.version == known and carried.get(record.arxiv_id) == _carried(record)
+        ):
+            continue
+        # A same-version record that differs is a metadata update (a DOI or journal reference
+        # added): stored, and as neither new nor a revision, announced to nobody.
+        carried[record.arxiv_id] = _carried(record)
+        versions[record.arxiv_id] = record.version
+        written[record.arxiv_id] = record
+    revised = [arxiv_id for arxiv_id in written if arxiv_id in paper_ids]
+    _write_papers(session, new=[written[a] for a in new], revised=revised, written=written,
+                  paper_ids=paper_ids, published=published)  # fmt: skip
+    _write_details(session, [written[a] for a in written], paper_ids, published)
+
+    # Links, in the batch's order, from the ones stored before it.
+    links: dict[tuple[int, int], int] = {}
+    for some_ids in _chunks(stored_ids):
+        for paper_id, followed_id, version in session.exec(
+            select(PaperMatch.paper_id, PaperMatch.followed_author_id, PaperMatch.version).where(
+                col(PaperMatch.paper_id).in_(some_ids)
+            )
+        ):
+            links[paper_id, followed_id] = version
+    inserted: dict[tuple[int, int], int] = {}
+    raised: dict[tuple[int, int], int] = {}
+    outcome = []
+    for record, followed_ids in batch:
+        paper_id = paper_ids[record.arxiv_id]
+        new_for, revised_for = set(), set()
+        for followed_id in followed_ids:
+            key = (paper_id, followed_id)
+            seen = links.get(key)
+            if seen is None:
+                new_for.add(followed_id)
+                inserted[key] = record.version
+            elif record.version > seen:
+                revised_for.add(followed_id)
+                (inserted if key in inserted else raised)[key] = record.version
+            else:
+                continue
+            links[key] = record.version
+        outcome.append(Linked(paper_id, frozenset(new_for), frozenset(revised_for)))
+    paper_dates = {paper_ids[a]: published[a] for a in paper_ids}
+    _insert(session, PaperMatch, [
+        {"paper_id": p, "followed_author_id": f, "version": v, "published": paper_dates[p]}
+        for (p, f), v in inserted.items()
+    ])  # fmt: skip
+    if raised:
+        session.execute(
+            update(PaperMatch),
+            [
+                {"paper_id": p, "followed_author_id": f, "version": v}
+                for (p, f), v in raised.items()
+            ],
+        )
+    return outcome
+
+
+def _write_papers(
+    session: Session,
+    *,
+    new: list[records.Record],
+    revised: list[str],
+    written: dict[str, records.Record],
+    paper_ids: dict[str, int],
+    published: dict[str, datetime],
+) -> None:
+    """Insert the new papers (their ids go into `paper_ids`); update the revised ones and
+    remove their old authors and categories, which their new version replaces."""
+    first_seen = utcnow()
+    _insert(session, Paper, [
+        {"arxiv_id": r.arxiv_id, "published": published[r.arxiv_id], "first_seen": first_seen,
+         **_versioned(r)}
+        for r in new
+    ])  # fmt: skip
+    for chunk in _chunks([r.arxiv_id for r in new]):
+        for paper_id, arxiv_id in session.exec(
+            select(Paper.id, Paper.arxiv_id).where(col(Paper.arxiv_id).in_(chunk))
+        ):
+            assert paper_id is not None
+            paper_ids[arxiv_id] = paper_id
+    if not revised:
+        return
+    session.execute(
+        update(Paper), [{"id": paper_ids[a], **_versioned(written[a])} for a in revised]
+    )
+    for some_ids in _chunks([paper_ids[a] for a in revised]):
+        session.execute(delete(PaperCategory).where(col(PaperCategory.paper_id).in_(some_ids)))
+        session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(some_ids)))
+
+
+def _write_details(
+    session: Session,
+    written: list[records.Record],
+    paper_ids: dict[str, int],
+    published: dict[str, datetime],
+) -> None:
+    """The categories (primary first) and the ordered authors of each written record."""
+    author_ids = _author_ids(session, (a.name for r in written for a in r.authors))
+    categories, authors = [], []
+    for record in written:
+        paper_id, v1_date = paper_ids[record.arxiv_id], published[record.arxiv_id]
+        ordered = [record.primary_category] + [
+            c for c in dict.fromkeys(record.categories) if c != record.primary_category
+        ]
+        categories += [
+            {"paper_id": paper_id, "category": c, "position": p, "published": v1_date}
+            for p, c in enumerate(ordered)
+        ]
+        authors += [
+            {
+                "paper_id": paper_id,
+                "position": position,
+                "author_id": author_ids[author.name],
+                "affiliations": "\n".join(author.affiliations) or None,
+            }
+            for position, author in enumerate(record.authors)
+        ]
+    _insert(session, PaperCategory, categories)
+    _insert(session, PaperAuthor, authors)
+
+
+def _author_ids(session: Session, names: Iterable[str]) -> dict[str, int]:
+    """The author row of each name, created where missing (names are unique by digest)."""
+    by_digest = {name_digest(name): name for name in dict.fromkeys(names)}
+    ids: dict[str, int] = {}
+
+    def read() -> None:
+        for chunk in _chunks([d for d in by_digest if by_digest[d] not in ids]):
+            for author_id, digest in session.exec(
+                select(Author.id, Author.name_digest).where(col(Author.name_digest).in_(chunk))
+            ):
+                assert author_id is not None
+                ids[by_digest[digest]] = author_id
+
+    read()
+    missing = [{"name": n, "name_digest": d} for d, n in by_digest.items() if n not in ids]
+    if missing:
+        _insert(session, Author, missing)
+        read()
+    return ids
+
+
+def _versioned(record: records.Record) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in _VERSIONED_FIELDS}
+
+
+def _insert(session: Session, model: type[Any], rows: list[dict[str, Any]]) -> None:
+    if rows:
+        session.execute(insert(model), rows)
+
+
+def _chunks(items: Sequence[_T]) -> Iterator[Sequence[_T]]:
+    for start in range(0, len(items), IN_CHUNK):
+        yield items[start : start + IN_CHUNK]

@@ -1,0 +1,32 @@
+"""The per-chat structures of flood control stay bounded whatever the number of chats."""
+
+from __future__ import annotations
+
+from bot.handlers.budget import BackfillBudget, CommandBudget
+
+
+def test_command_buckets_stay_bounded_with_100000_chats_at_once() -> None:
+    """100,000 chats speak within one second (no bucket has refilled): still at most
+    `max_chats` buckets, and a chat that floods is still held back meanwhile."""
+    now = [0.0]
+    budget = CommandBudget(burst=3, refill_per_second=1 / 3, clock=lambda: now[0], max_chats=1000)
+    flooding = -1
+    verdicts = []
+    for chat_id in range(100_000):
+        now[0] = chat_id / 100_000
+        assert budget.take(chat_id) == "serve"
+        if chat_id % 100 == 0:
+            verdicts.append(budget.take(flooding))
+        assert budget.chats <= 1000
+    assert verdicts[:3] == ["serve", "serve", "serve"]
+    assert verdicts[3:5] == ["warn", "drop"]
+    assert set(verdicts[5:]) == {"drop"}
+
+
+def test_backfill_starts_stay_bounded_with_100000_chats() -> None:
+    now = [0.0]
+    budget = BackfillBudget(per_hour=2, clock=lambda: now[0], max_chats=1000)
+    for chat_id in range(100_000):
+        now[0] = chat_id / 100
+        budget.take(chat_id)
+        assert budget.chats <= 1000

@@ -1,0 +1,151 @@
+"""Every question the bot and the CLI ask is served by an index, on both databases.
+
+No timings here (speed is measured by `bench/queries.py`): the test reads each statement the
+store sends, asks the database for its plan (`EXPLAIN QUERY PLAN` on SQLite, `EXPLAIN` on
+PostgreSQL with sequential scans priced out, since a test database is too small for the
+planner to want an index) and fails if a big table is read whole or the expected index is not
+used. Dropping `ix_paper_category_newest` fails it; see the last test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, text
+
+from tests.fakes.corpus import make_record
+from watcher.store import MatchedRecord, Store
+
+BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author")
+Question = Callable[[Store, list[int]], object]
+
+
+@pytest.fixture
+def store(engine: Engine) -> Store:
+    store = Store(engine)
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Ann Other"])
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    papers = [
+        MatchedRecord(
+            make_record(
+                arxiv_id=f"2001.{n:05d}",
+                published=start + timedelta(days=n),
+                authors=["Dezun Dong", "Ann Other"],
+                primary_category="cs.DC" if n % 2 else "cs.NI",
+            ),
+            frozenset({dong.id, other.id} if n % 3 else {dong.id}),
+        )
+        for n in range(30)
+    ]
+    store.save_records(papers, announce_for=frozenset())
+    return store
+
+
+@contextmanager
+def statements(engine: Engine) -> Iterator[list[tuple[str, Any]]]:
+    """The SQL statements (with their parameters) sent through `engine` meanwhile."""
+    sent: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            sent.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def plans(store: Store, question: Question) -> list[str]:
+    """The plan of each statement `question` sends (for a chat following everyone), one text
+    each."""
+    ids = [f.id for f in store.followed()]
+    with statements(store.engine) as sent:
+        question(store, ids)
+    assert sent
+    found = []
+    with store.engine.connect() as connection:
+        raw: Any = connection.connection.dbapi_connection
+        cursor = raw.cursor()
+        if store.engine.dialect.name == "postgresql":
+            cursor.execute("SET enable_seqscan = off")
+            for statement, parameters in sent:
+                cursor.execute("EXPLAIN " + statement, parameters)
+                found.append("\n".join(row[0] for row in cursor.fetchall()))
+        else:
+            for statement, parameters in sent:
+                cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
+                found.append("\n".join(str(row[-1]) for row in cursor.fetchall()))
+        cursor.close()
+    return found
+
+
+def whole_table_reads(plan: str) -> list[str]:
+    """The lines of `plan` that read a big table from end to end."""
+    reads = []
+    for line in plan.splitlines():
+        for table in BIG_TABLES:
+            if f"Seq Scan on {table} " in line + " " or line.strip() == f"SCAN {table}":
+                reads.append(line.strip())
+    return reads
+
+
+QUESTIONS: dict[str, tuple[Question, str]] = {
+    "/recent, all": (lambda s, ids: s.recent(limit=5), "ix_paper_newest"),
+    "/recent page 50, all": (lambda s, ids: s.recent(limit=5, offset=250), "ix_paper_newest"),
+    "/recent, a chat": (
+        lambda s, ids: s.recent(limit=5, followed_ids=ids),
+        "ix_paper_match_newest",
+    ),
+    "/recent page 50, a chat": (
+        lambda s, ids: s.recent(limit=5, offset=250, followed_ids=ids),
+        "ix_paper_match_newest",
+    ),
+    "count, a chat": (lambda s, ids: s.count(followed_ids=ids), "ix_paper_match_newest"),
+    "/subject, all": (lambda s, ids: s.by_category("cs.DC", limit=5), "ix_paper_category_newest"),
+    "/subject page 50, all": (
+        lambda s, ids: s.by_category("cs.DC", limit=5, offset=250),
+        "ix_paper_category_newest",
+    ),
+    "/subject, a chat": (
+        lambda s, ids: s.by_category("cs.DC", limit=5, followed_ids=ids),
+        "ix_paper_match_newest",
+    ),
+    "count of /subject, all": (
+        lambda s, ids: s.count_category("cs.DC"),
+        "ix_paper_category_newest",
+    ),
+    "count of /subject, a chat": (
+        lambda s, ids: s.count_category("cs.DC", followed_ids=ids),
+        "ix_paper_match_newest",
+    ),
+    "/subjects, a chat": (
+        lambda s, ids: s.category_counts(followed_ids=ids),
+        "ix_paper_match_newest",
+    ),
+    "/paper": (lambda s, ids: s.paper("2001.00007"), ""),
+}
+
+
+@pytest.mark.parametrize("name", list(QUESTIONS))
+def test_question_is_served_by_its_index(store: Store, name: str) -> None:
+    question, index = QUESTIONS[name]
+    found = plans(store, question)
+    assert [whole_table_reads(plan) for plan in found] == [[] for _ in found], found
+    assert index in "\n".join(found), found
+
+
+def test_the_check_fails_without_the_index(store: Store) -> None:
+    """The test above can fail: the plan it reads is the database's, and changes with it."""
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_paper_category_newest"))
+    found = plans(store, lambda s, ids: s.by_category("cs.DC", limit=5))
+    assert "ix_paper_category_newest" not in "\n".join(found)
+    if store.engine.dialect.name == "sqlite":
+        assert any(whole_table_reads(plan) for plan in found), found
