@@ -159,6 +159,9 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
         for needle in ("now follows Dezun Dong", "now follows Daoyi Dong"):
             assert answer_to(telegram, FORUM, needle).reply_to_message_id is not None
 
+        # The answer comes before the new author's first poll, which stores what arXiv has
+        # silently: a paper added before that poll would never be announced.
+        process.wait_for(lambda: "polled Daoyi Dong" in process.output)
         telegram.close_topic(FORUM, quantum)
         dezun = make_record(arxiv_id="2611.06001", title="Torus Routing", authors=["Dezun Dong"])
         daoyi = make_record(
