@@ -20,8 +20,9 @@ from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 
 TOKEN = "123456:TEST-ratelimit-token"
 # Measured times are taken after the fake handled a request; this allows for one request's
-# latency on a busy machine when comparing two of them.
-LATENCY = 0.1
+# latency on a busy machine when comparing two of them (0.1 s was missed by 2 ms under load).
+# Without the limiter each burst below would take a few milliseconds, far under any bound.
+LATENCY = 0.3
 
 
 def make_fake(**limits: float) -> FakeTelegram:
