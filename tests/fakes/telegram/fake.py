@@ -427,8 +427,19 @@ class FakeTelegram:
 
     @property
     def requests(self) -> list[RecordedRequest]:
+        self._settle()
         with self._state.lock:
             return list(self._state.requests)
+
+    def _settle(self, within: float = 0.2) -> None:
+        """Wait (briefly) until no request is in flight: the server records a request just
+        after writing its answer, so a client can hold the answer a moment before the record."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self._state.lock:
+                if self._state.in_flight == 0:
+                    return
+            time.sleep(0.005)
 
     def calls(self, method: str) -> int:
         """How many requests for `method` arrived (faults and errors included)."""
@@ -437,6 +448,7 @@ class FakeTelegram:
 
     def requests_from(self, client: str, method: str | None = None) -> list[RecordedRequest]:
         """Requests answered (or dropped) that came through `base_url_for(client)`."""
+        self._settle()
         with self._state.lock:
             return [
                 r

@@ -157,20 +157,22 @@ class _Handler(BaseHTTPRequestHandler):
             if counted:
                 state.in_flight += 1
                 state.max_concurrent = max(state.max_concurrent, state.in_flight)
+        status = 0
         try:
             status = self._execute(method, params, self.server.faults.pop(method))
         except OSError:
             # The client is gone (killed mid-request, or it gave up on a slow answer).
-            status, self.close_connection = 0, True
+            self.close_connection = True
         finally:
+            # Recorded in the same step as it stops being in flight: `FakeTelegram.requests`
+            # waits for nothing in flight, so a client that has its answer finds it recorded.
             with state.lock:
                 if counted:
                     state.in_flight -= 1
-        with state.lock:
-            state.requests.append(RecordedRequest(method, params, time.time(), status, client))
-            if status == 429:
-                state.count_429 += 1
-            state.touch()
+                state.requests.append(RecordedRequest(method, params, time.time(), status, client))
+                if status == 429:
+                    state.count_429 += 1
+                state.touch()
 
     def _execute(self, method: str, params: Params, fault: Fault | None) -> int:
         """Run the method (unless a fault pre-empts it) and answer; return the HTTP status."""
