@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.databases import fresh_postgres_schema  # noqa: E402
+from tests.databases import empty_database  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from watcher.aio import in_db_thread  # noqa: E402
@@ -36,16 +33,6 @@ from watcher.db import open_database  # noqa: E402
 from watcher.fetch import ArxivClient  # noqa: E402
 from watcher.poll import Poller  # noqa: E402
 from watcher.store import Store  # noqa: E402
-
-
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    if url is None:
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite:///{folder}/bench.db"
-    else:
-        with fresh_postgres_schema(url, prefix="bench") as fresh:
-            yield fresh
 
 
 async def run(url: str, records: int) -> None:
@@ -89,7 +76,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--database-url", default=None)
     args = parser.parse_args()
-    with database(args.database_url) as url:
+    with empty_database(args.database_url) as url:
         asyncio.run(run(url, args.records))
 
 

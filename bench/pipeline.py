@@ -22,15 +22,12 @@ A PostgreSQL `--database-url` gets a fresh schema, dropped afterwards.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import dataclasses
 import io
 import random
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -39,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 import feedparser  # noqa: E402
 
-from tests.databases import fresh_postgres_schema  # noqa: E402
+from tests.databases import empty_database  # noqa: E402
 from tests.fakes.arxiv_api import render_feed  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from watcher.db import open_database  # noqa: E402
@@ -112,16 +109,6 @@ def save_in_parts(store: Store, matched: list[MatchedRecord]) -> int:
     return stored
 
 
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    if url is None:
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite:///{folder}/bench.db"
-    else:
-        with fresh_postgres_schema(url, prefix="bench") as fresh:
-            yield fresh
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=2000)
@@ -141,7 +128,7 @@ def main() -> None:
     started = time.perf_counter()
     parsed = parse_feed(first).records
     timed("parse_feed", started)
-    with database(args.database_url) as url:
+    with empty_database(args.database_url) as url:
         engine = open_database(url)
         store = Store(engine)
         followed = {store.follow([name])[0].id: name for name in FOLLOWED}

@@ -22,14 +22,12 @@ link tables only when the schema has them, so the same script measures the code 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import hashlib
 import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -41,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import Engine, inspect, text  # noqa: E402
 
-from tests.databases import fresh_postgres_schema  # noqa: E402
+from tests.databases import empty_database  # noqa: E402
 from tests.test_query_plans import plans  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
@@ -257,16 +255,6 @@ def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]
     return statistics.median(times), p99, len(times)
 
 
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    if url is None:
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite:///{folder}/bench.db"
-    else:
-        with fresh_postgres_schema(url, prefix="bench") as fresh:
-            yield fresh
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -276,7 +264,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
-        with database(args.database_url) as url:
+        with empty_database(args.database_url) as url:
             engine = open_database(url)
             shape = Shape(n)
             started = time.perf_counter()

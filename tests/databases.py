@@ -1,10 +1,11 @@
-"""A throwaway PostgreSQL schema, for tests and benchmarks that want an empty database; and what
-an outage or an operator can do to a service's leader lock."""
+"""Throwaway databases for tests and benchmarks (a fresh PostgreSQL schema, a temporary SQLite
+file); and what an outage or an operator can do to a service's leader lock."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 
@@ -56,3 +57,15 @@ def take_leader_lock_away(database_url: str) -> None:
     finally:
         admin.dispose()
     assert ended == [(True,)], "nobody held the leader lock"
+
+
+@contextlib.contextmanager
+def empty_database(url: str | None) -> Iterator[str]:
+    """A URL to an empty database: a fresh schema of the PostgreSQL at `url`, or (None) a
+    SQLite file in a temporary folder. Either is gone afterwards."""
+    if url is None:
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite:///{folder}/bench.db"
+    else:
+        with fresh_postgres_schema(url, prefix="bench") as fresh:
+            yield fresh

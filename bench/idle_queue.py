@@ -6,7 +6,7 @@ or 300,000 deliveries parked for chats that blocked the bot. This loads the park
 bulk SQL (one INSERT … SELECT over inactive chats × papers), runs both calls many times on an
 idle queue, and prints the median time of each at 0 parked rows and at `--parked`, and the ratio.
 
-    .venv/bin/python bench/queue.py [--parked 300000] [--database-url URL] [--explain]
+    .venv/bin/python bench/idle_queue.py [--parked 300000] [--database-url URL] [--explain]
 
 A PostgreSQL `--database-url` gets a fresh schema of its own for the run, dropped afterwards.
 `--explain` prints the query plans of both calls at the full load.
