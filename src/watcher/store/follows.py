@@ -1,0 +1,183 @@
+"""Followed authors and their poll state: who is watched, and when each is polled next.
+
+A follow is stored once per person (`name_key` makes "Dong Dezun" and "Dezun Dong" one row) and
+carries its aliases. Its poll state says how the last polls went; no `last_success` yet means its
+history has not been fetched, and nothing of it is announced until it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, delete, func
+from sqlmodel import Session, col, select
+
+from watcher.match import name_key
+from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    """A followed author with its poll state, as the CLI and the bot show it."""
+
+    id: int
+    name: str
+    aliases: tuple[str, ...]
+    record_count: int
+    last_attempt: datetime | None
+    last_success: datetime | None
+    last_error: str | None
+    consecutive_failures: int
+    next_poll: datetime | None
+    watched: bool = True
+    subscribers: int = 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    @property
+    def polled(self) -> bool:
+        """Whether anyone wants its papers: the operator watches it, or a chat subscribes."""
+        return self.watched or self.subscribers > 0
+
+    @property
+    def backfilled(self) -> bool:
+        """Whether its history has been fetched once; until then nothing of it is announced."""
+        return self.last_success is not None
+
+
+def key_of(name: str) -> str:
+    return " ".join(name_key(name))
+
+
+class FollowStore:
+    """Reads and writes of followed authors and their poll state. Each method is one transaction."""
+
+    engine: Engine
+
+    def follow(self, names: Sequence[str], *, watched: bool = True) -> tuple[Followed, bool]:
+        """Follow a person (display name first, then aliases). Returns it and whether it is new.
+
+        `watched`: the operator's (WATCH_AUTHORS, `arxiv-watcher follow`), polled whoever
+        subscribes. A chat's `/subscribe` passes False: polled while some chat subscribes.
+        Following never turns a watched author into an unwatched one.
+        """
+        display, *aliases = names
+        with Session(self.engine) as session:
+            followed = session.exec(
+                select(FollowedAuthor).where(col(FollowedAuthor.name_key) == key_of(display))
+            ).first()
+            created = followed is None
+            if followed is None:
+                followed = FollowedAuthor(name=display, name_key=key_of(display), watched=watched)
+                session.add(followed)
+                session.flush()
+                assert followed.id is not None
+                session.add(PollState(followed_author_id=followed.id))
+            followed.watched = followed.watched or watched
+            known = {key_of(name) for name in followed.alias_list} | {followed.name_key}
+            extra = [alias for alias in aliases if key_of(alias) not in known]
+            if extra:
+                followed.aliases = "|".join([*followed.alias_list, *extra])
+            session.commit()
+            assert followed.id is not None
+            return self._followed(session, [followed.id])[0], created
+
+    def find_followed(self, name: str) -> Followed | None:
+        """The followed author called `name` (or having it as an alias)."""
+        key = key_of(name)
+        for followed in self.followed():
+            if any(key_of(known) == key for known in followed.names):
+                return followed
+        return None
+
+    def unfollow(self, followed_id: int) -> None:
+        """Stop following; the papers stay, as they may belong to others or be asked for."""
+        with Session(self.engine) as session:
+            session.exec(delete(FollowedAuthor).where(col(FollowedAuthor.id) == followed_id))
+            session.commit()
+
+    def followed(self, ids: Iterable[int] | None = None) -> list[Followed]:
+        """Followed authors with their poll state and record counts, by name."""
+        with Session(self.engine) as session:
+            return self._followed(session, None if ids is None else list(ids))
+
+    def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
+        counts = (
+            select(PaperMatch.followed_author_id, func.count().label("n"))
+            .group_by(col(PaperMatch.followed_author_id))
+            .subquery()
+        )
+        subscribers = (
+            select(Subscription.followed_author_id, func.count().label("n"))
+            .group_by(col(Subscription.followed_author_id))
+            .subquery()
+        )
+        query = (
+            select(FollowedAuthor, PollState, counts.c.n, subscribers.c.n)
+            .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
+            .outerjoin(counts, counts.c.followed_author_id == col(FollowedAuthor.id))
+            .outerjoin(subscribers, subscribers.c.followed_author_id == col(FollowedAuthor.id))
+            .order_by(col(FollowedAuthor.name))
+        )
+        if ids is not None:
+            query = query.where(col(FollowedAuthor.id).in_(ids))
+        return [
+            Followed(
+                id=author.id or 0,
+                name=author.name,
+                aliases=tuple(author.alias_list),
+                record_count=count or 0,
+                last_attempt=state.last_attempt,
+                last_success=state.last_success,
+                last_error=state.last_error,
+                consecutive_failures=state.consecutive_failures,
+                next_poll=state.next_poll,
+                watched=author.watched,
+                subscribers=chats or 0,
+            )
+            for author, state, count, chats in session.exec(query).all()
+        ]
+
+    # -- poll state ------------------------------------------------------------------------
+
+    def due_for_poll(self, now: datetime) -> list[Followed]:
+        """Followed authors whose next poll time has come (or who were never polled)."""
+        return [f for f in self.followed() if f.next_poll is None or f.next_poll <= now]
+
+    def record_poll_success(
+        self, followed_ids: Iterable[int], *, now: datetime, next_poll: datetime
+    ) -> None:
+        self._update_poll_state(
+            followed_ids,
+            last_attempt=now,
+            last_success=now,
+            last_error=None,
+            consecutive_failures=0,
+            next_poll=next_poll,
+        )
+
+    def record_poll_failure(
+        self, followed_ids: Iterable[int], *, error: str, now: datetime, next_poll: datetime
+    ) -> None:
+        with Session(self.engine) as session:
+            for state in session.exec(
+                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
+            ):
+                state.last_attempt = now
+                state.last_error = error
+                state.consecutive_failures += 1
+                state.next_poll = next_poll
+            session.commit()
+
+    def _update_poll_state(self, followed_ids: Iterable[int], **values: object) -> None:
+        with Session(self.engine) as session:
+            for state in session.exec(
+                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
+            ):
+                for name, value in values.items():
+                    setattr(state, name, value)
+            session.commit()

@@ -1,0 +1,199 @@
+"""Saving papers: what is new, what is a revision, and the harvest's high-water mark.
+
+Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
+stored at the same version announces nothing (other metadata at that version, a DOI or a
+journal reference added later, is stored over the old, silently), a newer version is a
+*revision*, and only a paper the store did not have is *new*. A revision replaces everything
+the new version carries: title, abstract, authors, categories, ACM/MSC classes, links. In the
+same transaction it queues one delivery per subscribed chat (see `watcher.outbox`), so a paper
+can never be stored without its announcements.
+
+Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
+PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
+Every other control character, emoji and right-to-left mark is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from watcher import records
+from watcher.models import HarvestedPaper, HarvestState, Paper, PaperMatch
+from watcher.outbox import enqueue_deliveries
+from watcher.saving import write_batch
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedRecord:
+    """A record and the followed authors (by id) it belongs to."""
+
+    record: records.Record
+    followed_ids: frozenset[int]
+
+
+@dataclass(slots=True)
+class SaveResult:
+    """What a save changed: papers the store did not have, and newer versions of ones it had.
+
+    `silent` counts the new papers and revisions stored without a word: those found by a
+    followed author's first poll (its backfill).
+    """
+
+    new: list[records.Record] = field(default_factory=list)
+    revisions: list[records.Record] = field(default_factory=list)
+    silent: int = 0
+
+
+def storable(record: records.Record) -> records.Record:
+    """`record` as the store keeps it: every text without NUL characters."""
+
+    def clean(text: str) -> str:
+        return text.replace("\x00", "")
+
+    def clean_optional(text: str | None) -> str | None:
+        return None if text is None else clean(text)
+
+    return dataclasses.replace(
+        record,
+        title=clean(record.title),
+        abstract=clean(record.abstract),
+        authors=tuple(
+            records.Author(clean(a.name), tuple(clean(x) for x in a.affiliations))
+            for a in record.authors
+        ),
+        primary_category=clean(record.primary_category),
+        categories=tuple(clean(c) for c in record.categories),
+        abs_url=clean(record.abs_url),
+        pdf_url=clean(record.pdf_url),
+        comment=clean_optional(record.comment),
+        journal_ref=clean_optional(record.journal_ref),
+        doi=clean_optional(record.doi),
+        acm_class=clean_optional(record.acm_class),
+        msc_class=clean_optional(record.msc_class),
+    )
+
+
+class PaperStore:
+    """Saving records and the harvest's state. Each method is one transaction."""
+
+    engine: Engine
+
+    def linked_versions(
+        self, arxiv_ids: Iterable[str], followed_ids: Iterable[int]
+    ) -> dict[tuple[str, int], int]:
+        """For each stored paper of `arxiv_ids` already matched to one of `followed_ids`:
+        (arXiv id, followed id) → the version that author's last complete poll saw."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Paper.arxiv_id, PaperMatch.followed_author_id, PaperMatch.version)
+                .join(PaperMatch, col(PaperMatch.paper_id) == col(Paper.id))
+                .where(
+                    col(Paper.arxiv_id).in_(list(arxiv_ids)),
+                    col(PaperMatch.followed_author_id).in_(list(followed_ids)),
+                )
+            ).all()
+            return {(arxiv_id, followed_id): version for arxiv_id, followed_id, version in rows}
+
+    def save_records(
+        self, matched: Sequence[MatchedRecord], *, announce_for: frozenset[int]
+    ) -> SaveResult:
+        """Store `matched` in one transaction and say what was new and what was revised.
+
+        New and revised are judged per followed author: a paper another author's poll stored
+        first is still new to this author's subscribers, and a version this author's poll has
+        not seen is a revision for them. Deliveries are queued only for the authors in
+        `announce_for`, those whose history was fetched once; a first poll stores silently.
+        """
+        result = SaveResult()
+        batch = [(storable(item.record), item.followed_ids) for item in matched]
+        with Session(self.engine) as session:
+            for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
+                changed = False
+                for kind, followed_ids, found in (
+                    ("new", linked.new_for, result.new),
+                    ("revision", linked.revised_for, result.revisions),
+                ):
+                    announced = followed_ids & announce_for
+                    if announced:
+                        found.append(record)
+                        enqueue_deliveries(
+                            session,
+                            paper_id=linked.paper_id,
+                            version=record.version,
+                            kind=kind,
+                            followed_ids=announced,
+                        )
+                    changed = changed or bool(followed_ids)
+                if changed and not (linked.new_for | linked.revised_for) & announce_for:
+                    result.silent += 1
+            session.commit()
+        return result
+
+    # -- the harvest -----------------------------------------------------------------------
+
+    def harvest_state(self, scope: str) -> HarvestState | None:
+        """The harvest's high-water mark and health for `scope` (None: never harvested)."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope)
+            if state is not None:
+                session.expunge(state)
+            return state
+
+    def record_harvest_success(
+        self, scope: str, *, through: date | None, now: datetime, next_attempt: datetime
+    ) -> None:
+        """A window is stored whole: move the high-water mark to `through` (never back)."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope) or HarvestState(scope=scope)
+            if through is not None and (
+                state.harvested_through is None or through > state.harvested_through
+            ):
+                state.harvested_through = through
+            state.last_attempt = state.last_success = now
+            state.last_error, state.consecutive_failures = None, 0
+            state.next_attempt = next_attempt
+            session.add(state)
+            session.commit()
+
+    def record_harvest_failure(
+        self, scope: str, *, error: str, now: datetime, next_attempt: datetime
+    ) -> int:
+        """Count a failed harvest; the mark stays. Returns the failures in a row."""
+        with Session(self.engine) as session:
+            state = session.get(HarvestState, scope) or HarvestState(scope=scope)
+            state.last_attempt, state.last_error, state.next_attempt = now, error, next_attempt
+            state.consecutive_failures += 1
+            session.add(state)
+            session.commit()
+            return state.consecutive_failures
+
+    def harvested_datestamps(self, arxiv_ids: Iterable[str]) -> dict[str, date]:
+        """The datestamp each of these papers had when the harvest last stored it."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(arxiv_ids)))
+            ).all()
+            return {row.arxiv_id: row.datestamp for row in rows}
+
+    def mark_harvested(self, datestamps: Mapping[str, date]) -> None:
+        """Remember the datestamps of papers just stored, so an unchanged one costs nothing."""
+        with Session(self.engine) as session:
+            known = {
+                row.arxiv_id: row
+                for row in session.exec(
+                    select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(datestamps)))
+                )
+            }
+            for arxiv_id, datestamp in datestamps.items():
+                row = known.get(arxiv_id)
+                if row is None:
+                    session.add(HarvestedPaper(arxiv_id=arxiv_id, datestamp=datestamp))
+                elif datestamp > row.datestamp:
+                    row.datestamp = datestamp
+            session.commit()

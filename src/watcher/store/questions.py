@@ -1,0 +1,164 @@
+"""The questions asked of the stored papers: /recent, /subject, /subjects, /paper and counts.
+
+Newest first is (published DESC, arxiv_id DESC) everywhere. A list of a category or of some
+authors is read in two steps, each served by an index (bench/README.md says which): the v1 date
+of the last paper the page needs comes from the link table's (key, published, paper_id) index,
+then only the papers from that date on are fetched and ordered. So a page costs about the same
+at a million papers as at a thousand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import Engine, Select, func
+from sqlalchemy import select as sql_select
+from sqlmodel import Session, col, select
+
+from watcher import records
+from watcher.models import Paper, PaperCategory, PaperMatch
+from watcher.rows import load_records
+
+
+class QuestionStore:
+    """Read-only questions about the stored papers. Each method is one transaction."""
+
+    engine: Engine
+
+    def recent(
+        self, *, limit: int, offset: int = 0, followed_ids: Iterable[int] | None = None
+    ) -> list[records.Record]:
+        """Stored papers, newest first by their v1 date."""
+        return self._newest(limit=limit, offset=offset, category=None, followed_ids=followed_ids)
+
+    def count(self, *, followed_ids: Iterable[int] | None = None) -> int:
+        if followed_ids is None:
+            return self._scalar(select(func.count()).select_from(Paper))
+        return self._count_links(_links(category=None, followed_ids=list(followed_ids)))
+
+    def by_category(
+        self,
+        category: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        followed_ids: Iterable[int] | None = None,
+    ) -> list[records.Record]:
+        """Stored papers having `category`, as primary or cross-list, newest first."""
+        return self._newest(
+            limit=limit, offset=offset, category=category, followed_ids=followed_ids
+        )
+
+    def count_category(self, category: str, *, followed_ids: Iterable[int] | None = None) -> int:
+        ids = None if followed_ids is None else list(followed_ids)
+        return self._count_links(_links(category=category, followed_ids=ids))
+
+    def category_counts(
+        self, *, followed_ids: Iterable[int] | None = None
+    ) -> list[tuple[str, int]]:
+        """Each category of the stored papers with its paper count, most papers first."""
+        query = select(PaperCategory.category, func.count().label("n"))
+        if followed_ids is not None:
+            query = query.where(
+                col(PaperCategory.paper_id).in_(
+                    select(PaperMatch.paper_id).where(
+                        col(PaperMatch.followed_author_id).in_(list(followed_ids))
+                    )
+                )
+            )
+        query = query.group_by(col(PaperCategory.category)).order_by(
+            func.count().desc(), col(PaperCategory.category)
+        )
+        with Session(self.engine) as session:
+            return [(category, n) for category, n in session.exec(query).all()]
+
+    def paper(self, arxiv_id: str) -> records.Record | None:
+        with Session(self.engine) as session:
+            papers = session.exec(select(Paper).where(col(Paper.arxiv_id) == arxiv_id)).all()
+            found = load_records(session, papers)
+        return found[0] if found else None
+
+    def paper_followed_ids(self, arxiv_id: str) -> set[int]:
+        """The followed authors a stored paper belongs to."""
+        with Session(self.engine) as session:
+            return set(
+                session.exec(
+                    select(PaperMatch.followed_author_id)
+                    .join(Paper, col(Paper.id) == col(PaperMatch.paper_id))
+                    .where(col(Paper.arxiv_id) == arxiv_id)
+                )
+            )
+
+    def _newest(
+        self,
+        *,
+        limit: int,
+        offset: int,
+        category: str | None,
+        followed_ids: Iterable[int] | None,
+    ) -> list[records.Record]:
+        query = select(Paper).order_by(*_NEWEST_FIRST).limit(limit).offset(offset)
+        with Session(self.engine) as session:
+            if category is not None or followed_ids is not None:
+                links = _links(
+                    category=category,
+                    followed_ids=None if followed_ids is None else list(followed_ids),
+                )
+                nth = _nth_newest_date(links, offset + limit, per_author=followed_ids is not None)
+                cutoff = session.execute(nth).scalar()
+                if cutoff is not None:
+                    links = links.where(links.selected_columns.published >= cutoff)
+                paper_ids = links.with_only_columns(links.selected_columns.paper_id)
+                query = query.where(col(Paper.id).in_(paper_ids))
+            papers = session.exec(query).all()
+            return load_records(session, papers)
+
+    def _count_links(self, links: Select[int, datetime]) -> int:
+        paper_ids = links.selected_columns.paper_id
+        return self._scalar(links.with_only_columns(func.count(paper_ids.distinct())))
+
+    def _scalar(self, query: Select[int]) -> int:
+        with Session(self.engine) as session:
+            return int(session.execute(query).scalar_one())
+
+
+_NEWEST_FIRST = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
+
+
+def _links(*, category: str | None, followed_ids: list[int] | None) -> Select[int, datetime]:
+    """(paper_id, published) of the papers in `category` and of `followed_ids`, read from the
+    link tables' newest-first indexes. A paper of several of the authors comes once per author."""
+    if followed_ids is None:
+        assert category is not None
+        return sql_select(col(PaperCategory.paper_id), col(PaperCategory.published)).where(
+            col(PaperCategory.category) == category
+        )
+    query = sql_select(col(PaperMatch.paper_id), col(PaperMatch.published)).where(
+        col(PaperMatch.followed_author_id).in_(followed_ids)
+    )
+    if category is not None:
+        # EXISTS, not a join: SQLite, which has no statistics unless ANALYZE ran, would
+        # otherwise walk every paper of the category and probe the chat's links.
+        query = query.where(
+            sql_select(col(PaperCategory.paper_id))
+            .where(
+                col(PaperCategory.paper_id) == col(PaperMatch.paper_id),
+                col(PaperCategory.category) == category,
+            )
+            .exists()
+        )
+    return query
+
+
+def _nth_newest_date(links: Select[int, datetime], n: int, *, per_author: bool) -> Select[datetime]:
+    """The v1 date of the n-th newest distinct paper of `links` (no row if there are fewer).
+
+    `per_author`: a paper may come once per author, so count it once. A category alone lists
+    each paper once, and leaving out the grouping lets the index scan stop after n entries.
+    """
+    paper_id, published = links.selected_columns.paper_id, links.selected_columns.published
+    query: Select[datetime] = links.with_only_columns(published)
+    if per_author:
+        query = query.group_by(paper_id, published)
+    return query.order_by(published.desc()).offset(n - 1).limit(1)
