@@ -136,7 +136,7 @@ def load(engine: Engine, shape: Shape) -> None:
         now = stamp(datetime(2026, 11, 30, tzinfo=UTC))
         put(
             "followed_author",
-            ("id", "name", "name_key", "aliases", "watched", "created"),
+            ("id", "name", "rule_key", "aliases", "watched", "created"),
             [
                 (row, f"Author {a}", f"author {a}", "", True, now)
                 for a, row in shape.followed_row.items()

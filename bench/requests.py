@@ -67,7 +67,7 @@ def follow_all(url: str, names: list[str], since: datetime) -> None:
     with engine.begin() as connection:
         connection.execute(
             insert(FollowedAuthor),
-            [{"id": i + 1, "name": n, "name_key": key_of(n), "aliases": "", "watched": True,
+            [{"id": i + 1, "name": n, "rule_key": key_of(n), "aliases": "", "watched": True,
               "created": since} for i, n in enumerate(names)],
         )  # fmt: skip
         connection.execute(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from watcher.errors import UnknownCategory
 from watcher.match import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
+from watcher.rules import BadRule, PersonRule, split_categories
 from watcher.taxonomy import resolve_category
 
 DEFAULT_COUNT = 5
@@ -38,9 +39,10 @@ class PaperArguments:
 
 
 USAGE = {
-    "subscribe": "Usage: /subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)",
-    "unsubscribe": "Usage: /unsubscribe NAME (e.g. /unsubscribe Dezun Dong), or /unsubscribe "
-    "alone to stop everything",
+    "subscribe": "Usage: /subscribe, or /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun "
+    "Dong, or /subscribe Wei Wang in cs.DC,cs.NI)",
+    "unsubscribe": "Usage: /unsubscribe NAME [in CATEGORY,...] (e.g. /unsubscribe Dezun Dong), "
+    "or /unsubscribe alone to stop everything",
     "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
     "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
     "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
@@ -48,16 +50,20 @@ USAGE = {
 }
 
 
-def author_name(args: Sequence[str], *, command: str = "subscribe") -> str | None:
-    """The author name in `args` with whitespace tidied, or None when there is none.
+def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
+    """The person in `args`, "NAME" or "NAME in CAT,CAT", whitespace tidied; None if none.
 
     /subscribe takes only names that can be followed (`watcher.match.check_person_name`).
     /unsubscribe only looks a name up, so any followed name, even one followed before that
     rule, can be stopped: it is held to the length limit alone.
     """
-    name = " ".join(" ".join(args).split())
-    if not name:
+    text = " ".join(" ".join(args).split())
+    if not text:
         return None
+    try:
+        name, categories = split_categories(text)
+    except (BadRule, UnknownCategory) as error:
+        raise UsageError(f"{error} {USAGE[command]}") from None
     if command == "unsubscribe":
         problem = (
             f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
@@ -68,7 +74,7 @@ def author_name(args: Sequence[str], *, command: str = "subscribe") -> str | Non
         problem = check_person_name(name)
     if problem is not None:
         raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
-    return name
+    return PersonRule((name,), categories)
 
 
 def count(args: Sequence[str], *, command: str = "recent") -> int:

@@ -6,6 +6,7 @@ import pytest
 
 from bot import arguments
 from bot.arguments import ListButton, PaperArguments, SubjectArguments, UsageError
+from watcher.rules import PersonRule
 
 
 @pytest.mark.parametrize(
@@ -22,8 +23,15 @@ from bot.arguments import ListButton, PaperArguments, SubjectArguments, UsageErr
         (["a" * 49, "b" * 50], "a" * 49 + " " + "b" * 50),
     ],
 )
-def test_author_name_accepts_names(words: list[str], expected: str | None) -> None:
-    assert arguments.author_name(words) == expected
+def test_person_rule_accepts_names(words: list[str], expected: str | None) -> None:
+    rule = arguments.person_rule(words)
+    assert (rule and rule.display) == expected
+    assert rule is None or rule.categories == ()
+
+
+def test_person_rule_reads_categories() -> None:
+    rule = arguments.person_rule(["Wei", "Wang", "in", "cs.dc,", "cs.NI"])
+    assert rule == PersonRule(("Wei Wang",), ("cs.DC", "cs.NI"))
 
 
 @pytest.mark.parametrize(
@@ -40,13 +48,15 @@ def test_author_name_accepts_names(words: list[str], expected: str | None) -> No
         (["Dezun|Dong"], "only letters, spaces"),
         (["<b>Dong</b>"], "only letters, spaces"),
         (["Dong", "2"], "only letters, spaces"),
+        (["Wei", "Wang", "in", "cs.DC,cs.NI,cs.AI,cs.LG"], "4 categories given; at most 3"),
+        (["Wei", "Wang", "in", "cs.dcc"], "Unknown arXiv category 'cs.dcc'. Did you mean cs.DC"),
     ],
 )
-def test_author_name_refuses_what_cannot_be_followed_in_one_line(
+def test_person_rule_refuses_what_cannot_be_followed_in_one_line(
     words: list[str], complaint: str
 ) -> None:
     with pytest.raises(UsageError) as caught:
-        arguments.author_name(words, command="subscribe")
+        arguments.person_rule(words, command="subscribe")
     message = str(caught.value)
     assert complaint in message
     assert message.endswith(arguments.USAGE["subscribe"])
@@ -56,12 +66,13 @@ def test_author_name_refuses_what_cannot_be_followed_in_one_line(
 @pytest.mark.parametrize("words", [["Li"], ["!!!"], ["Dong", "2"], ["a" * 100]])
 def test_unsubscribe_takes_any_name_a_chat_may_follow(words: list[str]) -> None:
     # Only looked up, never searched on arXiv: a name followed before the rule can be stopped.
-    assert arguments.author_name(words, command="unsubscribe") == " ".join(words)
+    rule = arguments.person_rule(words, command="unsubscribe")
+    assert rule is not None and rule.display == " ".join(words)
 
 
 def test_unsubscribe_refuses_only_names_too_long() -> None:
     with pytest.raises(UsageError) as caught:
-        arguments.author_name(["a" * 101], command="unsubscribe")
+        arguments.person_rule(["a" * 101], command="unsubscribe")
     assert str(caught.value) == (
         f"That name is too long (at most 100 characters). {arguments.USAGE['unsubscribe']}"
     )

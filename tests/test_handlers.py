@@ -115,8 +115,8 @@ async def running_service(
             backoff_max=0.02,
         ) as client:
             store = Store(engine)
-            for names in settings.followed_specs:
-                store.follow(names)
+            for rule in settings.followed_specs:
+                store.follow_person(rule)
             poller = Poller(store=store, client=client, poll_interval=3600)
             service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
             await poller.poll()  # the watched author's history, as the service does at start
@@ -303,6 +303,29 @@ async def test_subscribe_an_author_already_fetched_needs_no_arxiv_request(bot: B
     assert len(bot.arxiv.api_requests()) == requests
 
 
+async def test_subscribe_a_person_in_categories_follows_only_their_papers_there(bot: Bot) -> None:
+    plain = bot.store.find_followed("Dezun Dong")
+    assert plain is not None
+    papers = [bot.store.paper(r.arxiv_id) for r in bot.store.recent(limit=100)]
+    in_dc = {p.arxiv_id for p in papers if p is not None and "cs.DC" in p.categories}
+    assert 0 < len(in_dc) < plain.record_count  # the author has papers in and out of cs.DC
+
+    answer = await bot.ask_one(USER, "/subscribe dong dezun IN cs.dc")
+    # arXiv's loose author search lists look-alikes too; the poll keeps only the person's papers.
+    assert answer.startswith("✅ This chat now follows dong dezun in cs.DC: arXiv lists ")
+    assert "AND (cat:cs.DC)" in bot.arxiv.api_requests()[-1].params["search_query"]
+    await bot.service.poller.poll()
+
+    narrowed = bot.store.find_followed("Dezun Dong", categories=["cs.DC"])
+    assert narrowed is not None and narrowed.id != plain.id
+    assert narrowed.record_count == len(in_dc)
+    assert bot.chats.subscribed_ids(USER) == [narrowed.id]
+    again = await bot.ask_one(USER, "/subscribe Dezun Dong in cs.DC")
+    assert again.startswith("This chat already follows dong dezun in cs.DC.")
+    gone = await bot.ask_one(USER, "/unsubscribe Dezun Dong in cs.DC")
+    assert gone == "✅ This chat no longer follows dong dezun in cs.DC."
+
+
 async def test_a_slow_arxiv_answer_does_not_hold_up_other_chats(
     engine: Engine, database_url: str
 ) -> None:
@@ -320,14 +343,19 @@ async def test_a_slow_arxiv_answer_does_not_hold_up_other_chats(
         assert bot.last(USER).text.startswith("✅ This chat now follows Yemao Xu: arXiv lists 3")
 
 
+SUBSCRIBE_USAGE = (
+    "Usage: /subscribe, or /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun Dong, or "
+    "/subscribe Wei Wang in cs.DC,cs.NI)"
+)
+
+
 async def test_subscribe_a_single_word_is_refused_before_asking_arxiv(bot: Bot) -> None:
     asked = len(bot.arxiv.requests)
 
     answer = await bot.ask_one(USER, "/subscribe Li")
 
     assert answer == (
-        "A name needs a given name and a family name, as arXiv lists the author. "
-        "Usage: /subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)"
+        "A name needs a given name and a family name, as arXiv lists the author. " + SUBSCRIBE_USAGE
     )
     assert len(bot.arxiv.requests) == asked
     assert bot.store.find_followed("Li") is None
@@ -365,23 +393,28 @@ async def test_subscribe_while_arxiv_fails_says_so_and_changes_nothing(bot: Bot)
     [
         (
             "/subscribe " + "x" * 5000,
-            "That name is too long (at most 100 characters). Usage: /subscribe, or /subscribe "
-            "NAME (e.g. /subscribe Dezun Dong)",
+            "That name is too long (at most 100 characters). " + SUBSCRIBE_USAGE,
         ),
         (
             "/subscribe ?!... ---",
-            "An author name has only letters, spaces and . - ' , in it. Usage: /subscribe, or "
-            "/subscribe NAME (e.g. /subscribe Dezun Dong)",
+            "An author name has only letters, spaces and . - ' , in it. " + SUBSCRIBE_USAGE,
         ),
         (
             "/subscribe .. --",
-            "That does not look like a name. Usage: /subscribe, or /subscribe NAME (e.g. "
-            "/subscribe Dezun Dong)",
+            "That does not look like a name. " + SUBSCRIBE_USAGE,
         ),
         (
             "/subscribe Li",
-            "A name needs a given name and a family name, as arXiv lists the author. Usage: "
-            "/subscribe, or /subscribe NAME (e.g. /subscribe Dezun Dong)",
+            "A name needs a given name and a family name, as arXiv lists the author. "
+            + SUBSCRIBE_USAGE,
+        ),
+        (
+            "/subscribe Wei Wang in cs.DC,cs.NI,cs.AI,cs.LG",
+            "4 categories given; at most 3, e.g. in cs.DC,cs.NI " + SUBSCRIBE_USAGE,
+        ),
+        (
+            "/subscribe Wei Wang in cs.dcc",
+            "Unknown arXiv category 'cs.dcc'. Did you mean cs.DC, cs.CC, cs.SD? " + SUBSCRIBE_USAGE,
         ),
         (  # only looked up, so any name; what was typed is echoed, escaped
             "/unsubscribe <b>x</b>",

@@ -9,6 +9,7 @@ import pytest
 
 from watcher.errors import ConfigError
 from watcher.logs import REDACTED, RedactingFilter
+from watcher.rules import PersonRule
 from watcher.settings import Settings, load_settings
 
 TOKEN = "123456789:AAHfiqksKZ8WmR2zSjiQ7_v4TMAKdiHm9T0"
@@ -33,10 +34,16 @@ def test_defaults() -> None:
 
 
 def test_watch_authors_with_aliases_and_admins(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WATCH_AUTHORS", "Dezun Dong|De-Zun Dong; Daoyi Dong ;")
+    monkeypatch.setenv(
+        "WATCH_AUTHORS", "Dezun Dong|De-Zun Dong; Daoyi Dong ; Wei Wang in cs.dc, cs.NI"
+    )
     monkeypatch.setenv("ADMIN_CHAT_IDS", "42, -1001")
     settings = load_settings()
-    assert settings.followed_specs == [["Dezun Dong", "De-Zun Dong"], ["Daoyi Dong"]]
+    assert settings.followed_specs == [
+        PersonRule(("Dezun Dong", "De-Zun Dong")),
+        PersonRule(("Daoyi Dong",)),
+        PersonRule(("Wei Wang",), ("cs.DC", "cs.NI")),
+    ]
     assert settings.admin_chat_ids == [42, -1001]
 
 
@@ -57,6 +64,8 @@ def test_dotenv_file_is_read(tmp_path: Path) -> None:
         ("ADMIN_CHAT_IDS", "alice"),
         ("WATCH_AUTHORS", "x" * 101),
         ("WATCH_AUTHORS", "Dezun Dong;!!!"),
+        ("WATCH_AUTHORS", "Wei Wang in cs.DC,cs.NI,cs.AI,cs.LG"),
+        ("WATCH_AUTHORS", "Wei Wang in cs.XYZ"),
         ("TELEGRAM_BOT_TOKEN", "not-a-token"),
         ("POLL_WINDOW_DAYS", "0"),
         ("BACKFILL_LIMIT", "30001"),  # deeper than arXiv's API can page

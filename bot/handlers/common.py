@@ -283,7 +283,7 @@ def papers(n: int) -> str:
 
 def bold_names(followed: Sequence[Followed], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:
     """The authors' names in bold, escaped, comma-separated (HTML); past `most`, a count."""
-    return bold_list([f.name for f in followed], most=most)
+    return bold_list([f.label for f in followed], most=most)
 
 
 def bold_list(names: Sequence[str], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:

@@ -41,6 +41,7 @@ from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
 from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
 from watcher.errors import ArxivError
+from watcher.rules import PersonRule
 from watcher.service import ServiceContext
 from watcher.store import Followed
 
@@ -72,21 +73,21 @@ class Subscriptions(ServiceHandlers):
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME]: follow the watched authors, or one more author."""
         try:
-            name = arguments.author_name(context.args or [], command="subscribe")
+            rule = arguments.person_rule(context.args or [], command="subscribe")
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        if name is None:
+        if rule is None:
             await reply(update, context, await in_db_thread(self._subscribe_watched, place))
             return
         # A new name waits for arXiv (one request, politely spaced): run it aside, so that this
         # chat's next commands and every other chat are served meanwhile. Its errors still reach
         # `on_error` through the update.
         context.application.create_task(
-            self._subscribe_author(update, context, place, name),
+            self._subscribe_author(update, context, place, rule),
             update=update,
             name=f"subscribe-{place.chat_id}",
         )
@@ -94,7 +95,7 @@ class Subscriptions(ServiceHandlers):
     def _subscribe_watched(self, place: Place) -> str:
         """Database thread: subscribe the chat to every watched author; the answer."""
         subscribed = set(self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id))
-        watched = [self.store.follow(spec)[0] for spec in self.settings.followed_specs]
+        watched = [self.store.follow_person(rule)[0] for rule in self.settings.followed_specs]
         missing = [f for f in watched if f.id not in subscribed]
         if not watched:
             return "I watch nobody yet; follow someone with /subscribe NAME."
@@ -109,9 +110,9 @@ class Subscriptions(ServiceHandlers):
             if not self._subscribe(place, followed.id):  # the limit counts the other topics too
                 return _full_message()
         details = "; ".join(
-            f"<b>{html.escape(f.name)}</b> ({papers(f.record_count)} on record)"
+            f"<b>{html.escape(f.label)}</b> ({papers(f.record_count)} on record)"
             if f.backfilled
-            else f"<b>{html.escape(f.name)}</b> (papers not fetched yet)"
+            else f"<b>{html.escape(f.label)}</b> (papers not fetched yet)"
             for f in missing[:MAX_NAMES_IN_A_SENTENCE]
         )
         if len(missing) > MAX_NAMES_IN_A_SENTENCE:
@@ -119,9 +120,9 @@ class Subscriptions(ServiceHandlers):
         return f"✅ {place.here} now follows {details}. New papers will be posted here."
 
     async def _subscribe_author(
-        self, update: Update, context: Context, place: Place, name: str
+        self, update: Update, context: Context, place: Place, rule: PersonRule
     ) -> None:
-        prepared = await in_db_thread(self._prepare_follow, place, name)
+        prepared = await in_db_thread(self._prepare_follow, place, rule)
         if isinstance(prepared, str):
             await reply(update, context, prepared)
             return
@@ -138,31 +139,31 @@ class Subscriptions(ServiceHandlers):
         if followed is None:
             try:
                 async with asyncio.timeout(self.lookup_patience):
-                    total = await self.service.poller.count_results([name])
+                    total = await self.service.poller.count_results(rule.names, rule.categories)
             except TimeoutError:
-                await reply(update, context, _too_slow(name))
+                await reply(update, context, _too_slow(str(rule)))
                 return
             except ArxivError as error:
-                await reply(update, context, _unreachable(name, error))
+                await reply(update, context, _unreachable(str(rule), error))
                 return
-            refusal = self._refusal(name, total)
+            refusal = self._refusal(rule, total)
             if refusal is not None:
                 await reply(update, context, refusal)
                 return
-            answer = await in_db_thread(self._follow_new, place, name, total)
+            answer = await in_db_thread(self._follow_new, place, rule, total)
         else:
             answer = await in_db_thread(self._subscribe_paused, place, followed)
         self.service.poller.poll_soon()  # its history now, not at the next round
         await reply(update, context, answer)
 
-    def _prepare_follow(self, place: Place, name: str) -> str | Followed | None:
-        """Database thread: the author already followed under that name (None if nobody follows
-        it yet), or the answer why this chat cannot subscribe."""
+    def _prepare_follow(self, place: Place, rule: PersonRule) -> str | Followed | None:
+        """Database thread: the author already followed under that name in those categories
+        (None if nobody follows it yet), or the answer why this chat cannot subscribe."""
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        existing = self.store.find_followed(name)
+        existing = self.store.find_followed(rule.display, categories=rule.categories)
         if existing is not None and existing.id in subscribed:
             return (
-                f"{place.here} already follows <b>{html.escape(existing.name)}</b>. "
+                f"{place.here} already follows <b>{html.escape(existing.label)}</b>. "
                 "/subscriptions lists what it follows."
             )
         if len(subscribed) >= MAX_SUBSCRIPTIONS:
@@ -171,7 +172,7 @@ class Subscriptions(ServiceHandlers):
 
     def _subscribe_known(self, place: Place, followed: Followed) -> str:
         """Database thread: subscribe to an author polled already; the answer."""
-        shown = f"<b>{html.escape(followed.name)}</b>"
+        shown = f"<b>{html.escape(followed.label)}</b>"
         if not self._subscribe(place, followed.id):
             return _full_message()
         if not followed.backfilled:
@@ -184,16 +185,17 @@ class Subscriptions(ServiceHandlers):
             "New ones will be posted here; /recent shows the newest."
         )
 
-    def _follow_new(self, place: Place, name: str, total: int) -> str:
+    def _follow_new(self, place: Place, rule: PersonRule, total: int) -> str:
         """Database thread: follow a name arXiv knows, for this chat; the answer."""
-        followed, created = self.store.follow([name], watched=False)
+        followed, created = self.store.follow_person(rule, watched=False)
         if not self._subscribe(place, followed.id):
             if created and self.chats.subscribers(followed.id) == 0:
                 self.store.unfollow(followed.id)  # leave no trace of a name nobody follows
             return _full_message()
         return (
-            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
-            f"{papers(total)} under that name. Their history is being fetched; new papers will "
+            f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "
+            f"{papers(total)} under that name{' there' if followed.categories else ''}. "
+            "Their history is being fetched; new papers will "
             "be posted here."
         )
 
@@ -203,7 +205,7 @@ class Subscriptions(ServiceHandlers):
         if not self._subscribe(place, followed.id):
             return _full_message()
         return (
-            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b> "
+            f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b> "
             f"({papers(followed.record_count)} on record). Its papers are being fetched again; "
             "new ones will be posted here."
         )
@@ -216,9 +218,9 @@ class Subscriptions(ServiceHandlers):
             return False
         return True
 
-    def _refusal(self, name: str, total: int) -> str | None:
+    def _refusal(self, rule: PersonRule, total: int) -> str | None:
         """Why a name with `total` results on arXiv cannot be followed, or None if it can."""
-        shown = f"<b>{html.escape(name)}</b>"
+        shown = f"<b>{html.escape(str(rule))}</b>"
         if total == 0:
             return (
                 f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
@@ -244,37 +246,37 @@ class Subscriptions(ServiceHandlers):
     async def unsubscribe(self, update: Update, context: Context) -> None:
         """/unsubscribe [NAME]: stop following one author, or everything."""
         try:
-            name = arguments.author_name(context.args or [], command="unsubscribe")
+            rule = arguments.person_rule(context.args or [], command="unsubscribe")
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        answer = await in_db_thread(self._unsubscribe, place, name)
+        answer = await in_db_thread(self._unsubscribe, place, rule)
         if self.on_unsubscribed is not None:
             # The sender drops what it fetched for the chat (every topic: it simply reads
             # the outbox again), so nothing the topic no longer wants goes out.
             self.on_unsubscribed(place.chat_id)
         await reply(update, context, answer)
 
-    def _unsubscribe(self, place: Place, name: str | None) -> str:
+    def _unsubscribe(self, place: Place, rule: PersonRule | None) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if name is None:
+        if rule is None:
             if not subscribed:
                 return f"{place.here} follows nobody; nothing to stop."
             followed = self.store.followed(subscribed)
             self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
             return f"✅ {place.here} no longer follows {bold_names(followed)}."
-        found = self.store.find_followed(name)
+        found = self.store.find_followed(rule.display, categories=rule.categories)
         if found is None or found.id not in subscribed:
             return (
-                f"{place.here} does not follow <b>{html.escape(name)}</b>. "
+                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>. "
                 "/subscriptions lists what it follows."
             )
         self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
-        return f"✅ {place.here} no longer follows <b>{html.escape(found.name)}</b>."
+        return f"✅ {place.here} no longer follows <b>{html.escape(found.label)}</b>."
 
     async def subscriptions(self, update: Update, context: Context) -> None:
         """/subscriptions: what this chat follows, with counts and last successful poll."""
@@ -332,7 +334,7 @@ class Subscriptions(ServiceHandlers):
 
 
 def _followed_line(followed: Followed) -> str:
-    line = f"• <b>{html.escape(followed.name)}</b>: {papers(followed.record_count)}, "
+    line = f"• <b>{html.escape(followed.label)}</b>: {papers(followed.record_count)}, "
     line += (
         f"last checked {when(followed.last_success)}" if followed.backfilled else "not fetched yet"
     )

@@ -47,7 +47,7 @@ class Welcome(ServiceHandlers):
         following = await in_db_thread(
             self.chats.subscribed_ids, place.chat_id, thread_id=place.thread_id
         )
-        watched = bold_list([spec[0] for spec in self.settings.followed_specs])
+        watched = bold_list([str(rule) for rule in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
             "abstract here once.",

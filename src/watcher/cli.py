@@ -19,10 +19,10 @@ from sqlalchemy import Engine
 from watcher import __version__, db
 from watcher.errors import ConfigError, UnknownCategory, WatcherError
 from watcher.logs import RedactingFilter, setup_logging
-from watcher.match import check_person_name
 from watcher.records import Record
+from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
-from watcher.settings import Settings, load_settings, parse_author_spec
+from watcher.settings import Settings, load_settings
 from watcher.status import InstanceState, live_instances
 from watcher.store import Followed, Store
 from watcher.taxonomy import resolve_category
@@ -127,8 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
 def open_store(settings: Settings, *, migrate: bool = True) -> tuple[Engine, Store]:
     engine = db.open_database(settings.database_url, migrate=migrate)
     store = Store(engine)
-    for names in settings.followed_specs:
-        store.follow(names)
+    for rule in settings.followed_specs:
+        store.follow_person(rule)
     return engine, store
 
 
@@ -228,29 +228,31 @@ def cmd_subject(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
-    names = parse_author_spec(args.name)
-    if not names:
+    if not args.name.replace("|", "").strip():
         raise UsageError('give a name to follow, e.g. "Dezun Dong"')
-    for name in names:
-        problem = check_person_name(name)
-        if problem is not None:
-            shown = name if len(name) <= 40 else f"{name[:40]}..."
-            raise UsageError(f'cannot follow {shown!r}: {problem}; e.g. "Dezun Dong"')
+    try:
+        rule = parse_person(args.name)
+    except WatcherError as error:
+        raise UsageError(f'cannot follow {error}; e.g. "Dezun Dong in cs.DC"') from None
     _, store = open_store(settings)
-    followed, created = store.follow(names)
+    followed, created = store.follow_person(rule)
     verb = "Now following" if created else "Already following"
-    print(f"{verb} {followed.name}. Its history is fetched silently at the next poll.")
+    print(f"{verb} {followed.label}. Its history is fetched silently at the next poll.")
     return 0
 
 
 def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
-    followed = store.find_followed(args.name)
+    try:
+        name, categories = split_categories(args.name)
+    except WatcherError as error:
+        raise UsageError(f"cannot unfollow that: {error}") from None
+    followed = store.find_followed(name, categories=categories)
     if followed is None:
-        raise UsageError(f"{args.name!r} is not followed; see: arxiv-watcher authors")
+        raise UsageError(f"{args.name[:100]!r} is not followed; see: arxiv-watcher authors")
     store.unfollow(followed.id)
-    print(f"No longer following {followed.name}.")
-    if any(followed.name in names for names in settings.followed_specs):
+    print(f"No longer following {followed.label}.")
+    if any(rule.key == followed.key for rule in settings.followed_specs):
         print(
             "Note: it is in WATCH_AUTHORS, so the next start follows it again; "
             "remove it there to stop for good."
@@ -272,7 +274,7 @@ def describe_followed(followed: Followed) -> str:
         state += f", {followed.consecutive_failures} failure(s) in a row: {followed.last_error}"
     if not followed.polled:
         state += "; not polled: no chat subscribes any more (its papers stay)"
-    return f"{followed.name}{aliases}: {state}"
+    return f"{followed.label}{aliases}: {state}"
 
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:

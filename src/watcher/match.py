@@ -9,8 +9,9 @@ worse than asking the user to add an alias.
 
 `FollowRules` holds every follow at once, for the harvest that reads all of arXiv: a dict from
 name key to followed ids, so that matching a record costs O(its authors) however many people are
-followed. Today a follow is a person's names; the rules are the place where other kinds (a
-category, an arXiv identity, a topic) will be matched too, not the store or the handlers.
+followed. A person followed only in some categories ("Wei Wang in cs.DC,cs.NI") matches a paper
+by that name only when one of the paper's categories, primary or cross-list, is among them. The
+rules are the one place where follows are matched, not the store or the handlers.
 
 `check_person_name` is the one rule for a name anyone asks to follow (bot, CLI, WATCH_AUTHORS):
 a given name and a family name, so that both arXiv's search and `name_key` can find the person.
@@ -90,10 +91,19 @@ def is_same_person(author_name: str, names: Sequence[str]) -> bool:
     return _matches_any(author_name, _keys(names))
 
 
-def record_matches(record: Record, names: Sequence[str]) -> bool:
-    """True when one of the record's authors is the person; the title and abstract never count."""
+def record_matches(record: Record, names: Sequence[str], categories: Sequence[str] = ()) -> bool:
+    """True when one of the record's authors is the person (and, if `categories` are given, the
+    record has one of them); the title and abstract never count."""
+    if not in_categories(record.categories, categories):
+        return False
     keys = _keys(names)
     return any(_matches_any(author.name, keys) for author in record.authors)
+
+
+def in_categories(paper_categories: Iterable[str], wanted: Iterable[str]) -> bool:
+    """Whether a paper with `paper_categories` is in one of `wanted`; no wanted ones is any."""
+    wanted = set(wanted)
+    return not wanted or not wanted.isdisjoint(paper_categories)
 
 
 class FollowRules:
@@ -101,24 +111,34 @@ class FollowRules:
 
     def __init__(self, follows: Iterable[tuple[int, Sequence[str]]] = ()) -> None:
         self._by_key: dict[tuple[str, ...], set[int]] = {}
+        self._categories: dict[int, frozenset[str]] = {}
         for followed_id, names in follows:
             self.add(followed_id, names)
 
-    def add(self, followed_id: int, names: Sequence[str]) -> None:
-        """Follow a person by these names (display name and aliases)."""
+    def add(self, followed_id: int, names: Sequence[str], categories: Sequence[str] = ()) -> None:
+        """Follow a person by these names (display name and aliases), maybe only in some
+        categories."""
         for key in _keys(names):
             self._by_key.setdefault(key, set()).add(followed_id)
+        if categories:
+            self._categories[followed_id] = frozenset(categories)
 
     def __len__(self) -> int:
         return len(self._by_key)
 
-    def match_authors(self, author_names: Iterable[str]) -> frozenset[int]:
-        """The followed ids any of these authors is; the same key rule as `is_same_person`."""
+    def match_authors(
+        self, author_names: Iterable[str], categories: Iterable[str] = ()
+    ) -> frozenset[int]:
+        """The followed ids any of these authors is (the same key rule as `is_same_person`),
+        leaving out those followed only in other categories than the paper's `categories`."""
         found: set[int] = set()
         for name in author_names:
             ids = self._by_key.get(name_key(name))
             if ids:
                 found |= ids
+        if found and self._categories:
+            paper = frozenset(categories)
+            found = {i for i in found if i not in self._categories or self._categories[i] & paper}
         return frozenset(found)
 
 
@@ -139,6 +159,15 @@ def author_query(names: Sequence[str]) -> str:
     if not cleaned:
         raise ValueError(f"no usable author name in {list(names)!r}")
     return _QUERY_OR.join(f'au:"{name}"' for name in cleaned)
+
+
+def person_query(names: Sequence[str], categories: Sequence[str] = ()) -> str:
+    """`author_query`, narrowed to papers in one of `categories` when there are some:
+    '(au:"A B") AND (cat:cs.DC OR cat:cs.NI)'."""
+    query = author_query(names)
+    if not categories:
+        return query
+    return f"({query}) AND ({_QUERY_OR.join(f'cat:{c}' for c in categories)})"
 
 
 def group_queries(

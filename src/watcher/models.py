@@ -120,12 +120,27 @@ class PaperAuthor(SQLModel, table=True):
 
 
 class FollowedAuthor(SQLModel, table=True):
-    """A person the service watches. `name_key` makes "Dong Dezun" and "Dezun Dong" one row."""
+    """A follow rule: what the service watches for, and what chats subscribe to.
+
+    `kind` says which rule it is (`watcher.rules`):
+    - "person": a name and its aliases, matched against each paper's authors; with
+      `categories` ("," joined ids), only papers in one of them (primary or cross-list);
+    - "identity": an arXiv author id or ORCID iD (`identity`, "arxiv:dong_d_1" or
+      "orcid:0000-..."), whose papers come from the person's own arXiv feed;
+    - "topic": phrases and words in a title or abstract (`topic`), in `categories`.
+    `rule_key` is the rule's canonical form, unique: "Dong Dezun" and "Dezun Dong" are one row.
+    """
 
     __tablename__ = "followed_author"
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=100)
-    name_key: str = Field(max_length=255, unique=True)
+    rule_key: str = Field(max_length=255, unique=True)
+    kind: str = Field(
+        default="person", max_length=16, sa_column_kwargs={"server_default": "person"}
+    )
+    categories: str = Field(default="", max_length=255, sa_column_kwargs={"server_default": ""})
+    identity: str | None = Field(default=None, max_length=255)
+    topic: str | None = Field(default=None, sa_type=Text)
     aliases: str = Field(default="", sa_type=Text)  # "|"-joined, as in WATCH_AUTHORS
     # The operator's (WATCH_AUTHORS, `arxiv-watcher follow`): polled even without subscribers.
     # Otherwise a chat brought it, and it is polled only while some chat subscribes.

@@ -152,13 +152,13 @@ class Poller:
             return []
         return known
 
-    async def count_results(self, names: Sequence[str]) -> int:
+    async def count_results(self, names: Sequence[str], categories: Sequence[str] = ()) -> int:
         """How many results arXiv lists for these names: one small request, nothing stored.
 
         Asked before following a new name, so that a name too broad to be one person is refused
         for the price of one request. Waits its turn on the client like any request.
         """
-        return await self.api.count_results(names)
+        return await self.api.count_results(names, categories)
 
     async def _save(
         self, matched: list[MatchedRecord], *, announce_for: frozenset[int], report: PollReport

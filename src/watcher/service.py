@@ -98,8 +98,8 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
         log.info("applying %d database migration(s): %s", len(pending), ", ".join(pending))
         upgrade(engine)
     store = Store(engine)
-    for names in settings.followed_specs:
-        store.follow(names)
+    for rule in settings.followed_specs:
+        store.follow_person(rule)
     poller = build_poller(settings, store, client)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
     return ServiceContext(settings, store, chats, Outbox(engine), poller)

@@ -20,9 +20,9 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from watcher.errors import ConfigError
+from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
-from watcher.match import check_person_name
+from watcher.rules import PersonRule, parse_person
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 WatchSource = Literal["api", "harvest", "auto"]
@@ -30,11 +30,6 @@ WatchSource = Literal["api", "harvest", "auto"]
 # ("cs:cs:DC", "physics:astro-ph:CO").
 _SET_SPEC = re.compile(r"[a-z][a-z-]*(:[a-z][a-z-]*(:[A-Za-z][A-Za-z-]*)?)?")
 MAX_HARVEST_SETS_LENGTH = 200
-
-
-def parse_author_spec(spec: str) -> list[str]:
-    """Split one `WATCH_AUTHORS` entry into its names: the first is the display name."""
-    return [name.strip() for name in spec.split("|") if name.strip()]
 
 
 class Settings(BaseSettings):
@@ -122,14 +117,10 @@ class Settings(BaseSettings):
     @classmethod
     def _check_authors(cls, value: list[str]) -> list[str]:
         for spec in value:
-            names = parse_author_spec(spec)
-            if not names:
-                raise ValueError(f"{spec[:40]!r} has no name in it")
-            for name in names:
-                problem = check_person_name(name)
-                if problem is not None:
-                    shown = name if len(name) <= 40 else f"{name[:40]}..."
-                    raise ValueError(f"{shown!r}: {problem}")
+            try:
+                parse_person(spec)
+            except WatcherError as error:
+                raise ValueError(str(error)) from None
         return value
 
     @field_validator("harvest_sets", mode="before")
@@ -195,9 +186,9 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def followed_specs(self) -> list[list[str]]:
-        """The watched authors, each as [display name, *aliases]."""
-        return [parse_author_spec(spec) for spec in self.watch_authors]
+    def followed_specs(self) -> list[PersonRule]:
+        """The watched people: names (display name first, then aliases), maybe categories."""
+        return [parse_person(spec) for spec in self.watch_authors]
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -23,7 +23,7 @@ from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
 from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
-from watcher.match import author_query, group_queries, record_matches
+from watcher.match import group_queries, person_query, record_matches
 from watcher.parse import Page, parse_feed
 from watcher.sources import Save
 from watcher.store import Followed, MatchedRecord, Store
@@ -70,9 +70,10 @@ class ApiSource:
 
     def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
         """Authors whose history is known share OR-queries; a first poll goes alone."""
-        known = [f for f in followed if f.backfilled]
+        known = [f for f in followed if f.backfilled and not f.categories]
         groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
-        return groups + [[f] for f in followed if not f.backfilled]
+        # A person followed in some categories has a query of its own, narrowed to them.
+        return groups + [[f] for f in followed if not f.backfilled or f.categories]
 
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
@@ -141,7 +142,8 @@ class ApiSource:
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""
-        query = author_query([name for f in group for name in f.names])
+        categories = group[0].categories if len(group) == 1 else ()
+        query = person_query([name for f in group for name in f.names], categories)
         backfill = not all(f.backfilled for f in group)
         # Results come newest `updated` first. A paper can reach the API days late with its
         # older date, so a known group pages back to a window before its last success, never
@@ -168,7 +170,11 @@ class ApiSource:
             matched.extend(
                 MatchedRecord(record, ids)
                 for record in page.records
-                if (ids := frozenset(f.id for f in group if record_matches(record, f.names)))
+                if (
+                    ids := frozenset(
+                        f.id for f in group if record_matches(record, f.names, f.categories)
+                    )
+                )
             )
             if len(page.records) < self.page_size:
                 return matched
@@ -176,13 +182,14 @@ class ApiSource:
                 return matched
             start += len(page.records)
 
-    async def count_results(self, names: Sequence[str]) -> int:
+    async def count_results(self, names: Sequence[str], categories: Sequence[str] = ()) -> int:
         """How many results arXiv lists for these names: one small request, nothing stored.
 
         Asked before following a new name, so that a name too broad to be one person is refused
         for the price of one request. Waits its turn on the client like any request.
         """
-        body = await self.client.query(search_query=author_query(names), start=0, max_results=1)
+        query = person_query(names, categories)
+        body = await self.client.query(search_query=query, start=0, max_results=1)
         page = await asyncio.to_thread(parse_feed, body)
         return page.total_results if page.total_results is not None else len(page.records)
 

@@ -149,7 +149,9 @@ class Harvester:
 
     async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
         """Read the window, store every page's matches; raises on any failure (mark unmoved)."""
-        rules = FollowRules((f.id, f.names) for f in followed)
+        rules = FollowRules()
+        for f in followed:
+            rules.add(f.id, f.names, f.categories)
         announce_for = frozenset(f.id for f in followed if f.backfilled)
         state = await in_db_thread(self.store.harvest_state, self.scope)
         start = self._from_day(state.harvested_through if state else None, followed)
@@ -208,7 +210,7 @@ class Harvester:
         for record in page.records:
             if outcome.through is None or record.datestamp > outcome.through:
                 outcome.through = record.datestamp
-            ids = rules.match_authors(record.authors)
+            ids = rules.match_authors(record.authors, record.categories)
             if ids:
                 matched[record.arxiv_id] = (record, ids)
         outcome.matched += len(matched)

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from watcher.match import name_key
 from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
+from watcher.rules import PersonRule, rule_key, with_categories
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +34,24 @@ class Followed:
     next_poll: datetime | None
     watched: bool = True
     subscribers: int = 0
+    kind: str = "person"
+    categories: tuple[str, ...] = ()
+    identity: str | None = None
+    topic: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+    @property
+    def key(self) -> str:
+        """The unique key of a person rule (`watcher.rules.rule_key`)."""
+        return rule_key(self.name, self.categories)
+
+    @property
+    def label(self) -> str:
+        """How the rule is shown: "Wei Wang in cs.DC,cs.NI", or just the name."""
+        return with_categories(self.name, self.categories)
 
     @property
     def polled(self) -> bool:
@@ -50,6 +65,7 @@ class Followed:
 
 
 def key_of(name: str) -> str:
+    """A name's key alone: "Dong, Dezun" and "Dezun Dong" give "dezun dong"."""
     return " ".join(name_key(name))
 
 
@@ -58,27 +74,37 @@ class FollowStore:
 
     engine: Engine
 
-    def follow(self, names: Sequence[str], *, watched: bool = True) -> tuple[Followed, bool]:
-        """Follow a person (display name first, then aliases). Returns it and whether it is new.
+    def follow(
+        self, names: Sequence[str], *, watched: bool = True, categories: Sequence[str] = ()
+    ) -> tuple[Followed, bool]:
+        """Follow a person (display name first, then aliases), maybe only in `categories`.
+        Returns it and whether it is new.
 
         `watched`: the operator's (WATCH_AUTHORS, `arxiv-watcher follow`), polled whoever
         subscribes. A chat's `/subscribe` passes False: polled while some chat subscribes.
-        Following never turns a watched author into an unwatched one.
+        Following never turns a watched author into an unwatched one. The same name in other
+        categories is another rule.
         """
         display, *aliases = names
+        key = rule_key(display, categories)
         with Session(self.engine) as session:
             followed = session.exec(
-                select(FollowedAuthor).where(col(FollowedAuthor.name_key) == key_of(display))
+                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == key)
             ).first()
             created = followed is None
             if followed is None:
-                followed = FollowedAuthor(name=display, name_key=key_of(display), watched=watched)
+                followed = FollowedAuthor(
+                    name=display,
+                    rule_key=key,
+                    categories=",".join(categories),
+                    watched=watched,
+                )
                 session.add(followed)
                 session.flush()
                 assert followed.id is not None
                 session.add(PollState(followed_author_id=followed.id))
             followed.watched = followed.watched or watched
-            known = {key_of(name) for name in followed.alias_list} | {followed.name_key}
+            known = {key_of(name) for name in (followed.name, *followed.alias_list)}
             extra = [alias for alias in aliases if key_of(alias) not in known]
             if extra:
                 followed.aliases = "|".join([*followed.alias_list, *extra])
@@ -86,11 +112,16 @@ class FollowStore:
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
 
-    def find_followed(self, name: str) -> Followed | None:
-        """The followed author called `name` (or having it as an alias)."""
-        key = key_of(name)
+    def follow_person(self, rule: PersonRule, *, watched: bool = True) -> tuple[Followed, bool]:
+        """`follow` for a checked rule ("Wei Wang|W. Wang in cs.DC")."""
+        return self.follow(rule.names, watched=watched, categories=rule.categories)
+
+    def find_followed(self, name: str, *, categories: Sequence[str] = ()) -> Followed | None:
+        """The person followed as `name` (or having it as an alias) in exactly `categories`."""
+        key, wanted = key_of(name), set(categories)
         for followed in self.followed():
-            if any(key_of(known) == key for known in followed.names):
+            same_rule = followed.kind == "person" and set(followed.categories) == wanted
+            if same_rule and any(key_of(known) == key for known in followed.names):
                 return followed
         return None
 
@@ -138,6 +169,10 @@ class FollowStore:
                 next_poll=state.next_poll,
                 watched=author.watched,
                 subscribers=chats or 0,
+                kind=author.kind,
+                categories=tuple(c for c in author.categories.split(",") if c),
+                identity=author.identity,
+                topic=author.topic,
             )
             for author, state, count, chats in session.exec(query).all()
         ]

@@ -1,0 +1,121 @@
+"""Follow rules as people write them, checked: "Wei Wang in cs.DC,cs.NI" in `/subscribe`,
+`arxiv-watcher follow` and `WATCH_AUTHORS`.
+
+A rule here is what to follow, before the store keeps it (`followed_author`, whose `kind` says
+which rule a row is). A person is a display name with aliases ("Dezun Dong|De-Zun Dong"), and may
+be narrowed to at most `MAX_RULE_CATEGORIES` arXiv categories ("... in cs.DC,cs.NI"): then only
+papers with one of them, primary or cross-list, are theirs. Matching lives in `watcher.match`.
+
+Every refusal is a `BadRule` whose message says in one line what is wrong and what would be right.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from watcher.errors import UnknownCategory, WatcherError
+from watcher.match import check_person_name, name_key
+from watcher.taxonomy import is_category_id, resolve_category
+
+MAX_RULE_CATEGORIES = 3
+# "<rule> in cs.DC,cs.NI": the last " in " followed by nothing but category-shaped words. A name
+# with the word "In" in it ("In Kim") stays a name, as its tail is not a list of categories.
+_IN_CATEGORIES = re.compile(
+    r"^(?P<rule>(?:.*?\s)?)in\s+(?P<categories>[^\s,]+(?:\s*,\s*[^\s,]+)*)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+class BadRule(WatcherError):
+    """A follow rule that cannot be followed; the message is the one-line answer to give."""
+
+
+@dataclass(frozen=True, slots=True)
+class PersonRule:
+    """A person by name and aliases (display name first), maybe only in some categories."""
+
+    names: tuple[str, ...]
+    categories: tuple[str, ...] = ()
+
+    @property
+    def display(self) -> str:
+        return self.names[0]
+
+    @property
+    def key(self) -> str:
+        return rule_key(self.display, self.categories)
+
+    def __str__(self) -> str:
+        return with_categories(self.display, self.categories)
+
+
+def rule_key(name: str, categories: Iterable[str] = ()) -> str:
+    """A person rule's unique key: "Dong, Dezun" and "Dezun Dong" are one person."""
+    return with_categories(" ".join(name_key(name)), sorted(categories))
+
+
+def with_categories(text: str, categories: Iterable[str]) -> str:
+    """ "Wei Wang in cs.DC,cs.NI", or the text alone without categories."""
+    listed = ",".join(categories)
+    return f"{text} in {listed}" if listed else text
+
+
+def split_categories(text: str) -> tuple[str, tuple[str, ...]]:
+    """`text` without its " in cs.DC,cs.NI" tail, and the tail's categories (checked).
+
+    Raises BadRule (or UnknownCategory, with suggestions) for a tail that names categories
+    wrongly: too many, or unknown ones.
+    """
+    found = _IN_CATEGORIES.match(text.strip())
+    if found is None:
+        return text.strip(), ()
+    terms = [term.strip() for term in found["categories"].split(",") if term.strip()]
+    if not all(is_category_id(term) or "." in term for term in terms):
+        return text.strip(), ()  # "... in Kim": a name, not categories
+    return found["rule"].strip(), parse_categories(terms)
+
+
+def parse_categories(terms: Iterable[str]) -> tuple[str, ...]:
+    """Canonical, distinct category ids, in the order given; at most MAX_RULE_CATEGORIES."""
+    categories: list[str] = []
+    for term in terms:
+        category = resolve_category(term)
+        if category not in categories:
+            categories.append(category)
+    if len(categories) > MAX_RULE_CATEGORIES:
+        raise BadRule(
+            f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}, "
+            "e.g. in cs.DC,cs.NI"
+        )
+    return tuple(categories)
+
+
+def parse_person(text: str) -> PersonRule:
+    """A person rule from "Name|Alias in cat,cat" (the aliases and categories are optional)."""
+    rest, categories = split_categories(text)
+    names = [" ".join(name.split()) for name in rest.split("|") if name.strip()]
+    if not names:
+        raise BadRule(
+            f"{text[:40]!r} has no name in it; write a given and a family name, e.g. Dezun Dong"
+        )
+    for name in names:
+        problem = check_person_name(name)
+        if problem is not None:
+            shown = name if len(name) <= 40 else f"{name[:40]}..."
+            raise BadRule(f"{shown!r}: {problem}")
+    return PersonRule(tuple(names), categories)
+
+
+__all__ = [
+    "MAX_RULE_CATEGORIES",
+    "BadRule",
+    "PersonRule",
+    "UnknownCategory",
+    "parse_categories",
+    "parse_person",
+    "rule_key",
+    "split_categories",
+    "with_categories",
+]
