@@ -38,6 +38,8 @@ COMMANDS: list[BotCommand] = [
     BotCommand("subjects", "Categories of the stored papers"),
     BotCommand("paper", "One paper in full: /paper 2604.01234"),
     BotCommand("revisions", "New versions of papers: /revisions on|off"),
+    BotCommand("digest", "One message a day or week: /digest daily 08:00, or off"),
+    BotCommand("timezone", "This chat's time zone: /timezone Europe/Berlin"),
     BotCommand("stats", "Service health (administrators)"),
     BotCommand("help", "Every command, with examples"),
 ]
@@ -107,11 +109,13 @@ def build_application(
     on_chat_back: Callable[[], None] | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
     on_unsubscribed: Callable[[int], None] | None = None,
+    on_digest_changed: Callable[[], None] | None = None,
 ) -> BotApplication:
     """The bot, with every command registered and one error handler; not yet started.
 
     `on_chat_back()` runs when a blocked or removed chat comes back, `on_unsubscribed(chat_id)`
-    after /unsubscribe (see `bot.handlers.register`).
+    after /unsubscribe, `on_digest_changed()` after /digest or /timezone (see
+    `bot.handlers.register`).
     """
     settings = context.settings
     if settings.telegram_bot_token is None:
@@ -132,5 +136,6 @@ def build_application(
         on_chat_back=on_chat_back,
         lookup_patience=lookup_patience,
         on_unsubscribed=on_unsubscribed,
+        on_digest_changed=on_digest_changed,
     )
     return application

@@ -14,6 +14,13 @@ from watcher.errors import UnknownCategory
 from watcher.match import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
 from watcher.rules import BadRule, PersonRule, split_categories
+from watcher.schedule import (
+    BadSchedule,
+    DigestSchedule,
+    canonical_zone,
+    parse_wall_time,
+    parse_weekday,
+)
 from watcher.taxonomy import resolve_category
 
 DEFAULT_COUNT = 5
@@ -47,6 +54,9 @@ USAGE = {
     "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
     "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
     "revisions": "Usage: /revisions on, or /revisions off",
+    "digest": "Usage: /digest daily HH:MM, /digest weekly DAY HH:MM (e.g. /digest weekly mon "
+    "08:00), or /digest off",
+    "timezone": "Usage: /timezone ZONE (e.g. /timezone Europe/Berlin, /timezone UTC+8)",
 }
 
 
@@ -180,3 +190,31 @@ def list_button(data: str) -> ListButton | None:
         except UnknownCategory:
             return None
     return ListButton(category, per_page, page)
+
+
+def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
+    """/digest's arguments: "daily HH:MM", "weekly DAY HH:MM", or "off" (None)."""
+    words = [word.casefold() for word in args]
+    try:
+        if words == ["off"]:
+            return None
+        if len(words) == 2 and words[0] == "daily":
+            return DigestSchedule(parse_wall_time(words[1]))
+        if len(words) == 3 and words[0] == "weekly":
+            return DigestSchedule(parse_wall_time(words[2]), parse_weekday(words[1]))
+    except BadSchedule as error:
+        raise UsageError(f"{_sentence(str(error))}. {USAGE['digest']}") from None
+    raise UsageError(USAGE["digest"])
+
+
+def zone_name(args: Sequence[str]) -> str:
+    """/timezone's argument: an IANA zone or a UTC offset, as stored (`canonical_zone`)."""
+    text = "".join(args)  # "UTC +8" is one offset
+    try:
+        return canonical_zone(text)
+    except BadSchedule as error:
+        raise UsageError(_sentence(str(error)) + ".") from None
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -44,6 +44,7 @@ class TelegramFrontend:
             rate_limiter=self.rate_limiter,
             on_chat_back=self._chat_back,
             on_unsubscribed=self._unsubscribed,
+            on_digest_changed=self._digest_changed,
         )
         self.application = app
         await self._initialize(app)
@@ -98,6 +99,11 @@ class TelegramFrontend:
         """/unsubscribe dropped deliveries: the sender must not send what it fetched of them."""
         if self.sender is not None:
             self.sender.forget(chat_id)
+
+    def _digest_changed(self) -> None:
+        """/digest or /timezone moved a digest, or turned one off and so claimed it now."""
+        if self.sender is not None:
+            self.sender.digests_changed()
 
     def _chat_back(self) -> None:
         """A blocked or removed chat came back: its parked deliveries are due now."""

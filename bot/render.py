@@ -20,12 +20,15 @@ from watcher.records import Author, Record
 
 __all__ = [
     "MAX_CALLBACK_DATA_BYTES",
+    "MAX_DIGEST_MESSAGES",
     "MAX_MESSAGE_LENGTH",
     "MAX_PER_PAGE",
     "Button",
+    "DigestPage",
     "Message",
     "PaperKind",
     "page_from_callback",
+    "render_digest",
     "render_paper",
     "render_paper_list",
     "render_paper_plain",
@@ -61,6 +64,17 @@ _CROWDED_AUTHOR_LIMIT = 30
 _MIN_LIST_TITLE = 20
 _LIST_HEADER_LIMIT = 200
 _LIST_CATEGORY_LIMIT = 20
+MAX_DIGEST_MESSAGES = 3  # a digest longer than this many messages ends with "… and N more"
+_DIGEST_TITLE_LIMIT = 200
+_DIGEST_AUTHORS_LIMIT = 250
+_DIGEST_ALL_AUTHORS_UP_TO = 6
+_DIGEST_LEADING_AUTHORS = 3
+_DIGEST_CATEGORY_LIMIT = 80
+_DIGEST_SENTENCE_LIMIT = 280
+# Words that end in a full stop without ending the sentence ("et al. show", "e.g. a torus").
+_NOT_SENTENCE_ENDS = frozenset({"al", "e.g", "i.e", "fig", "figs", "eq", "eqs", "vs", "cf", "etc",
+                                "ref", "refs", "sec", "no", "approx", "resp"})  # fmt: skip
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[\"'(\[]?[A-Z0-9])")
 
 _TAG = re.compile(r"<[^>]*>")
 
@@ -202,6 +216,72 @@ def render_summary_plain(papers: Sequence[tuple[Record, PaperKind]]) -> str:
     return _to_plain(_summary_lines(papers))
 
 
+@dataclass(frozen=True, slots=True)
+class DigestPage:
+    """One message of a digest: the message, its plain-text fallback, and the indices (into the
+    papers given) of the papers it lists."""
+
+    message: Message
+    plain: str
+    covers: tuple[int, ...]
+
+
+def render_digest(
+    papers: Sequence[tuple[Record, PaperKind]],
+    *,
+    since: str,
+    marked: Callable[[str], bool],
+    category_name: Callable[[str], str | None] = lambda category: None,
+    max_messages: int = MAX_DIGEST_MESSAGES,
+) -> list[DigestPage]:
+    """A chat's digest: "📚 N new papers since <since>", then per paper the title linked to its
+    abstract page, the authors (followed ones marked as in `render_paper`), the primary category
+    and the abstract's first sentence; new versions ("revision") in a section of their own.
+
+    Each message fits Telegram's limit; at most `max_messages` of them, the last ending with
+    "… and N more: /recent 20" when papers are left out. An empty digest is no message.
+    """
+    new = [(index, record) for index, (record, kind) in enumerate(papers) if kind != "revision"]
+    revised = [(index, record) for index, (record, kind) in enumerate(papers) if kind == "revision"]
+    if not papers:
+        return []
+    count = f"{len(new)} new paper{'' if len(new) == 1 else 's'}"
+    header = [_Line((_Span("📚 "), _Span(f"{count} since {since}", ("b",))))]
+    entries: list[tuple[int, list[_Line]]] = []
+    for index, record in new:
+        entries.append((index, _digest_entry(record, "new", marked, category_name)))
+    for position, (index, record) in enumerate(revised):
+        lines = _digest_entry(record, "revision", marked, category_name)
+        if position == 0:  # the section's heading goes with its first entry, never alone
+            count = f"{len(revised)} paper{'' if len(revised) == 1 else 's'}"
+            lines = [_Line((_Span("🔄 "), _Span(f"New versions of {count}", ("b",)))), *lines]
+        entries.append((index, lines))
+    pages = _pack(
+        header,
+        entries,
+        max_pages=max_messages,
+        continued=[_Line((_Span("📚 "), _Span(f"Digest since {since}, continued", ("b",))))],
+        more=lambda n: f"… and {n} more: /recent 20",
+        spaced=True,
+    )
+    return [
+        DigestPage(Message(_to_html(lines)), _to_plain(lines), tuple(covers))
+        for lines, covers in pages
+    ]
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an abstract (plain text): up to the first full stop, question or
+    exclamation mark that a capital or a digit follows, skipping "et al.", "e.g." and the like."""
+    text = " ".join(text.split())
+    for end in _SENTENCE_END.finditer(text):
+        word = text[: end.start()].rsplit(" ", 1)[-1].casefold()
+        if end.group() == "." and (word in _NOT_SENTENCE_ENDS or len(word) == 1):
+            continue  # an abbreviation or an initial ("J. Smith")
+        return text[: end.end()]
+    return text
+
+
 def page_from_callback(data: str, *, callback_prefix: str) -> int | None:
     """The page a list button asks for, or None when `data` is not such a button's."""
     head, _, number = data.rpartition(":")
@@ -324,20 +404,28 @@ def _categories_text(record: Record, category_name: Callable[[str], str | None])
     return text
 
 
-def _author_spans(authors: Sequence[Author], marked: Callable[[str], bool]) -> list[_Span]:
-    """The authors, the marked ones always among them, shortened to "… and N others" if long."""
+def _author_spans(
+    authors: Sequence[Author],
+    marked: Callable[[str], bool],
+    *,
+    limit: int = _AUTHORS_LIMIT,
+    all_up_to: int = _ALL_AUTHORS_UP_TO,
+    leading: int = _LEADING_AUTHORS,
+) -> list[_Span]:
+    """The authors, the marked ones always among them, shortened to "… and N others" if long:
+    all of them up to `all_up_to`, else the marked ones and the first `leading`, in `limit`."""
     authors = [author for author in authors if author.name.strip()]
     names = [_clip(" ".join(author.name.split()), _AUTHOR_NAME_LIMIT) for author in authors]
     is_marked = [marked(author.name) for author in authors]
-    if len(names) <= _ALL_AUTHORS_UP_TO:
+    if len(names) <= all_up_to:
         wanted = list(range(len(names)))
     else:
         # The marked authors come first in priority: they are why the message was sent.
         wanted = [index for index in range(len(names)) if is_marked[index]]
-        wanted += [index for index in range(_LEADING_AUTHORS) if not is_marked[index]]
+        wanted += [index for index in range(leading) if not is_marked[index]]
     # Take authors while an upper bound of the rendered length fits: a name, its marker, its
     # ", " and a possible "…, " before it, plus room for the closing " and N others".
-    room = _AUTHORS_LIMIT - len(" and 99999 others")
+    room = limit - len(" and 99999 others")
     shown: set[int] = set()
     for index in wanted:
         cost = _units(names[index]) + len(_MARKER) + len(", ") + len("…, ")
@@ -373,21 +461,86 @@ def _summary_lines(papers: Sequence[tuple[Record, PaperKind]]) -> list[_Line]:
     counts = [f"{new} new paper{'' if new == 1 else 's'}"] if new or not updated else []
     if updated:
         counts.append(f"{updated} updated")
-    lines = [_Line((_Span("📬 "), _Span(f"While you were away: {' and '.join(counts)}", ("b",))))]
-    used = _line_units(lines[0])
-    for shown, (record, kind) in enumerate(papers):
-        title = _clip(" ".join(latex_to_text(record.title).split()), _LIST_TITLE_LIMIT)
-        version = f" (v{record.version})" if kind == "revision" else ""
-        entry = _Line((_Span("• "), _Span(title, href=record.abs_url or None), _Span(version)))
-        rest = len(papers) - shown - 1
-        # Room for this entry, and for the "… and N more" line should entries follow it.
-        more = _units(f"… and {rest} more") + 1 if rest else 0
-        if used + 1 + _line_units(entry) + more > _BUDGET:
-            lines.append(_Line((_Span(f"… and {len(papers) - shown} more"),)))
-            return lines
-        lines.append(entry)
-        used += 1 + _line_units(entry)
+    header = [_Line((_Span("📬 "), _Span(f"While you were away: {' and '.join(counts)}", ("b",))))]
+    entries = [
+        (index, [_title_line(record, kind, "• ")]) for index, (record, kind) in enumerate(papers)
+    ]
+    ((lines, _),) = _pack(header, entries, max_pages=1, more=lambda n: f"… and {n} more")
     return lines
+
+
+def _title_line(record: Record, kind: PaperKind, bullet: str, *, bold: bool = False) -> _Line:
+    """A title linked to its abstract page, with the version for a revision."""
+    limit = _DIGEST_TITLE_LIMIT if bold else _LIST_TITLE_LIMIT
+    title = _clip(" ".join(latex_to_text(record.title).split()) or "(no title)", limit)
+    version = f" (v{record.version})" if kind == "revision" else ""
+    tags = ("b",) if bold else ()
+    return _Line((_Span(bullet), _Span(title, tags, href=record.abs_url or None), _Span(version)))
+
+
+def _digest_entry(
+    record: Record,
+    kind: PaperKind,
+    marked: Callable[[str], bool],
+    category_name: Callable[[str], str | None],
+) -> list[_Line]:
+    """A paper in a digest: linked title; authors; primary category; first sentence."""
+    lines = [_title_line(record, kind, "• ", bold=True)]
+    if any(author.name.strip() for author in record.authors):
+        authors = _author_spans(
+            record.authors,
+            marked,
+            limit=_DIGEST_AUTHORS_LIMIT,
+            all_up_to=_DIGEST_ALL_AUTHORS_UP_TO,
+            leading=_DIGEST_LEADING_AUTHORS,
+        )
+        lines.append(_Line((_Span("👥 "), *authors)))
+    primary = record.primary_category
+    name = category_name(primary)
+    category = _clip(f"{primary} — {name}" if name else primary, _DIGEST_CATEGORY_LIMIT)
+    lines.append(_Line((_Span("📂 " + category),)))
+    sentence = first_sentence(latex_to_text(record.abstract))
+    if sentence:
+        lines.append(_Line((_Span(_clip(sentence, _DIGEST_SENTENCE_LIMIT), ("i",)),)))
+    return lines
+
+
+def _pack(
+    header: list[_Line],
+    entries: Sequence[tuple[int, list[_Line]]],
+    *,
+    max_pages: int,
+    more: Callable[[int], str],
+    continued: list[_Line] | None = None,
+    spaced: bool = False,
+) -> list[tuple[list[_Line], list[int]]]:
+    """Lay `entries` (an index and its lines each) out in at most `max_pages` messages, in
+    order: the first opens with `header`, the next ones with `continued`. Entries that do not
+    fit are left out, and the last message ends with `more(n)` for the n of them. `spaced`
+    puts a blank line before each entry. Returns each page's lines and the indices it lists."""
+    pages: list[tuple[list[_Line], list[int]]] = [(list(header), [])]
+    used = sum(_line_units(line) for line in header) + len(header) - 1
+    gap = 1 if spaced else 0
+    for position, (index, lines) in enumerate(entries):
+        lines = [_Line(()), *lines] if spaced else lines
+        cost = sum(_line_units(line) + 1 for line in lines)
+        rest = len(entries) - position - 1
+        last_page = len(pages) == max_pages
+        # On the last page, room for this entry and for the "… and N more" should others follow.
+        tail = _units(more(rest)) + 1 + gap if rest and last_page else 0
+        if used + cost + tail > _BUDGET:
+            if last_page or not pages[-1][1]:
+                pages[-1][0].extend([_Line(())] * gap + [_Line((_Span(more(rest + 1)),))])
+                return pages
+            opening = list(continued or header)
+            pages.append((opening, []))
+            used = sum(_line_units(line) for line in opening) + len(opening) - 1
+            last_page = len(pages) == max_pages
+            tail = _units(more(rest)) + 1 + gap if rest and last_page else 0
+        pages[-1][0].extend(lines)
+        pages[-1][1].append(index)
+        used += cost
+    return pages
 
 
 def _list_entry(number: int, record: Record, *, share: int, author_limit: int) -> list[_Line]:

@@ -35,6 +35,13 @@ gets one summary message instead of one message each: its flagged deliveries go 
 and are marked sent together once Telegram confirmed that one message. A crash in between
 re-sends at most that summary.
 
+Digests (`watcher.digests`) work the same way. The sender claims the digests that fell due
+(rendered by `bot.digest`, one transaction a chat), and their messages are then pending rows:
+a delivery carrying a digest part sends the destination's earliest unsent part, with every
+delivery of that part confirmed by its one message. Parts go out under the same limits and
+answers as any delivery (429, parking, an inactive chat); a crash re-sends at most the part
+in flight.
+
 The sender holds what it fetched until a slot frees up. `forget(chat)` (after /unsubscribe) and
 `refresh()` (after a revision moved a waiting delivery to a newer version) make it drop that and
 read the outbox again, so nothing the outbox no longer owes, nor an outdated version, goes out.
@@ -63,6 +70,7 @@ from telegram.error import (
     TelegramError,
 )
 
+from bot.digest import render_digest_parts
 from bot.ratelimit import retry_after_seconds
 from bot.render import (
     Message,
@@ -99,6 +107,9 @@ CONCURRENCY = 8
 CONFIRM_LINGER = 0.01
 # Pauses before writing confirmations again after a failed commit: 0.5 s doubling up to 30 s.
 CONFIRM_RETRY_FIRST, CONFIRM_RETRY_MAX = 0.5, 30.0
+# Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
+# on between rounds, and the rest are claimed in the next ones.
+DIGEST_CLAIMS = 50
 
 Kind = Literal["new", "revision"]
 
@@ -278,6 +289,7 @@ class DeliverySender:
         self._in_flight: dict[int, asyncio.Task[None]] = {}  # by delivery id
         self._busy_chats: set[int] = set()
         self._summarized: set[int] = set()  # delivery ids covered by a summary in flight
+        self._next_digest: datetime | None = None  # when to claim digests; None: look now
         # Bumped by forget(), refresh() and a summary's end: a refill that read the outbox
         # before is dropped, and the outbox read again.
         self._generation = 0
@@ -307,6 +319,12 @@ class DeliverySender:
         self._forget_chat(chat_id, thread_id)
         self._wakeup.set()
 
+    def digests_changed(self) -> None:
+        """A chat's digest was turned on, moved or off (which claims what it held): look at
+        the digests and the outbox again now."""
+        self._next_digest = None
+        self._wakeup.set()
+
     def refresh(self) -> None:
         """Waiting deliveries changed (moved to a newer version): read the outbox again."""
         self._generation += 1
@@ -331,6 +349,7 @@ class DeliverySender:
             while not self._stopping:
                 self._wakeup.clear()
                 try:
+                    await self._claim_digests()
                     if not self._startable() and len(self._in_flight) < self.concurrency:
                         await self._refill()
                     self._start_ready()
@@ -360,6 +379,26 @@ class DeliverySender:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- the loop's steps ------------------------------------------------------------------
+
+    async def _claim_digests(self) -> None:
+        """Claim the digests due now (a bounded number a round); note when the next falls due."""
+        now = utcnow()
+        if self._next_digest is not None and self._next_digest > now:
+            return
+        digests = self.context.chats.digests
+        claimed = await in_db_thread(
+            digests.claim_due, render=render_digest_parts, now=now, limit=DIGEST_CLAIMS
+        )
+        if len(claimed) >= DIGEST_CLAIMS:
+            self._next_digest = None  # more may be due: the next round claims on
+        else:
+            upcoming = await in_db_thread(digests.next_due)
+            # Still due: a claim failed (logged), and is tried again after the idle recheck.
+            # None: no chat takes digests; `digests_changed` says when one starts.
+            recheck = now + timedelta(seconds=IDLE_RECHECK)
+            self._next_digest = recheck if upcoming is None or upcoming <= now else upcoming
+        if any(report.papers for report in claimed):
+            self._wakeup.set()
 
     def _startable(self) -> bool:
         return any(delivery.chat_id not in self._busy_chats for delivery in self._queue)
@@ -419,6 +458,8 @@ class DeliverySender:
         if self._in_flight or self._queue:
             return None  # a finishing send wakes the loop
         next_due = await in_db_thread(self.context.outbox.next_due)
+        if self._next_digest is not None:
+            next_due = min(next_due or self._next_digest, self._next_digest)
         if next_due is None:
             return IDLE_RECHECK
         return min(IDLE_RECHECK, max(0.0, (next_due - utcnow()).total_seconds()))
@@ -464,6 +505,9 @@ class DeliverySender:
             self._wakeup.set()
 
     async def _attempt(self, delivery: PendingDelivery) -> None:
+        if delivery.digest_part is not None:
+            await self._attempt_digest_part(delivery)
+            return
         if not delivery.summarize:
             rendered = self._render(
                 delivery.record, delivery.kind, delivery.chat_id, delivery.thread_id
@@ -476,18 +520,38 @@ class DeliverySender:
         ids = [pending.id for pending in covered]
         if not ids:
             return  # another summary covered it already
+        papers: list[tuple[Record, PaperKind]] = [
+            (pending.record, "revision" if pending.kind == "revision" else "new")
+            for pending in covered
+        ]
+        rendered = _Rendered(render_summary(papers), render_summary_plain(papers), None)
+        await self._send_covering(delivery, ids, rendered, f"a summary of {len(ids)} papers")
+
+    async def _attempt_digest_part(self, delivery: PendingDelivery) -> None:
+        """Send the destination's earliest unsent digest message, confirming its deliveries."""
+        part = await in_db_thread(
+            self.context.outbox.digest_part_for, delivery.chat_id, delivery.thread_id
+        )
+        if part is None or not part.delivery_ids:
+            return  # sent meanwhile
+        await self._send_covering(
+            delivery,
+            part.delivery_ids,
+            _Rendered(Message(part.html), part.plain, None),
+            f"digest message {part.position} of {part.parts}",
+        )
+
+    async def _send_covering(
+        self, delivery: PendingDelivery, ids: list[int], rendered: _Rendered, what: str
+    ) -> None:
+        """Send one message for several deliveries of the chat (a summary, a digest part); the
+        refills meanwhile skip them, and what was fetched of them is dropped afterwards."""
         self._summarized.update(ids)
         try:
-            papers: list[tuple[Record, PaperKind]] = [
-                (pending.record, "revision" if pending.kind == "revision" else "new")
-                for pending in covered
-            ]
-            message = render_summary(papers)
-            rendered = _Rendered(message, render_summary_plain(papers), None)
-            await self._attempt_send(delivery, ids, rendered, f"a summary of {len(ids)} papers")
+            await self._attempt_send(delivery, ids, rendered, what)
         finally:
             self._summarized.difference_update(ids)
-            # Fetched while the summary was in flight: the chat was busy, so none has started.
+            # Fetched while this was in flight: the chat was busy, so none has started.
             # A refill still reading may have seen them pending: it is dropped (generation).
             self._generation += 1
             self._queue = [pending for pending in self._queue if pending.id not in ids]
@@ -569,7 +633,7 @@ class DeliverySender:
             await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
         log.info(
             "delivered %s to chat %d (delivery %d, attempt %d)",
-            what if len(ids) > 1 else delivery.record.versioned_id,
+            what if len(ids) > 1 or delivery.digest_part else delivery.record.versioned_id,
             delivery.chat_id,
             delivery.id,
             attempt,

@@ -114,7 +114,7 @@ async def test_stats_lists_parked_chats_with_the_reason(bot: Bot) -> None:
 
     answer = await bot.ask_one(ADMIN_CHAT, "/stats")
 
-    assert "Deliveries: 0 pending, 1 parked, 0 sent, 0 failed" in answer
+    assert "Deliveries: 0 pending, 1 parked, 0 held for digests, 0 sent, 0 failed" in answer
     assert "Parked chats: 1 (the bot may not post there)" in answer
     assert "• chat -1005555555555 (Reading group), topic 12: Topic_closed; since " in answer
     assert "1 paper waiting, next try " in answer

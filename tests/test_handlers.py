@@ -216,12 +216,21 @@ async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
 
     for command in COMMANDS:
         assert f"/{command.command}" in answer
-    for example in ("/subscribe Dezun Dong", "/recent 10", "/subject cs.DC 5", "/paper 2604.01234"):
+    for example in (
+        "/subscribe Dezun Dong",
+        "/recent 10",
+        "/subject cs.DC 5",
+        "/paper 2604.01234",
+        "/digest daily 08:00",
+        "/digest weekly mon 08:00",
+        "/timezone Europe/Berlin",
+        "/timezone UTC+8",
+    ):
         assert example in answer
     assert answer.endswith(
         "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions); anyone can ask. In a forum group each topic follows its "
-        "own authors, and their papers are posted in that topic."
+        "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
+        "topic follows its own authors, and their papers (and digests) are posted in that topic."
     )
 
 
@@ -842,7 +851,7 @@ async def test_stats_only_for_admin_chats(bot: Bot) -> None:
 
     assert "Chats: 2 (2 active); subscriptions: 1" in answer
     assert f"Papers stored: {bot.store.count()}" in answer
-    assert "Deliveries: 0 pending, 0 parked, 0 sent, 0 failed" in answer
+    assert "Deliveries: 0 pending, 0 parked, 0 held for digests, 0 sent, 0 failed" in answer
     assert (
         f"• Dezun Dong: {dezun.record_count} papers, "
         f"last success {dezun.last_success:%Y-%m-%d %H:%M} UTC"

@@ -4,6 +4,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
 
 - `welcome`: /start, /help, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions;
+- `digest`: /digest and /timezone;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
 - `admin`: /stats;
 - `membership`: blocked, removed, unblocked or added; group migrations;
@@ -33,6 +34,7 @@ from telegram.ext import (
 from bot.handlers.admin import Admin
 from bot.handlers.budget import CommandBudget
 from bot.handlers.common import ON_CHAT_MIGRATED, keyboard
+from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
@@ -67,12 +69,14 @@ def register(
     on_chat_back: Callable[[], None] | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
     on_unsubscribed: Callable[[int], None] | None = None,
+    on_digest_changed: Callable[[], None] | None = None,
 ) -> None:
     """Attach every command, the gate before them, and the error handler to `application`.
 
     `on_chat_back()` is called when a parked chat (blocked, removed) comes back, by a command
     or by letting the bot in again: its pending deliveries are due now. `on_unsubscribed(chat)`
-    after /unsubscribe dropped the deliveries the chat no longer wants.
+    after /unsubscribe dropped the deliveries the chat no longer wants. `on_digest_changed()`
+    after /digest or /timezone changed when a digest is due (or sent one at once).
     """
     membership = Membership(service.chats, on_chat_back=on_chat_back)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
@@ -82,6 +86,7 @@ def register(
     )
     questions = Questions(service)
     admin = Admin(service)
+    digest = DigestCommands(service, on_changed=on_digest_changed)
 
     gate = Gate(membership, budget or CommandBudget())
     application.add_handler(TypeHandler(Update, gate.check), group=_GATE_GROUP)
@@ -96,6 +101,8 @@ def register(
         "subjects": questions.subjects,
         "paper": questions.paper,
         "revisions": subscriptions.revisions,
+        "digest": digest.digest,
+        "timezone": digest.timezone,
         "stats": admin.stats,
     }
     for name, callback in by_name.items():

@@ -40,6 +40,7 @@ class Admin(ServiceHandlers):
             f"Chats: {chats} ({active} active); subscriptions: {subscriptions}",
             f"Papers stored: {self.store.count()}",
             f"Deliveries: {deliveries.pending} pending, {deliveries.parked} parked, "
+            f"{deliveries.held} held for digests, "
             f"{deliveries.sent} sent, {deliveries.failed} failed",
             "",
             "<b>Authors</b>",

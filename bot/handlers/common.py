@@ -252,8 +252,10 @@ async def may_manage(update: Update, context: Context) -> bool:
     return member.status in _MANAGERS
 
 
-async def refuse_non_admin(update: Update, context: Context) -> bool:
-    """True (and the refusal sent) when the sender may not change what this chat follows."""
+async def refuse_non_admin(
+    update: Update, context: Context, *, what: str = "what it follows"
+) -> bool:
+    """True (and the refusal sent) when the sender may not change `what` of this chat."""
     if await may_manage(update, context):
         return False
     message = update.effective_message
@@ -266,7 +268,7 @@ async def refuse_non_admin(update: Update, context: Context) -> bool:
     ):
         await reply(update, context, POST_AS_YOURSELF)
         return True
-    await reply(update, context, "Only this group's administrators can change what it follows.")
+    await reply(update, context, f"Only this group's administrators can change {what}.")
     return True
 
 

@@ -28,12 +28,17 @@ HELP = "\n".join(
         "/paper ID: one paper in full, e.g. <code>/paper 2604.01234</code> or an arxiv.org link",
         "/revisions on|off: tell this chat about new versions of papers, e.g. "
         "<code>/revisions on</code>",
+        "/digest daily HH:MM | weekly DAY HH:MM | off: one message a day or a week instead of "
+        "one per paper, e.g. <code>/digest daily 08:00</code>, "
+        "<code>/digest weekly mon 08:00</code>; /digest alone shows it and the next one",
+        "/timezone ZONE: the time zone of the digest time (default UTC), e.g. "
+        "<code>/timezone Europe/Berlin</code> or <code>/timezone UTC+8</code>",
         "/stats: the service's health (administrators only)",
         "/help: this list",
         "",
         "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions); anyone can ask. In a forum group each topic follows its "
-        "own authors, and their papers are posted in that topic.",
+        "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
+        "topic follows its own authors, and their papers (and digests) are posted in that topic.",
     ]
 )
 

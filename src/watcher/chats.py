@@ -5,7 +5,8 @@ A chat is identified by its integer id. It is *active* until the far side says i
 parked, and they resume when the chat comes back. A chat that is there but may not be written
 to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic. A chat that
 comes back to more than `summary_threshold` waiting papers gets them as one summary message per
-topic, not one message each.
+topic, not one message each. A chat may take its papers as a daily or weekly digest instead
+(`digests`, a `watcher.digests.Digests`), at a local time in its own zone.
 
 In a forum supergroup each topic subscribes on its own: a subscription and a delivery carry the
 topic's `thread_id`, `NO_THREAD` (0) for General or a chat without topics. The subscription limit
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
+from watcher.digests import Digests
 from watcher.errors import WatcherError
 from watcher.models import (
     NO_THREAD,
@@ -31,7 +33,7 @@ from watcher.models import (
     Subscription,
     utcnow,
 )
-from watcher.outbox import PENDING
+from watcher.outbox import PENDING, WAITING
 from watcher.parking import Parking
 
 MAX_SUBSCRIPTIONS = 50
@@ -57,6 +59,7 @@ class Chats:
     def __init__(self, engine: Engine, *, summary_threshold: int = SUMMARY_THRESHOLD) -> None:
         self.engine = engine
         self.parking = Parking(engine)
+        self.digests = Digests(engine)
         self.summary_threshold = summary_threshold
 
     def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
@@ -141,6 +144,11 @@ class Chats:
                         inactive_since=old.inactive_since,
                         notify_revisions=old.notify_revisions,
                         created=old.created,
+                        timezone=old.timezone,
+                        digest_minute=old.digest_minute,
+                        digest_weekday=old.digest_weekday,
+                        next_digest_at=old.next_digest_at,
+                        digest_since=old.digest_since,
                     )
                 )
                 session.flush()
@@ -272,7 +280,7 @@ class Chats:
                 delete(Delivery).where(
                     col(Delivery.chat_id) == chat_id,
                     col(Delivery.thread_id) == thread_id,
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status).in_(WAITING),
                     col(Delivery.paper_id).not_in(still_wanted),
                 )
             )

@@ -198,6 +198,17 @@ class Chat(SQLModel, table=True):
     inactive_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     notify_revisions: bool = False
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see `watcher.schedule`.
+    timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
+    # Its digest (`watcher.digests`): papers wait ("held") and go out together at this local
+    # time, every day or on one weekday (0 is Monday). No minute: one message per paper.
+    digest_minute: int | None = None  # minutes after local midnight
+    digest_weekday: int | None = None
+    # When the next digest is due (UTC); set exactly when a digest is on.
+    next_digest_at: datetime | None = Field(
+        default=None, sa_column=_timestamp(nullable=True, index=True)
+    )
+    digest_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
 
 
 # A chat's General topic, or a chat without topics. A real sentinel rather than NULL: the thread
@@ -238,6 +249,9 @@ class Delivery(SQLModel, table=True):
     none. A parked topic (`ParkedDestination`) holds its rows back by its `retry_at` instead.
     `thread_id` is the forum topic it goes to. `summarize`: the chat came back to more than a few
     waiting papers, and these go out together (per topic) as one summary message.
+    "held": the chat takes digests, and the row waits for the next one, outside the due index.
+    A digest claims its held rows into `DigestPart`s (`digest_part_id`); they are then pending
+    like any other, and go out with their part.
     """
 
     __table_args__ = (
@@ -264,6 +278,21 @@ class Delivery(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     sent: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    digest_part_id: int | None = Field(default=None, index=True)
+
+
+class DigestPart(SQLModel, table=True):
+    """One message of a digest, rendered when the digest was claimed: its deliveries are marked
+    sent together once Telegram confirmed it. `position` counts from 1 among `parts`."""
+
+    __tablename__ = "digest_part"
+    __table_args__ = ({"sqlite_autoincrement": True},)  # never reused: deliveries name it
+    id: int | None = Field(default=None, primary_key=True)
+    position: int
+    parts: int
+    html: str = Field(sa_type=Text)
+    plain: str = Field(sa_type=Text)
+    created: datetime = Field(default_factory=utcnow, sa_column=_timestamp(index=True))
 
 
 class ParkedDestination(SQLModel, table=True):

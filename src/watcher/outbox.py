@@ -17,6 +17,11 @@ seen, and the store never calls a paper new (or a version a revision) twice for 
 chat inactive for longer than the retention (blocked the bot, deleted account) loses its queued
 deliveries, counted and logged. Parked rows (those of inactive chats) are flagged `parked`, so
 the idle checks (`due`, `next_due`) never visit them.
+
+A chat that takes digests (`watcher.digests`) gets its deliveries queued "held": not due, and
+outside the due index, until its digest claims them into the messages of one digest
+(`DigestPart`). Then they are pending, each naming its part, and a part goes out as one message
+(`digest_part_for`) and is confirmed like a delivery.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
     delete,
     false,
     func,
@@ -50,6 +56,7 @@ from watcher.models import (
     NO_THREAD,
     Chat,
     Delivery,
+    DigestPart,
     Paper,
     ParkedDestination,
     Subscription,
@@ -62,6 +69,8 @@ from watcher.rows import load_records
 log = logging.getLogger(__name__)
 
 PENDING, SENT, FAILED = "pending", "sent", "failed"
+HELD = "held"  # waits for its chat's next digest; not due until the digest claims it
+WAITING = (PENDING, HELD)  # owed to the chat, not yet sent
 PRUNE_BATCH = 1000  # rows deleted per transaction: no prune holds the database for long
 SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a second summary
 
@@ -76,12 +85,26 @@ class PendingDelivery:
     thread_id: int = NO_THREAD  # the forum topic it goes to
     probing: bool = False  # its destination is parked: this send tests whether it still is
     summarize: bool = False  # goes out in one summary with the topic's other waiting papers
+    digest_part: int | None = None  # goes out in this message of a digest (`DigestPart`)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDigestPart:
+    """One message of a digest and the pending deliveries it carries."""
+
+    id: int
+    position: int
+    parts: int
+    html: str
+    plain: str
+    delivery_ids: list[int]
 
 
 @dataclass(frozen=True, slots=True)
 class OutboxStats:
     pending: int
     parked: int  # pending, but for an inactive chat or a parked destination
+    held: int  # waiting for their chat's digest
     sent: int
     failed: int
 
@@ -101,7 +124,8 @@ def enqueue_deliveries(
     Revisions go only to chats that asked for them. A chat that still waits for an earlier
     version of the paper (its "new" or an older revision not yet sent) gets no second row: the
     waiting one moves to this version, so the chat gets one message, with the newest content.
-    Deliveries of an inactive chat are queued parked. Returns how many were queued.
+    Deliveries of an inactive chat are queued parked, those of a chat that takes digests held.
+    Returns how many were queued.
     """
     chats = (
         select(Subscription.chat_id, Subscription.thread_id)
@@ -114,7 +138,7 @@ def enqueue_deliveries(
             select(Delivery)
             .where(
                 col(Delivery.paper_id) == paper_id,
-                col(Delivery.status) == PENDING,
+                col(Delivery.status).in_(WAITING),
                 col(Delivery.version) < version,
             )
             .order_by(col(Delivery.id))
@@ -150,7 +174,7 @@ def enqueue_deliveries(
             literal(paper_id),
             literal(version),
             literal(kind, Text()),
-            literal(PENDING, Text()),
+            case((col(Chat.next_digest_at).is_not(None), HELD), else_=PENDING),
             literal(0),
             literal(now, UTCDateTime()),
             literal(now, UTCDateTime()),
@@ -256,11 +280,37 @@ class Outbox:
                     col(Delivery.status) == PENDING,
                     col(Delivery.parked) == false(),
                     col(Delivery.summarize),
+                    col(Delivery.digest_part_id).is_(None),  # a digest's part goes out as such
                 )
                 .order_by(col(Delivery.id))
                 .limit(limit)
             ).all()
             return _pending(session, deliveries)
+
+    def digest_part_for(self, chat_id: int, thread_id: int = NO_THREAD) -> PendingDigestPart | None:
+        """The destination's earliest digest message not yet sent, with its pending deliveries:
+        parts go out in the order they were claimed, whichever of their rows fell due first."""
+        with Session(self.engine) as session:
+            part_id = session.exec(
+                select(func.min(Delivery.digest_part_id)).where(
+                    col(Delivery.chat_id) == chat_id,
+                    col(Delivery.thread_id) == thread_id,
+                    col(Delivery.status) == PENDING,
+                    col(Delivery.parked) == false(),
+                )
+            ).one()
+            part = session.get(DigestPart, part_id) if part_id is not None else None
+            if part is None or part.id is None:
+                return None
+            ids = session.exec(
+                select(Delivery.id)
+                .where(col(Delivery.digest_part_id) == part.id, col(Delivery.status) == PENDING)
+                .order_by(col(Delivery.id))
+            ).all()
+            return PendingDigestPart(
+                part.id, part.position, part.parts, part.html, part.plain,
+                [delivery_id for delivery_id in ids if delivery_id is not None],
+            )  # fmt: skip
 
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
@@ -308,8 +358,9 @@ class Outbox:
             session.commit()
 
     def prune(self, *, older_than: datetime, batch: int = PRUNE_BATCH) -> PruneReport:
-        """Delete sent and failed rows created before `older_than`, and the pending rows of
-        chats inactive since before it; `batch` rows a transaction."""
+        """Delete sent and failed rows created before `older_than`, the waiting rows of chats
+        inactive since before it, and the digest messages none of the remaining rows names;
+        `batch` rows a transaction."""
         settled = self._delete_batches(
             select(Delivery.id).where(
                 col(Delivery.status).in_([SENT, FAILED]), col(Delivery.created) < older_than
@@ -320,11 +371,21 @@ class Outbox:
             select(Delivery.id)
             .join(Chat, col(Chat.id) == col(Delivery.chat_id))
             .where(
-                col(Delivery.status) == PENDING,
+                col(Delivery.status).in_(WAITING),
                 ~col(Chat.active),
                 col(Chat.inactive_since) < older_than,
             ),
             batch,
+        )
+        self._delete_batches(
+            select(DigestPart.id).where(
+                col(DigestPart.created) < older_than,
+                ~select(Delivery.id)
+                .where(col(Delivery.digest_part_id) == col(DigestPart.id))
+                .exists(),
+            ),
+            batch,
+            table=DigestPart,
         )
         if abandoned:
             log.warning(
@@ -334,13 +395,19 @@ class Outbox:
             )
         return PruneReport(settled=settled, abandoned=abandoned)
 
-    def _delete_batches(self, ids: SelectOfScalar[Any], batch: int) -> int:
+    def _delete_batches(
+        self,
+        ids: SelectOfScalar[Any],
+        batch: int,
+        *,
+        table: type[Delivery] | type[DigestPart] = Delivery,
+    ) -> int:
         deleted = 0
         while True:
             with Session(self.engine) as session:
                 chosen = list(session.exec(ids.limit(batch)))
                 if chosen:
-                    session.exec(delete(Delivery).where(col(Delivery.id).in_(chosen)))
+                    session.exec(delete(table).where(col(table.id).in_(chosen)))
                     session.commit()
             deleted += len(chosen)
             if len(chosen) < batch:
@@ -367,6 +434,7 @@ class Outbox:
         return OutboxStats(
             pending=counts.get(PENDING, 0) - parked,
             parked=parked,
+            held=counts.get(HELD, 0),
             sent=counts.get(SENT, 0),
             failed=counts.get(FAILED, 0),
         )
@@ -422,6 +490,7 @@ def _pending(
             thread_id=delivery.thread_id,
             probing=delivery.id in probing,
             summarize=delivery.summarize,
+            digest_part=delivery.digest_part_id,
         )
         for delivery in deliveries
     ]

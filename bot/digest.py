@@ -1,0 +1,36 @@
+"""The digest renderer the core calls when it claims a digest (`watcher.digests`): what one
+chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
+renderers: the followed authors are marked by `watcher.match.is_same_person`.
+"""
+
+from __future__ import annotations
+
+from bot.render import PaperKind, render_digest
+from watcher.digests import DigestContent, RenderedPart
+from watcher.match import is_same_person
+from watcher.records import Record
+from watcher.taxonomy import category_name
+
+
+def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
+    """The messages of one destination's digest, at most `bot.render.MAX_DIGEST_MESSAGES`."""
+    names = [name for names in content.followed_names for name in names]
+
+    def marked(author: str) -> bool:
+        return any(is_same_person(author, name) for name in names)
+
+    papers: list[tuple[Record, PaperKind]] = [
+        (item.record, "revision" if item.kind == "revision" else "new") for item in content.items
+    ]
+    pages = render_digest(
+        papers,
+        since=since_text(content),
+        marked=marked,
+        category_name=category_name,
+    )
+    return [RenderedPart(page.message.html, page.plain, page.covers) for page in pages]
+
+
+def since_text(content: DigestContent) -> str:
+    """The day the digest counts from, on the chat's clock: "Mon 30 Mar"."""
+    return f"{content.since.astimezone(content.zone):%a %d %b}"

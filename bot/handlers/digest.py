@@ -1,0 +1,128 @@
+"""When a chat hears of papers: /digest (one message a day or a week, or one per paper) and
+/timezone (the clock the digest time is read on).
+
+Anyone may ask; in groups only administrators may change either. Turning the digest off sends
+what it held at once, as one digest (`watcher.digests`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from telegram import Update
+
+from bot import arguments
+from bot.arguments import UsageError
+from bot.digest import render_digest_parts
+from bot.handlers.common import (
+    Context,
+    ServiceHandlers,
+    papers,
+    refuse_non_admin,
+    reply,
+    reply_usage,
+)
+from watcher.aio import in_db_thread
+from watcher.digests import DigestSettings
+from watcher.models import utcnow
+from watcher.schedule import local_time_text
+from watcher.service import ServiceContext
+
+ZONE_HINT = (
+    "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code> or "
+    "<code>/timezone UTC+8</code>"
+)
+
+
+class DigestCommands(ServiceHandlers):
+    """/digest and /timezone. `on_changed()` after a change: the sender looks again."""
+
+    def __init__(
+        self, service: ServiceContext, *, on_changed: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(service)
+        self.digests = service.chats.digests
+        self.on_changed = on_changed
+
+    async def digest(self, update: Update, context: Context) -> None:
+        """/digest [daily HH:MM | weekly DAY HH:MM | off]: show or change the digest."""
+        chat = update.effective_chat
+        assert chat is not None
+        args = context.args or []
+        if not args:
+            settings = await in_db_thread(self.digests.settings, chat.id)
+            await reply(update, context, describe(settings))
+            return
+        try:
+            schedule = arguments.digest_schedule(args)
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if await refuse_non_admin(update, context, what="its digest"):
+            return
+        settings, flushed = await in_db_thread(
+            self.digests.set_schedule, chat.id, schedule, render=render_digest_parts
+        )
+        if self.on_changed is not None:
+            self.on_changed()
+        if schedule is None:
+            sent = (
+                f" The {papers(flushed.papers)} waiting go out now, as one digest."
+                if flushed is not None and flushed.papers
+                else ""
+            )
+            await reply(
+                update, context, f"✅ Digest off: each new paper is its own message again.{sent}"
+            )
+            return
+        await reply(update, context, "✅ " + describe(settings))
+
+    async def timezone(self, update: Update, context: Context) -> None:
+        """/timezone [ZONE]: show or change the chat's time zone."""
+        chat = update.effective_chat
+        assert chat is not None
+        args = context.args or []
+        if not args:
+            settings = await in_db_thread(self.digests.settings, chat.id)
+            now = local_time_text(utcnow(), settings.zone)
+            await reply(
+                update,
+                context,
+                f"Time zone: <b>{html.escape(settings.zone_name)}</b>; it is {now} here. "
+                + ZONE_HINT
+                + ".",
+            )
+            return
+        try:
+            zone = arguments.zone_name(args)
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if await refuse_non_admin(update, context, what="its time zone"):
+            return
+        settings = await in_db_thread(self.digests.set_zone, chat.id, zone)
+        if self.on_changed is not None:
+            self.on_changed()
+        now = local_time_text(utcnow(), settings.zone)
+        answer = f"✅ Time zone: <b>{html.escape(zone)}</b>; it is {now} here."
+        if settings.schedule is not None and settings.next_at is not None:
+            answer += f" Next digest: {local_time_text(settings.next_at, settings.zone)}."
+        await reply(update, context, answer)
+
+
+def describe(settings: DigestSettings) -> str:
+    """The answer to /digest: the setting, the next digest in local time, and the zone used."""
+    zone = f"Times are in <b>{html.escape(settings.zone_name)}</b>; {ZONE_HINT}."
+    if settings.schedule is None or settings.next_at is None:
+        return (
+            "Digest: off; each new paper is its own message. "
+            "<code>/digest daily 08:00</code> gathers them into one message a day, "
+            "<code>/digest weekly mon 08:00</code> one a week. " + zone
+        )
+    waiting = f" ({papers(settings.held)} waiting)" if settings.held else ""
+    return (
+        f"Digest: {settings.schedule.describe()}. "
+        f"Next: {local_time_text(settings.next_at, settings.zone)}{waiting}. "
+        f"<code>/digest off</code>: one message per paper. " + zone
+    )
