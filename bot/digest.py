@@ -14,10 +14,8 @@ from watcher.taxonomy import category_name
 
 def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
     """The messages of one destination's digest, at most `bot.render.MAX_DIGEST_MESSAGES`."""
-    names = [name for names in content.followed_names for name in names]
-
     def marked(author: str) -> bool:
-        return any(is_same_person(author, name) for name in names)
+        return any(is_same_person(author, names) for names in content.followed_names)
 
     papers: list[tuple[Record, PaperKind]] = [
         (item.record, "revision" if item.kind == "revision" else "new") for item in content.items

@@ -275,9 +275,10 @@ def first_sentence(text: str) -> str:
     exclamation mark that a capital or a digit follows, skipping "et al.", "e.g." and the like."""
     text = " ".join(text.split())
     for end in _SENTENCE_END.finditer(text):
-        word = text[: end.start()].rsplit(" ", 1)[-1].casefold()
-        if end.group() == "." and (word in _NOT_SENTENCE_ENDS or len(word) == 1):
-            continue  # an abbreviation or an initial ("J. Smith")
+        word = text[: end.start()].rsplit(" ", 1)[-1]
+        initial = len(word) == 1 and word.isupper()  # "J. Smith"
+        if end.group() == "." and (word.casefold() in _NOT_SENTENCE_ENDS or initial):
+            continue  # an abbreviation or an initial
         return text[: end.end()]
     return text
 
