@@ -14,6 +14,7 @@ from watcher.taxonomy import category_name
 
 def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
     """The messages of one destination's digest, at most `bot.render.MAX_DIGEST_MESSAGES`."""
+
     def marked(author: str) -> bool:
         return any(is_same_person(author, names) for names in content.followed_names)
 
