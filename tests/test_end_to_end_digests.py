@@ -21,18 +21,20 @@ from tests.cli_helpers import ServiceProcess
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
+from tests.fakes.zones import write_zone
 
 pytestmark = pytest.mark.slow
 
 TOKEN = "123456:TEST-end-to-end-digests-token"
-PERSON, GROUP, ADMIN, MEMBER = 41, -4242, 7, 8
+PERSON, GROUP, ADMIN, MEMBER, OTHER = 41, -4242, 7, 8, 42
 
 
 def start(
-    tmp_path: Path, database_url: str, arxiv: FakeArxiv, telegram: FakeTelegram
+    tmp_path: Path, database_url: str, arxiv: FakeArxiv, telegram: FakeTelegram, **extra: str
 ) -> ServiceProcess:
     return ServiceProcess(
         cwd=tmp_path,
+        **extra,
         DATABASE_URL=database_url,
         ARXIV_API_URL=arxiv.url,
         ARXIV_MIN_INTERVAL="0",
@@ -215,3 +217,50 @@ def test_a_group_digest_only_admins_change_it_and_off_sends_sixty_papers_in_thre
     if len(listed) < 60:
         assert sent[-1].endswith(f"… and {60 - len(listed)} more: /recent 20")
     assert all(len(t) <= 4096 for t in sent)
+
+
+@pytest.mark.timeout(420)  # it waits for real clock minutes
+def test_a_clock_change_neither_skips_nor_doubles_a_digest(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Two zones change their clocks two minutes from now, by two minutes (a real zone moves an
+    hour on the last Sunday in March; the rule is the same). In "Test/Spring" the digest's wall
+    time never happens that day; in "Test/Autumn" it happens twice. Each digest goes out once."""
+    change = digest_minute(lead=150)  # the set-up below has 90 s before the first digest
+    zones = tmp_path / "zoneinfo"
+    write_zone(zones, "Test/Spring", change_at=change, before=3600, after=3600 + 120)
+    write_zone(zones, "Test/Autumn", change_at=change, before=3600 + 120, after=3600)
+    # Spring: local clocks jump from (change + 1 h) to (change + 1 h 2 min); the minute after
+    # the jump's start is skipped, and read with the old offset it falls at change + 1 min.
+    skipped = change + timedelta(hours=1, minutes=1)
+    # Autumn: local clocks go back from (change + 1 h 2 min) to (change + 1 h); that minute
+    # comes first at change - 1 min and again at change + 1 min.
+    repeated = change + timedelta(hours=1, minutes=1)
+    with fakes() as (arxiv, telegram):
+        process = start(tmp_path, database_url, arxiv, telegram, PYTHONTZPATH=str(zones))
+        process.wait_for(lambda: "stored silently" in process.output)
+        for chat, zone, wall in (
+            (PERSON, "Test/Spring", skipped),
+            (OTHER, "Test/Autumn", repeated),
+        ):
+            ask(telegram, chat, "/subscribe", "now follows")
+            ask(telegram, chat, f"/timezone {zone.lower()}", f"Time zone: {zone}")
+            ask(telegram, chat, f"/digest daily {wall:%H:%M}", f"daily at {wall:%H:%M}")
+        for record in papers(300, 2):
+            arxiv.add(record)
+        polls = len(arxiv.api_requests())
+        process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)
+        assert digests(telegram, PERSON) == digests(telegram, OTHER) == []
+
+        telegram.wait_sync(lambda: digests(telegram, OTHER), 150)  # the first 20:05 (say)
+        assert datetime.now(UTC) < change + timedelta(seconds=30)  # not the repeated one
+        telegram.wait_sync(lambda: digests(telegram, PERSON), 120)  # the skipped minute's
+        wait_until(change + timedelta(minutes=1, seconds=20))  # past the repeated minute
+        for chat, wall in ((PERSON, skipped), (OTHER, repeated)):
+            tomorrow = wall + timedelta(days=1)  # local wall times, as the answer shows them
+            assert f"Next: {tomorrow:%a %d %b %Y, %H:%M}" in ask(telegram, chat, "/digest", "Next:")
+        stopped(process)
+
+    for chat in (PERSON, OTHER):
+        (digest,) = digests(telegram, chat)
+        assert digest.startswith("📚 2 new papers since")
