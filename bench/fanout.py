@@ -126,6 +126,12 @@ def main() -> None:
     )
     parser.add_argument("--log-level", default="INFO", help="the service's LOG_LEVEL")
     parser.add_argument("--profile", metavar="FILE", help="run the service under cProfile")
+    parser.add_argument(
+        "--migrate-in-service",
+        action="store_true",
+        help="let `run` apply the migrations at start (as a bare `make run` on a new database "
+        "does) instead of `arxiv-watcher db upgrade` first (as docker compose does)",
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="fanout-"))
@@ -150,6 +156,14 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             "PTB_TIMEDELTA": "true",
         }
         log_path = workdir / "service.log"
+        if not args.migrate_in_service:
+            subprocess.run(
+                [sys.executable, "-m", "watcher", "db", "upgrade"],
+                env=env,
+                cwd=workdir,
+                check=True,
+                capture_output=True,
+            )
         with log_path.open("wb") as log:
             profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
             service = subprocess.Popen(
@@ -262,7 +276,8 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             )
         print(
             f"  service peak RSS (VmHWM)  : {peak_before_poll:.0f} MB before the poll, "
-            f"{peak_at_end:.0f} MB after the fan-out"
+            f"{peak_at_end:.0f} MB after the fan-out "
+            f"(migrations applied {'by the service' if args.migrate_in_service else 'before it'})"
         )
         print(f"  service exit code after SIGTERM: {exit_code}; log: {log_path}")
 

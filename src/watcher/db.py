@@ -3,23 +3,27 @@
 `open_database` turns `DATABASE_URL` into a ready engine: it creates the SQLite data directory,
 switches SQLite to WAL with foreign keys on, checks that the server answers, and applies pending
 Alembic migrations (the service migrates at start; `arxiv-watcher db upgrade` does the same alone).
+
+Alembic (with Mako and Pygments, about 10 MB resident) is imported only when a migration is
+pending or asked about: a database already at the head, the usual start, is recognised by reading
+`alembic_version` and the `revision` lines of the migration files (`script_head`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from watcher.errors import ConfigError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +109,8 @@ def check_connection(engine: Engine) -> None:
 
 
 def alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["engine"] = engine
@@ -113,11 +119,58 @@ def alembic_config(engine: Engine) -> Config:
 
 def upgrade(engine: Engine) -> None:
     """Apply every pending migration."""
+    from alembic import command
+
     command.upgrade(alembic_config(engine), "head")
+
+
+_REVISION_LINE = re.compile(
+    r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(?:None|[\"']([^\"']+)[\"'])\s*$", re.MULTILINE
+)
+
+
+def script_head() -> str | None:
+    """The newest migration, read from the `revision` and `down_revision` lines of the files in
+    `migrations/versions` without importing Alembic; None unless they form one plain chain
+    (then Alembic, which understands every form, decides)."""
+    parents: dict[str, str | None] = {}
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        found = {name: value or None for name, value in _REVISION_LINE.findall(path.read_text())}
+        revision = found.get("revision")
+        if revision is None or "down_revision" not in found or revision in parents:
+            return None
+        parents[revision] = found["down_revision"]
+    heads = set(parents) - set(parents.values())
+    roots = [revision for revision, parent in parents.items() if parent is None]
+    if (
+        len(heads) != 1
+        or len(roots) != 1
+        or any(parent is not None and parent not in parents for parent in parents.values())
+    ):
+        return None
+    return heads.pop()
+
+
+def applied_revisions(engine: Engine) -> set[str] | None:
+    """The revisions recorded in `alembic_version`; None when the table cannot be read (a new
+    database has none). A None sends `pending_migrations` to Alembic, which reads the same table
+    and raises whatever error is real."""
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT version_num FROM alembic_version"))
+            return {row[0] for row in rows}
+    except DBAPIError:
+        return None
 
 
 def pending_migrations(engine: Engine) -> list[str]:
     """Revisions not yet applied, oldest first."""
+    head = script_head()
+    if head is not None and applied_revisions(engine) == {head}:
+        return []
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config(engine))
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_heads()

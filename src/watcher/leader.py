@@ -36,14 +36,16 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import psycopg
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from watcher.db import normalise_url, safe_url
 from watcher.errors import ConfigError
+
+if TYPE_CHECKING:
+    import psycopg  # imported where used: a SQLite service never loads it (10 MB resident)
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +166,8 @@ class PostgresLeaderLock:
         return int.from_bytes(digest, "big", signed=True)
 
     def try_acquire(self) -> bool:
+        import psycopg
+
         if self._held:
             return True
         if self._connection is None:
@@ -211,6 +215,8 @@ class PostgresLeaderLock:
         return bool(row and row[0])
 
     def release(self) -> None:
+        import psycopg
+
         connection, held = self._connection, self._held
         self._connection, self._held = None, False
         if connection is None:
