@@ -27,6 +27,7 @@ import hashlib
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -255,13 +256,52 @@ def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]
     return statistics.median(times), p99, len(times)
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
+def memory_probe(url: str, chat: list[int]) -> None:
+    """Run in a fresh process (`--memory-probe`): the peak RSS after opening the database as the
+    service does, then after `/subjects` of the chat, then after `subjects` over all papers."""
+    store = Store(open_database(url))
+    store.count(followed_ids=chat[:1])  # the first query builds the ORM mappers
+    opened = peak_rss_mb()
+    store.category_counts(followed_ids=chat)
+    chat_done = peak_rss_mb()
+    store.category_counts()
+    print(f"{opened:.1f} {chat_done:.1f} {peak_rss_mb():.1f}")
+
+
+def measure_memory(url: str, chat: list[int]) -> tuple[float, float, float]:
+    """`memory_probe` in a subprocess: peak RSS in MB when open, after /subjects of the chat,
+    after subjects of all papers."""
+    answer = subprocess.run(
+        [sys.executable, __file__, "--memory-probe", url, "--chat", ",".join(map(str, chat))],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    opened, chat_done, all_done = (float(value) for value in answer)
+    return opened, chat_done, all_done
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--explain", action="store_true", help="print each question's plans")
+    parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_probe:
+        memory_probe(args.memory_probe, [int(value) for value in args.chat.split(",")])
+        return
+    memory: dict[int, tuple[float, float, float]] = {}
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
         with empty_database(args.database_url) as url:
@@ -279,6 +319,7 @@ def main() -> None:
                 flush=True,
             )
             results[n] = {name: timed(q, args.runs) for name, q in asked.items()}
+            memory[n] = measure_memory(url, chat)
             if args.explain:
                 for name, question in asked.items():
                     print(f"-- {name}")
@@ -287,6 +328,13 @@ def main() -> None:
             engine.dispose()
         for name, (p50, p99, ran) in results[n].items():
             print(f"  {name:<24} p50 {p50:8.2f} ms   p99 {p99:8.2f} ms   ({ran} runs)", flush=True)
+        opened, chat_done, all_done = memory[n]
+        print(
+            f"  peak RSS of a fresh process: {opened:.1f} MB with the database open, "
+            f"{chat_done:.1f} MB after /subjects of the chat, {all_done:.1f} MB after "
+            "subjects of all papers",
+            flush=True,
+        )
     if len(args.sizes) > 1:
         small, large = min(args.sizes), max(args.sizes)
         print(f"\n| question | p50 {small:,} | p50 {large:,} | p99 {large:,} | ratio of p50 |")
