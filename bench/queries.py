@@ -16,7 +16,8 @@ after a warm-up, and prints p50 and p99 in ms, and the ratio of the largest N to
 `ANALYZE` runs after the load on PostgreSQL only, as autovacuum would; the service never runs it
 on SQLite, so neither does this. SQLite runs on a file in a temporary folder; a PostgreSQL URL
 gets a fresh schema per size, dropped afterwards. The loader fills the `published` copies in the
-link tables only when the schema has them, so the same script measures the code before 0009.
+link tables only when the schema has them (and `paper_count` only when it exists), so the same
+script measures the code before 0009 and before 0012.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class Shape:
 def load(engine: Engine, shape: Shape) -> None:
     """Fill an empty, migrated database with `shape` in bulk."""
     linked_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_match")}
+    kept_counts = inspect(engine).has_table("paper_count")
     postgres = engine.dialect.name == "postgresql"
     raw = engine.raw_connection()
     try:
@@ -182,6 +184,13 @@ def load(engine: Engine, shape: Shape) -> None:
             if len(papers) >= CHUNK:
                 flush()
         flush()
+        if kept_counts:  # as the save path keeps them (and migration 0012 fills them)
+            cursor.execute("DELETE FROM paper_count")
+            cursor.execute("INSERT INTO paper_count SELECT '', count(*) FROM paper")
+            cursor.execute(
+                "INSERT INTO paper_count SELECT category, count(*) FROM paper_category "
+                "GROUP BY category"
+            )
         raw.commit()
         if postgres:
             for table in ("author", "paper", "followed_author"):

@@ -117,10 +117,11 @@ QUESTIONS: dict[str, tuple[Question, str]] = {
         lambda s, ids: s.by_category("cs.DC", limit=5, followed_ids=ids),
         "ix_paper_match_newest",
     ),
-    "count of /subject, all": (
-        lambda s, ids: s.count_category("cs.DC"),
-        "ix_paper_category_newest",
-    ),
+    # The counts over all papers read one row of `paper_count` by its primary key
+    # (sqlite_autoindex_paper_count_1, paper_count_pkey); `subjects` reads that small table.
+    "count of /subject, all": (lambda s, ids: s.count_category("cs.DC"), "paper_count_"),
+    "count, all (/stats)": (lambda s, ids: s.count(), "paper_count_"),
+    "subjects, all (CLI)": (lambda s, ids: s.category_counts(), "paper_count"),
     "count of /subject, a chat": (
         lambda s, ids: s.count_category("cs.DC", followed_ids=ids),
         "ix_paper_match_newest",

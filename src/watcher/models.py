@@ -103,6 +103,21 @@ class PaperCategory(SQLModel, table=True):
     published: datetime = Field(sa_column=_timestamp())
 
 
+ALL_PAPERS = ""  # the `paper_count` scope of every stored paper; the others are category ids
+
+
+class PaperCount(SQLModel, table=True):
+    """How many papers are stored ("" as `scope`) and how many are in each category (the
+    category id as `scope`), kept by the save path (`watcher.saving`) in the same transaction
+    as the rows it counts, so `/stats`, `/subject`'s count and `subjects` read one row each
+    rather than counting a million. Changed only by `papers = papers + delta`, never by a
+    value read before: two writers at once add up."""
+
+    __tablename__ = "paper_count"
+    scope: str = Field(sa_type=Text, primary_key=True)
+    papers: int = Field(sa_type=BigInteger)
+
+
 class Author(SQLModel, table=True):
     """A name as arXiv writes it. `name_digest` (SHA-256 of the name, hex) keeps names unique."""
 

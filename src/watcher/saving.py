@@ -10,21 +10,35 @@ The outcome is exactly that of storing the records one after the other, in order
 twice in one batch is stored once, and a higher version later in the batch is a revision of it.
 The caller judges nothing here; it gets, per record, which followed authors found it new and
 which found it revised.
+
+The counts of papers (`paper_count`: all, and per category) change in the same transaction, by
+what was inserted and what the DELETE of a revised paper's old categories returned, so they stay
+exact whatever the revisions do to the categories. They are added with `papers = papers + d`
+(an upsert), in the order of their keys: two writers at once add up and never deadlock.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, insert, text, update
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import Author, Paper, PaperAuthor, PaperCategory, PaperMatch, utcnow
+from watcher.models import (
+    ALL_PAPERS,
+    Author,
+    Paper,
+    PaperAuthor,
+    PaperCategory,
+    PaperMatch,
+    utcnow,
+)
 
 _T = TypeVar("_T")
 # Ids in one IN (...) list: well below SQLite's and PostgreSQL's limits on bound parameters.
@@ -95,9 +109,13 @@ def write_batch(
         versions[record.arxiv_id] = record.version
         written[record.arxiv_id] = record
     revised = [arxiv_id for arxiv_id in written if arxiv_id in paper_ids]
-    _write_papers(session, new=[written[a] for a in new], revised=revised, written=written,
-                  paper_ids=paper_ids, published=published)  # fmt: skip
-    _write_details(session, [written[a] for a in written], paper_ids, published)
+    removed = _write_papers(session, new=[written[a] for a in new], revised=revised,
+                            written=written, paper_ids=paper_ids, published=published)  # fmt: skip
+    added = _write_details(session, [written[a] for a in written], paper_ids, published)
+    counts = Counter(added)
+    counts.subtract(removed)
+    counts[ALL_PAPERS] += len(new)
+    _add_to_counts(session, counts)
 
     # Links, in the batch's order, from the ones stored before it.
     links: dict[tuple[int, int], int] = {}
@@ -151,9 +169,10 @@ def _write_papers(
     written: dict[str, records.Record],
     paper_ids: dict[str, int],
     published: dict[str, datetime],
-) -> None:
+) -> list[str]:
     """Insert the new papers (their ids go into `paper_ids`); update the revised ones and
-    remove their old authors and categories, which their new version replaces."""
+    remove their old authors and categories, which their new version replaces. Returns the
+    categories removed, one entry per paper."""
     first_seen = utcnow()
     _insert(session, Paper, [
         {"arxiv_id": r.arxiv_id, "published": published[r.arxiv_id], "first_seen": first_seen,
@@ -167,13 +186,19 @@ def _write_papers(
             assert paper_id is not None
             paper_ids[arxiv_id] = paper_id
     if not revised:
-        return
+        return []
     session.execute(
         update(Paper), [{"id": paper_ids[a], **_versioned(written[a])} for a in revised]
     )
+    removed: list[str] = []
     for some_ids in _chunks([paper_ids[a] for a in revised]):
-        session.execute(delete(PaperCategory).where(col(PaperCategory.paper_id).in_(some_ids)))
+        removed += session.scalars(
+            delete(PaperCategory)
+            .where(col(PaperCategory.paper_id).in_(some_ids))
+            .returning(col(PaperCategory.category))
+        )
         session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(some_ids)))
+    return removed
 
 
 def _write_details(
@@ -181,8 +206,9 @@ def _write_details(
     written: list[records.Record],
     paper_ids: dict[str, int],
     published: dict[str, datetime],
-) -> None:
-    """The categories (primary first) and the ordered authors of each written record."""
+) -> list[str]:
+    """The categories (primary first) and the ordered authors of each written record. Returns
+    the categories inserted, one entry per paper."""
     author_ids = _author_ids(session, (a.name for r in written for a in r.authors))
     categories, authors = [], []
     for record in written:
@@ -205,6 +231,22 @@ def _write_details(
         ]
     _insert(session, PaperCategory, categories)
     _insert(session, PaperAuthor, authors)
+    return [str(row["category"]) for row in categories]
+
+
+# The same statement on SQLite and PostgreSQL.
+_ADD_TO_COUNT = text(
+    "INSERT INTO paper_count (scope, papers) VALUES (:scope, :papers) "
+    "ON CONFLICT (scope) DO UPDATE SET papers = paper_count.papers + excluded.papers"
+)
+
+
+def _add_to_counts(session: Session, counts: Counter[str]) -> None:
+    """`papers = papers + delta` for each changed scope, creating missing rows (an upsert)."""
+    rows = [{"scope": scope, "papers": delta} for scope, delta in sorted(counts.items()) if delta]
+    if not rows:
+        return
+    session.execute(_ADD_TO_COUNT, rows)
 
 
 def _author_ids(session: Session, names: Iterable[str]) -> dict[str, int]:

@@ -4,7 +4,8 @@ Newest first is (published DESC, arxiv_id DESC) everywhere. A list of a category
 authors is read in two steps, each served by an index (bench/README.md says which): the v1 date
 of the last paper the page needs comes from the link table's (key, published, paper_id) index,
 then only the papers from that date on are fetched and ordered. So a page costs about the same
-at a million papers as at a thousand.
+at a million papers as at a thousand. Counts over all papers (of a category, or every paper)
+read `paper_count`, which the save path keeps.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import Paper, PaperCategory, PaperMatch
+from watcher.models import ALL_PAPERS, Paper, PaperCategory, PaperCount, PaperMatch
 from watcher.rows import load_records
 
 
@@ -34,7 +35,7 @@ class QuestionStore:
 
     def count(self, *, followed_ids: Iterable[int] | None = None) -> int:
         if followed_ids is None:
-            return self._scalar(select(func.count()).select_from(Paper))
+            return self._kept_count(ALL_PAPERS)
         return self._count_links(_links(category=None, followed_ids=list(followed_ids)))
 
     def by_category(
@@ -51,22 +52,29 @@ class QuestionStore:
         )
 
     def count_category(self, category: str, *, followed_ids: Iterable[int] | None = None) -> int:
-        ids = None if followed_ids is None else list(followed_ids)
-        return self._count_links(_links(category=category, followed_ids=ids))
+        if followed_ids is None:
+            return self._kept_count(category)
+        return self._count_links(_links(category=category, followed_ids=list(followed_ids)))
 
     def category_counts(
         self, *, followed_ids: Iterable[int] | None = None
     ) -> list[tuple[str, int]]:
         """Each category of the stored papers with its paper count, most papers first."""
-        query = select(PaperCategory.category, func.count().label("n"))
-        if followed_ids is not None:
-            query = query.where(
-                col(PaperCategory.paper_id).in_(
-                    select(PaperMatch.paper_id).where(
-                        col(PaperMatch.followed_author_id).in_(list(followed_ids))
-                    )
+        if followed_ids is None:
+            kept = (
+                select(PaperCount.scope, PaperCount.papers)
+                .where(col(PaperCount.scope) != ALL_PAPERS, col(PaperCount.papers) > 0)
+                .order_by(col(PaperCount.papers).desc(), col(PaperCount.scope))
+            )
+            with Session(self.engine) as session:
+                return [(scope, papers) for scope, papers in session.exec(kept).all()]
+        query = select(PaperCategory.category, func.count().label("n")).where(
+            col(PaperCategory.paper_id).in_(
+                select(PaperMatch.paper_id).where(
+                    col(PaperMatch.followed_author_id).in_(list(followed_ids))
                 )
             )
+        )
         query = query.group_by(col(PaperCategory.category)).order_by(
             func.count().desc(), col(PaperCategory.category)
         )
@@ -117,6 +125,12 @@ class QuestionStore:
     def _count_links(self, links: Select[int, datetime]) -> int:
         paper_ids = links.selected_columns.paper_id
         return self._scalar(links.with_only_columns(func.count(paper_ids.distinct())))
+
+    def _kept_count(self, scope: str) -> int:
+        """All papers (ALL_PAPERS) or a category's, from `paper_count`: one row."""
+        query = select(PaperCount.papers).where(col(PaperCount.scope) == scope)
+        with Session(self.engine) as session:
+            return int(session.exec(query).first() or 0)
 
     def _scalar(self, query: Select[int]) -> int:
         with Session(self.engine) as session:
