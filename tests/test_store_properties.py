@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
+from tests.fakes.corpus import make_record
 from watcher.parse import normalise_whitespace
 from watcher.records import Author, Record
 from watcher.store import MatchedRecord, Store
@@ -81,9 +82,13 @@ def _paper_and_revision(draw: st.DrawFn) -> tuple[Record, Record]:
 
 
 def without_nul(value: Any) -> Any:
-    """`value` with every NUL taken out of every string in it, however deeply nested."""
+    """`value` with every NUL taken out of every string in it, however deeply nested; an
+    affiliation that was NULs alone is gone."""
     if isinstance(value, str):
         return value.replace("\x00", "")
+    if isinstance(value, Author):
+        affiliations = tuple(a for a in without_nul(value.affiliations) if a)
+        return Author(without_nul(value.name), affiliations)
     if isinstance(value, tuple):
         return tuple(without_nul(item) for item in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -115,3 +120,14 @@ def test_any_text_is_stored_and_revised_as_it_was(
         )
         assert saved.silent == 1
         assert store.paper(arxiv_id) == without_nul(version)
+
+
+def test_an_affiliation_of_nul_alone_is_no_affiliation(engine: Engine) -> None:
+    store = Store(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    record = dataclasses.replace(
+        make_record(arxiv_id=next(_ids)), authors=(Author("Dezun Dong", ("\x00", "NUDT\x00")),)
+    )
+    store.save_records([MatchedRecord(record, frozenset({followed.id}))], announce_for=frozenset())
+    stored = store.paper(record.arxiv_id)
+    assert stored is not None and stored.authors == (Author("Dezun Dong", ("NUDT",)),)

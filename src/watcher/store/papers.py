@@ -64,7 +64,8 @@ def storable(record: records.Record) -> records.Record:
         title=clean(record.title),
         abstract=clean(record.abstract),
         authors=tuple(
-            records.Author(clean(a.name), tuple(clean(x) for x in a.affiliations))
+            # An affiliation of NULs alone is none at all (the parser never hands over empty ones).
+            records.Author(clean(a.name), tuple(x for x in map(clean, a.affiliations) if x))
             for a in record.authors
         ),
         primary_category=clean(record.primary_category),
