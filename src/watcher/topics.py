@@ -1,0 +1,275 @@
+"""Topics: follow the papers whose title or abstract holds some words, in some categories.
+
+`"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI` is a topic: a paper matches when
+one of its categories (primary or cross-list) is one of the topic's, its title or abstract holds
+every quoted phrase and every word, and none of the `-`excluded ones. Matching is whole-word and
+ignores case and accents (`watcher.folding`): "RDMA" matches "rdma" and "RDMA-based", never
+"RDMAX"; a phrase is its words one after the other, so "peer-to-peer" and "peer to peer" agree.
+
+At least one category is required and at most `MAX_CATEGORIES` are allowed, so that a topic
+cannot flood a chat with all of arXiv. `parse_topic` refuses anything else with a `TopicError`
+whose message is one line saying what is wrong and what would be right.
+
+A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sorted), so that
+`RDMA "Remote Direct Memory Access"` and `"remote direct memory access" rdma` are one rule
+(`Topic.rule_key`). `TopicIndex` holds many topics, each under one of its required words (the
+longest: long words are the rare ones), so that matching a record costs one dict lookup per
+distinct word of its title and abstract, then a check of the few topics found, however many
+topics are followed. In API mode a topic becomes one arXiv query (`Topic.query`), whose
+answers are checked here again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from watcher.errors import UnknownCategory, WatcherError
+from watcher.folding import fold
+from watcher.taxonomy import resolve_category
+
+MAX_TOPIC_LENGTH = 200
+MAX_CATEGORIES = 3
+MAX_TERMS = 10
+EXAMPLE = '"remote direct memory access" RDMA in cs.DC'
+
+Phrase = tuple[str, ...]  # folded words, in order; a single word is a phrase of one
+
+_WORD = re.compile(r"[^\W_]+")
+# Phones turn " into typographic quotes; they all mean a phrase.
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
+_TOKEN = re.compile(r'(?P<minus>-?)(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"]+))')
+_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+# Between the title's words and the abstract's: no phrase runs across it.
+_GAP = ""
+
+
+class TopicError(WatcherError):
+    """A topic that cannot be followed; the message says why and what would do, in one line."""
+
+
+def words_of(text: str) -> list[str]:
+    """The folded words of `text`, in order: letters and digits; everything else separates."""
+    return _WORD.findall(fold(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A followed topic: phrases that must all appear, phrases that must not, categories."""
+
+    required: tuple[Phrase, ...]
+    excluded: tuple[Phrase, ...]
+    categories: tuple[str, ...]  # canonical ids, sorted
+
+    @property
+    def phrases(self) -> tuple[Phrase, ...]:
+        return tuple(p for p in self.required if len(p) > 1)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(p[0] for p in self.required if len(p) == 1)
+
+    @property
+    def text(self) -> str:
+        """The canonical text, without the categories: `"remote direct memory access" rdma -x`."""
+        return " ".join(
+            [*(_shown(p) for p in self.required), *("-" + _shown(p) for p in self.excluded)]
+        )
+
+    @property
+    def rule_key(self) -> str:
+        """The unique key of this rule among all follows."""
+        return f"topic:{self.text} in {','.join(self.categories)}"
+
+    def __str__(self) -> str:
+        return f"{self.text} in {', '.join(self.categories)}"
+
+    @property
+    def key_word(self) -> str:
+        """The required word a `TopicIndex` files it under: the longest, the rarest likely."""
+        return min((w for p in self.required for w in p), key=lambda w: (-len(w), w))
+
+    def matches(self, title: str, abstract: str, categories: Iterable[str]) -> bool:
+        """Whether a paper with this title, abstract and categories is one of the topic's."""
+        return self.matches_text(RecordText(title, abstract), categories)
+
+    def matches_text(self, text: RecordText, categories: Iterable[str]) -> bool:
+        if not any(category in self.categories for category in categories):
+            return False
+        return all(text.has(p) for p in self.required) and not any(
+            text.has(p) for p in self.excluded
+        )
+
+    @property
+    def query(self) -> str:
+        """The arXiv API `search_query` finding its papers; the answers are checked again here.
+
+        `(ti:"a b" OR abs:"a b") AND ... AND (cat:cs.DC OR cat:cs.NI) ANDNOT (ti:"x" OR abs:"x")`.
+        Folded words hold only letters and digits, so nothing can break out of the quotes.
+        """
+        terms = [f'(ti:"{" ".join(p)}" OR abs:"{" ".join(p)}")' for p in self.required]
+        categories = " OR ".join(f"cat:{category}" for category in self.categories)
+        query = " AND ".join([*terms, f"({categories})"])
+        for phrase in self.excluded:
+            query += f' ANDNOT (ti:"{" ".join(phrase)}" OR abs:"{" ".join(phrase)}")'
+        return query
+
+
+class RecordText:
+    """A paper's title and abstract as folded words, with what matching needs built lazily."""
+
+    __slots__ = ("_positions", "distinct", "sequence")
+
+    def __init__(self, title: str, abstract: str) -> None:
+        self.sequence = [*words_of(title), _GAP, *words_of(abstract)]
+        self.distinct = frozenset(self.sequence)
+        self._positions: dict[str, list[int]] | None = None
+
+    def has(self, phrase: Phrase) -> bool:
+        """Whether the words of `phrase` appear one after the other (a word: anywhere)."""
+        if any(word not in self.distinct for word in phrase):
+            return False
+        if len(phrase) == 1:
+            return True
+        if self._positions is None:
+            self._positions = {}
+            for index, word in enumerate(self.sequence):
+                self._positions.setdefault(word, []).append(index)
+        width = len(phrase)
+        return any(
+            tuple(self.sequence[start : start + width]) == phrase
+            for start in self._positions[phrase[0]]
+        )
+
+
+class TopicIndex:
+    """Many followed topics, matched against a record at once."""
+
+    def __init__(self, topics: Iterable[tuple[int, Topic]] = ()) -> None:
+        self._by_word: dict[str, list[tuple[int, Topic]]] = {}
+        self._count = 0
+        for followed_id, topic in topics:
+            self.add(followed_id, topic)
+
+    def add(self, followed_id: int, topic: Topic) -> None:
+        self._by_word.setdefault(topic.key_word, []).append((followed_id, topic))
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def match(self, title: str, abstract: str, categories: Sequence[str]) -> frozenset[int]:
+        """The followed ids of the topics this paper matches."""
+        if not self._count:
+            return frozenset()
+        text = RecordText(title, abstract)
+        found: set[int] = set()
+        for word in text.distinct:
+            for followed_id, topic in self._by_word.get(word, ()):
+                if followed_id not in found and topic.matches_text(text, categories):
+                    found.add(followed_id)
+        return frozenset(found)
+
+
+def parse_topic(text: str) -> Topic:
+    """The topic `text` asks for, e.g. `"remote direct memory access" RDMA -ethernet in cs.DC`.
+
+    Raises TopicError for: nothing to look for, excluded words only, no category, more than
+    `MAX_CATEGORIES`, an unknown category (with the nearest ones), a quote left open, AND/OR/NOT
+    (every term is required; they are no operators here), more than `MAX_TERMS` terms, a term
+    both required and excluded, or more than `MAX_TOPIC_LENGTH` characters.
+    """
+    text = " ".join(text.translate(_QUOTES).split())
+    if len(text) > MAX_TOPIC_LENGTH:
+        raise TopicError(
+            f"that topic is too long ({len(text)} characters; at most {MAX_TOPIC_LENGTH})"
+        )
+    if text.count('"') % 2:
+        raise TopicError(f'a quote is not closed: put each phrase between two ", e.g. {EXAMPLE}')
+    tokens = list(_TOKEN.finditer(text))
+    split = next(
+        (
+            index
+            for index in range(len(tokens) - 1, -1, -1)
+            if _bare(tokens[index]) and tokens[index]["bare"].casefold() == "in"
+        ),
+        None,
+    )
+    terms, wanted = (tokens, []) if split is None else (tokens[:split], tokens[split + 1 :])
+    required, excluded = _terms(terms)
+    raw_categories = [
+        part for token in wanted for part in token.group(0).strip('"-').split(",") if part
+    ]
+    return Topic(required=required, excluded=excluded, categories=_categories(raw_categories))
+
+
+def topic_from_stored(text: str, categories: Sequence[str]) -> Topic:
+    """The topic stored as its canonical `text` and category ids; TopicError if it is not one."""
+    required, excluded = _terms(list(_TOKEN.finditer(text)))
+    return Topic(required=required, excluded=excluded, categories=_categories(categories))
+
+
+def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...]]:
+    required: dict[Phrase, None] = {}
+    excluded: dict[Phrase, None] = {}
+    for token in tokens:
+        if _bare(token) and token["bare"] in _OPERATORS:
+            raise TopicError(
+                f"{token['bare']} is no operator here: every word and phrase must appear. "
+                "For papers with either of two words, watch two topics"
+            )
+        phrase = tuple(words_of(token["quoted"] if token["quoted"] is not None else token["bare"]))
+        if phrase:
+            (excluded if token["minus"] else required)[phrase] = None
+    if not required:
+        if excluded:
+            raise TopicError(
+                "a topic of excluded words only would match nearly everything: add a word or "
+                f'"quoted phrase" papers must contain, e.g. {EXAMPLE}'
+            )
+        raise TopicError(
+            f'the topic is empty: give the words or "quoted phrases" papers must contain, '
+            f"e.g. {EXAMPLE}"
+        )
+    if len(required) + len(excluded) > MAX_TERMS:
+        raise TopicError(
+            f"a topic has at most {MAX_TERMS} words and phrases "
+            f"({len(required) + len(excluded)} given): keep the ones that matter most"
+        )
+    both = [phrase for phrase in excluded if phrase in required]
+    if both:
+        raise TopicError(f"{_shown(both[0])!r} is both required and excluded: keep one of them")
+    return tuple(sorted(required, key=_shown)), tuple(sorted(excluded, key=_shown))
+
+
+def _categories(raw: Sequence[str]) -> tuple[str, ...]:
+    if not raw:
+        raise TopicError(
+            "at least one category is required, e.g. `in cs.DC`, so that a topic cannot bring "
+            f"all of arXiv: {EXAMPLE}"
+        )
+    found: dict[str, None] = {}
+    for text in raw:
+        try:
+            found[resolve_category(text)] = None
+        except UnknownCategory as error:
+            hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
+            raise TopicError(
+                f"{error.category!r} is not an arXiv category.{hint} "
+                "arxiv.org/category_taxonomy lists them all"
+            ) from error
+    if len(found) > MAX_CATEGORIES:
+        raise TopicError(
+            f"at most {MAX_CATEGORIES} categories may be given ({len(found)} given), "
+            "e.g. `in cs.DC,cs.NI`"
+        )
+    return tuple(sorted(found))
+
+
+def _bare(token: re.Match[str]) -> bool:
+    return token["bare"] is not None and not token["minus"]
+
+
+def _shown(phrase: Phrase) -> str:
+    return phrase[0] if len(phrase) == 1 else '"' + " ".join(phrase) + '"'
