@@ -32,6 +32,8 @@ COMMANDS: list[BotCommand] = [
     BotCommand("start", "What this bot does"),
     BotCommand("subscribe", "Follow the watched authors, or /subscribe NAME"),
     BotCommand("unsubscribe", "Stop following NAME, or everything"),
+    BotCommand("watch", 'Follow a topic: /watch "phrase" word in cs.DC'),
+    BotCommand("unwatch", "Stop watching a topic"),
     BotCommand("subscriptions", "What this chat follows"),
     BotCommand("recent", "The newest papers: /recent [N]"),
     BotCommand("subject", "Newest papers in a category: /subject cs.DC"),

@@ -5,6 +5,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `welcome`: /start, /help, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions;
 - `digest`: /digest and /timezone;
+- `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
 - `admin`: /stats;
 - `membership`: blocked, removed, unblocked or added; group migrations;
@@ -40,6 +41,7 @@ from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import LOOKUP_PATIENCE, Subscriptions
+from bot.handlers.topics import Topics
 from bot.handlers.welcome import HELP, Welcome
 from watcher.service import ServiceContext
 
@@ -84,6 +86,9 @@ def register(
     subscriptions = Subscriptions(
         service, lookup_patience=lookup_patience, on_unsubscribed=on_unsubscribed
     )
+    topics = Topics(
+        service, backfills=subscriptions.backfills, on_unsubscribed=on_unsubscribed
+    )  # one budget of arXiv look-ups a chat, for names and topics
     questions = Questions(service)
     admin = Admin(service)
     digest = DigestCommands(service, on_changed=on_digest_changed)
@@ -96,6 +101,8 @@ def register(
         "subscribe": subscriptions.subscribe,
         "unsubscribe": subscriptions.unsubscribe,
         "subscriptions": subscriptions.subscriptions,
+        "watch": topics.watch,
+        "unwatch": topics.unwatch,
         "recent": questions.recent,
         "subject": questions.subject,
         "subjects": questions.subjects,

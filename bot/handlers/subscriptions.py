@@ -290,16 +290,23 @@ class Subscriptions(ServiceHandlers):
         if not followed:
             return (
                 f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
-                "/subscribe NAME follows anyone."
+                "/subscribe NAME follows anyone; /watch follows a topic."
             )
-        head = f"{place.here} follows {len(followed)} author{'s' if len(followed) > 1 else ''}:"
+        topics = [f for f in followed if f.kind == "topic"]
+        followed = [f for f in followed if f.kind != "topic"]
+        head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
+        head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
         revisions = info is not None and info.notify_revisions
         tail = (
             f"New versions of papers: {'on' if revisions else 'off'} "
             f"(/revisions {'off' if revisions else 'on'} to change)."
         )
         room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
-        lines = [head, *capped_lines([_followed_line(f) for f in followed], room=room), tail]
+        entries = [_followed_line(f) for f in followed]
+        if topics:
+            entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
+            entries += [_topic_line(n, f) for n, f in enumerate(topics, 1)]
+        lines = [head, *capped_lines(entries, room=room), tail]
         return "\n".join(lines)
 
     async def revisions(self, update: Update, context: Context) -> None:
@@ -342,6 +349,15 @@ def _followed_line(followed: Followed) -> str:
     if failures:
         tries = "the last try" if failures == 1 else f"the last {failures} tries"
         line += f" (⚠️ {tries} failed; retrying)"
+    return line
+
+
+def _topic_line(number: int, topic: Followed) -> str:
+    line = f"{number}. <code>{html.escape(topic.label)}</code>: {papers(topic.record_count)}, "
+    line += f"last checked {when(topic.last_success)}" if topic.backfilled else "not fetched yet"
+    failures = topic.consecutive_failures
+    if failures:
+        line += f" (⚠️ the last {failures} tries failed; retrying)"
     return line
 
 

@@ -20,7 +20,13 @@ HELP = "\n".join(
         "/subscribe NAME: follow an author, e.g. <code>/subscribe Dezun Dong</code>",
         "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
         "/unsubscribe alone stops everything",
-        "/subscriptions: what this chat follows",
+        "/watch TOPIC in CATEGORY: follow new papers whose title or abstract holds every "
+        'word and "quoted phrase" (whole words, any case; <code>-word</code> excludes one; '
+        "1 to 3 categories), e.g. "
+        '<code>/watch "remote direct memory access" RDMA in cs.DC</code>; papers from before '
+        "it was created are not announced",
+        "/unwatch: list this chat's topics; /unwatch N stops one, e.g. <code>/unwatch 1</code>",
+        "/subscriptions: what this chat follows, people and topics",
         "/recent [N]: the N newest papers (default 5, at most 20), e.g. <code>/recent 10</code>",
         "/subject CATEGORY [N]: the newest papers in a category, e.g. "
         "<code>/subject cs.DC 5</code>",

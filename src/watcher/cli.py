@@ -27,6 +27,8 @@ from watcher.status import InstanceState, live_instances
 from watcher.store import Followed, Store
 from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
+from watcher.topics import EXAMPLE as TOPIC_EXAMPLE
+from watcher.topics import Topic, TopicError, parse_topic
 
 log = logging.getLogger("watcher.cli")
 
@@ -114,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     unfollow = command("unfollow", cmd_unfollow, "stop following an author")
     unfollow.add_argument("name", metavar="NAME")
-    command("authors", cmd_authors, "list followed authors with their poll state")
+    watch = command("watch", cmd_watch, "watch a topic: words and phrases in 1 to 3 categories")
+    watch.add_argument("topic", metavar="TOPIC", help=f"e.g. '{TOPIC_EXAMPLE}'")
+    unwatch = command("unwatch", cmd_unwatch, "stop watching a topic")
+    unwatch.add_argument("topic", metavar="TOPIC", help="as given to watch, or as authors lists it")
+    command("authors", cmd_authors, "list followed authors and topics with their poll state")
     command("health", cmd_health, "exit 0 when the database answers and polling is recent")
     database = command("db", cmd_db, "database maintenance")
     database.add_argument("action", choices=["upgrade", "current"], help="apply migrations / show")
@@ -260,6 +266,38 @@ def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _topic(text: str) -> Topic:
+    try:
+        return parse_topic(text)
+    except TopicError as error:
+        raise UsageError(f"cannot watch that topic: {error}") from None
+
+
+def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
+    topic = _topic(args.topic)
+    _, store = open_store(settings)
+    followed, created = store.watch_topic(topic)
+    if created:
+        print(
+            f"Now watching {topic}. Its recent papers are stored silently at the next poll; "
+            "later ones are new."
+        )
+    else:
+        print(f"Already watching {followed.label}.")
+    return 0
+
+
+def cmd_unwatch(args: argparse.Namespace, settings: Settings) -> int:
+    topic = _topic(args.topic)
+    _, store = open_store(settings)
+    followed = store.find_topic(topic)
+    if followed is None:
+        raise UsageError(f"{str(topic)!r} is not watched; see: arxiv-watcher authors")
+    store.unfollow(followed.id)
+    print(f"No longer watching {followed.label}.")
+    return 0
+
+
 def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     for followed in store.followed():
@@ -269,6 +307,8 @@ def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
 
 def describe_followed(followed: Followed) -> str:
     aliases = f" (also {', '.join(followed.aliases)})" if followed.aliases else ""
+    if followed.kind == "topic":
+        aliases = " (topic)"
     state = f"{followed.record_count} records, last success {ago(followed.last_success)}"
     if followed.consecutive_failures:
         state += f", {followed.consecutive_failures} failure(s) in a row: {followed.last_error}"

@@ -10,8 +10,9 @@ worse than asking the user to add an alias.
 `FollowRules` holds every follow at once, for the harvest that reads all of arXiv: a dict from
 name key to followed ids, so that matching a record costs O(its authors) however many people are
 followed. A person followed only in some categories ("Wei Wang in cs.DC,cs.NI") matches a paper
-by that name only when one of the paper's categories, primary or cross-list, is among them. The
-rules are the one place where follows are matched, not the store or the handlers.
+by that name only when one of the paper's categories, primary or cross-list, is among them. A
+topic (`watcher.topics`) is matched on the title and abstract, through an index by one of its
+words. The rules are the one place where follows are matched, not the store or the handlers.
 
 `check_person_name` is the one rule for a name anyone asks to follow (bot, CLI, WATCH_AUTHORS):
 a given name and a family name, so that both arXiv's search and `name_key` can find the person.
@@ -21,14 +22,16 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from watcher.folding import UNDECOMPOSED_LETTERS
 from watcher.records import Record
 
-# Letters NFKD does not decompose into a base letter plus accent; arXiv's search folds them too.
-_UNDECOMPOSED_LETTERS = str.maketrans(
-    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"}
-)
+if TYPE_CHECKING:
+    from watcher.store import Followed
+    from watcher.topics import Topic, TopicIndex
+
 # Joined rather than split, so "De-Zun" and "Dezun", "O'Brien" and "OBrien" agree.
 _JOINING_MARKS = frozenset("'’ʼ`´")
 _QUERY_OR = " OR "
@@ -73,7 +76,7 @@ def name_key(name: str) -> tuple[str, ...]:
 
     "Dézun Dong", "Dong, Dezun", "DEZUN DONG" and "De-Zun Dong" all give ("dezun", "dong").
     """
-    folded = unicodedata.normalize("NFKD", name.casefold()).translate(_UNDECOMPOSED_LETTERS)
+    folded = unicodedata.normalize("NFKD", name.casefold()).translate(UNDECOMPOSED_LETTERS)
     characters: list[str] = []
     for character in folded:
         category = unicodedata.category(character)
@@ -112,8 +115,24 @@ class FollowRules:
     def __init__(self, follows: Iterable[tuple[int, Sequence[str]]] = ()) -> None:
         self._by_key: dict[tuple[str, ...], set[int]] = {}
         self._categories: dict[int, frozenset[str]] = {}
+        self._topics: TopicIndex | None = None
         for followed_id, names in follows:
             self.add(followed_id, names)
+
+    @classmethod
+    def of(cls, followed: Iterable[Followed]) -> FollowRules:
+        """The rules of these follows: persons by their names (in their categories), topics by
+        their stored text and categories. Identities are not matched here: their papers come
+        from the person's own arXiv feed."""
+        from watcher.topics import topic_from_stored  # see add_topic
+
+        rules = cls()
+        for follow in followed:
+            if follow.kind == "topic" and follow.topic is not None:
+                rules.add_topic(follow.id, topic_from_stored(follow.topic, follow.categories))
+            elif follow.kind == "person":
+                rules.add(follow.id, follow.names, follow.categories)
+        return rules
 
     def add(self, followed_id: int, names: Sequence[str], categories: Sequence[str] = ()) -> None:
         """Follow a person by these names (display name and aliases), maybe only in some
@@ -140,6 +159,26 @@ class FollowRules:
             paper = frozenset(categories)
             found = {i for i in found if i not in self._categories or self._categories[i] & paper}
         return frozenset(found)
+
+    def add_topic(self, followed_id: int, topic: Topic) -> None:
+        """Follow a topic: words and phrases in a title or abstract, in some categories."""
+        # Imported here: watcher.topics checks categories with watcher.rules, which imports
+        # this module for names.
+        from watcher.topics import TopicIndex
+
+        if self._topics is None:
+            self._topics = TopicIndex()
+        self._topics.add(followed_id, topic)
+
+    def match(
+        self, author_names: Iterable[str], categories: Sequence[str], *, title: str, abstract: str
+    ) -> frozenset[int]:
+        """Every followed id a paper belongs to: the persons among its authors (in their
+        categories) and the topics its title and abstract match (`watcher.topics`)."""
+        found = self.match_authors(author_names, categories)
+        if self._topics is not None:
+            found |= self._topics.match(title, abstract, categories)
+        return found
 
 
 def author_query(names: Sequence[str]) -> str:

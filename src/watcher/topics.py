@@ -29,7 +29,7 @@ from watcher.errors import UnknownCategory, WatcherError
 from watcher.folding import fold
 from watcher.taxonomy import resolve_category
 
-MAX_TOPIC_LENGTH = 200
+MAX_TOPIC_LENGTH = 100
 MAX_CATEGORIES = 3
 MAX_TERMS = 10
 EXAMPLE = '"remote direct memory access" RDMA in cs.DC'

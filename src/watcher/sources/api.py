@@ -23,10 +23,11 @@ from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
 from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
-from watcher.match import group_queries, person_query, record_matches
+from watcher.match import FollowRules, group_queries, person_query
 from watcher.parse import Page, parse_feed
 from watcher.sources import Save
 from watcher.store import Followed, MatchedRecord, Store
+from watcher.topics import topic_from_stored
 
 if TYPE_CHECKING:
     from watcher.poll import PollReport
@@ -69,11 +70,13 @@ class ApiSource:
         return len(self.groups(followed))
 
     def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
-        """Authors whose history is known share OR-queries; a first poll goes alone."""
-        known = [f for f in followed if f.backfilled and not f.categories]
+        """Authors whose history is known share OR-queries; a first poll, a person followed in
+        some categories (a query narrowed to them) and a topic go alone."""
+        persons = [f for f in followed if f.kind != "topic"]
+        known = [f for f in persons if f.backfilled and not f.categories]
         groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
-        # A person followed in some categories has a query of its own, narrowed to them.
-        return groups + [[f] for f in followed if not f.backfilled or f.categories]
+        alone = [f for f in persons if not f.backfilled or f.categories]
+        return groups + [[f] for f in alone + [f for f in followed if f.kind == "topic"]]
 
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
@@ -142,14 +145,25 @@ class ApiSource:
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""
-        categories = group[0].categories if len(group) == 1 else ()
-        query = person_query([name for f in group for name in f.names], categories)
+        rules = FollowRules.of(group)
+        ids = frozenset(f.id for f in group)
+        topic = group[0].topic if group[0].kind == "topic" else None
+        if topic is not None:
+            query = topic_from_stored(topic, group[0].categories).query
+        else:
+            categories = group[0].categories if len(group) == 1 else ()
+            query = person_query([name for f in group for name in f.names], categories)
         backfill = not all(f.backfilled for f in group)
         # Results come newest `updated` first. A paper can reach the API days late with its
         # older date, so a known group pages back to a window before its last success, never
-        # merely to "a page already stored". A first poll reads the whole history.
+        # merely to "a page already stored". A person's first poll reads the whole history; a
+        # topic's only the window before now: a topic has no history to show, only a present
+        # whose papers must not be announced as new later.
         successes = [f.last_success for f in group if f.last_success is not None]
-        older_than = None if backfill else min(successes) - self.window
+        if not backfill:
+            older_than: datetime | None = min(successes) - self.window
+        else:
+            older_than = self.clock() - self.window if topic is not None else None
         matched: list[MatchedRecord] = []
         start, first_total = 0, None
         while True:
@@ -158,7 +172,7 @@ class ApiSource:
                 if not page.records:
                     page = await self._first_page_again(group, query, page)
                 first_total = page.total_results
-                if backfill and (first_total or 0) > self.backfill_limit:
+                if backfill and topic is None and (first_total or 0) > self.backfill_limit:
                     raise ArxivTooManyResults(first_total or 0, self.backfill_limit)
             if not page.records:
                 if start > 0 and (first_total is None or start < first_total):
@@ -167,15 +181,15 @@ class ApiSource:
                         f"arXiv answered an empty page at {start} of {first_total}; will retry"
                     )
                 return matched
-            matched.extend(
-                MatchedRecord(record, ids)
-                for record in page.records
-                if (
-                    ids := frozenset(
-                        f.id for f in group if record_matches(record, f.names, f.categories)
-                    )
+            for record in page.records:
+                found = ids & rules.match(
+                    record.author_names,
+                    record.categories,
+                    title=record.title,
+                    abstract=record.abstract,
                 )
-            )
+                if found:
+                    matched.append(MatchedRecord(record, found))
             if len(page.records) < self.page_size:
                 return matched
             if older_than is not None and min(r.updated for r in page.records) < older_than:

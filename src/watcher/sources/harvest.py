@@ -149,10 +149,11 @@ class Harvester:
 
     async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
         """Read the window, store every page's matches; raises on any failure (mark unmoved)."""
-        rules = FollowRules()
-        for f in followed:
-            rules.add(f.id, f.names, f.categories)
-        announce_for = frozenset(f.id for f in followed if f.backfilled)
+        rules = FollowRules.of(followed)
+        announce_for = Announced(
+            frozenset(f.id for f in followed if f.backfilled),
+            {f.id: f.created.date() for f in followed if f.kind == "topic" and f.created},
+        )
         state = await in_db_thread(self.store.harvest_state, self.scope)
         start = self._from_day(state.harvested_through if state else None, followed)
         outcome = HarvestOutcome()
@@ -202,7 +203,7 @@ class Harvester:
         self,
         page: OaiPage,
         rules: FollowRules,
-        announce_for: frozenset[int],
+        announce_for: Announced,
         save: Save,
         outcome: HarvestOutcome,
     ) -> None:
@@ -210,7 +211,9 @@ class Harvester:
         for record in page.records:
             if outcome.through is None or record.datestamp > outcome.through:
                 outcome.through = record.datestamp
-            ids = rules.match_authors(record.authors, record.categories)
+            ids = rules.match(
+                record.authors, record.categories, title=record.title, abstract=record.abstract
+            )
             if ids:
                 matched[record.arxiv_id] = (record, ids)
         outcome.matched += len(matched)
@@ -229,12 +232,17 @@ class Harvester:
                     f"the API did not list {len(missing)} harvested paper(s) "
                     f"({', '.join(missing[:3])}); will retry"
                 )
-            saved = await save(
-                [MatchedRecord(current[i], matched[i][1]) for i in chunk], announce_for
-            )
-            outcome.new += len(saved.new)
-            outcome.revisions += len(saved.revisions)
-            outcome.silent += saved.silent
+            by_announced: dict[frozenset[int], list[MatchedRecord]] = {}
+            for i in chunk:
+                oai, found = matched[i]
+                by_announced.setdefault(announce_for.of(oai, found), []).append(
+                    MatchedRecord(current[i], found)
+                )
+            for announced, records in by_announced.items():
+                saved = await save(records, announced)
+                outcome.new += len(saved.new)
+                outcome.revisions += len(saved.revisions)
+                outcome.silent += saved.silent
             stamps = {
                 i: matched[i][0].datestamp for i in chunk if _is_current(current[i], matched[i][0])
             }
@@ -291,6 +299,28 @@ class Harvester:
                     next_poll=now + retry,
                 )
             )
+
+
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """Whose subscribers hear of a harvested record: the follows whose history was fetched,
+    except a topic for a record whose datestamp is not after the day the topic was created.
+
+    A topic never announces the papers that came before it. Its first poll (by the API) stores
+    the recent ones silently, but the harvest re-reads a day before its mark, and the API's
+    search may have missed a record the local matcher finds: the datestamp settles it. arXiv
+    announces once a day, so a record stamped on the topic's creation day was out before it.
+    """
+
+    backfilled: frozenset[int]
+    topic_created: dict[int, date]
+
+    def of(self, record: OaiRecord, found: frozenset[int]) -> frozenset[int]:
+        return frozenset(
+            i
+            for i in found & self.backfilled
+            if i not in self.topic_created or record.datestamp > self.topic_created[i]
+        )
 
 
 def _is_current(api: Record, oai: OaiRecord) -> bool:

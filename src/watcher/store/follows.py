@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from watcher.match import name_key
 from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.rules import PersonRule, rule_key, with_categories
+from watcher.topics import Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,7 @@ class Followed:
     categories: tuple[str, ...] = ()
     identity: str | None = None
     topic: str | None = None
+    created: datetime | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -173,6 +175,7 @@ class FollowStore:
                 categories=tuple(c for c in author.categories.split(",") if c),
                 identity=author.identity,
                 topic=author.topic,
+                created=author.created,
             )
             for author, state, count, chats in session.exec(query).all()
         ]
@@ -216,3 +219,42 @@ class FollowStore:
                 for name, value in values.items():
                     setattr(state, name, value)
             session.commit()
+
+    # -- topics ----------------------------------------------------------------------------
+
+    def watch_topic(self, topic: Topic, *, watched: bool = True) -> tuple[Followed, bool]:
+        """Follow a topic (`watcher.topics`). Returns it and whether it is new.
+
+        `watched` as for `follow`. A new topic's poll state says "history never fetched": its
+        first poll stores what it finds silently, so a topic never announces the past.
+        """
+        with Session(self.engine) as session:
+            followed = session.exec(
+                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == topic.rule_key)
+            ).first()
+            created = followed is None
+            if followed is None:
+                followed = FollowedAuthor(
+                    name=topic.text,
+                    rule_key=topic.rule_key,
+                    kind="topic",
+                    categories=",".join(topic.categories),
+                    topic=topic.text,
+                    watched=watched,
+                )
+                session.add(followed)
+                session.flush()
+                assert followed.id is not None
+                session.add(PollState(followed_author_id=followed.id))
+            followed.watched = followed.watched or watched
+            session.commit()
+            assert followed.id is not None
+            return self._followed(session, [followed.id])[0], created
+
+    def find_topic(self, topic: Topic) -> Followed | None:
+        """The followed topic that is `topic` (whichever way it was written), if any."""
+        with Session(self.engine) as session:
+            found = session.exec(
+                select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == topic.rule_key)
+            ).first()
+            return None if found is None else self._followed(session, [found])[0]
