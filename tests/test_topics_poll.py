@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -116,7 +117,7 @@ async def test_in_harvest_mode_a_topic_never_announces_a_record_from_before_it_e
 def test_the_cli_watches_lists_polls_and_unwatches_a_topic(
     fake: FakeArxiv, store: Store, database_url: str, tmp_path: Path
 ) -> None:
-    env = {
+    env: dict[str, Any] = {
         "DATABASE_URL": database_url,
         "ARXIV_API_URL": fake.url,
         "ARXIV_MIN_INTERVAL": "0",
@@ -152,7 +153,10 @@ def test_the_cli_watches_lists_polls_and_unwatches_a_topic(
 
 
 def store_chats(store: Store) -> Chats:
-    return Chats(store.engine)
+    chats = Chats(store.engine)
+    for chat in (77, 78):
+        chats.seen(chat, kind="private")
+    return chats
 
 
 def pending_for(store: Store, chat_id: int) -> list[str]:

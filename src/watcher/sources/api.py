@@ -182,6 +182,10 @@ class ApiSource:
                     )
                 return matched
             for record in page.records:
+                if topic is not None and older_than and record.updated < older_than:
+                    # A topic keeps to its window, the last page's tail too: what is older was
+                    # out before the topic's first poll, and must not be announced as new.
+                    continue
                 found = ids & rules.match(
                     record.author_names,
                     record.categories,
