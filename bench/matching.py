@@ -4,7 +4,8 @@ The realistic day of 2,500 records (`tests/fakes/day.py`, seeded) is served by t
 in this process and parsed from its OAI-PMH answer, as a harvest sees it. The rules
 (`watcher.match.FollowRules`) hold `--persons` followed names (synthetic, none of the day's
 authors, plus "Wei Wang", a common name of the day) and `--topics` topics: 1 to 3 words or
-phrases in 1 to 3 categories, one in ten drawn from the day's vocabulary (so some match) and the
+phrases in 1 to 3 categories, one in 200 drawn from the day's 44-word vocabulary (which every
+abstract of the synthetic day nearly exhausts, so these match often) and the
 rest from a synthetic one of 5,000 words, a fifth with an excluded word. Each record is matched
 as the harvest matches it (`FollowRules.match`: its authors, categories, title and abstract).
 
@@ -52,7 +53,7 @@ def topics(count: int, seed: int = 9) -> list[Topic]:
     synthetic = [f"{person(i).split()[0].lower()}{i % 7}" for i in range(5000)]
     made: list[Topic] = []
     while len(made) < count:
-        vocabulary = _WORDS if rng.random() < 0.1 else synthetic
+        vocabulary = _WORDS if rng.random() < 0.005 else synthetic
         terms = rng.sample(vocabulary, rng.randint(1, 3))
         if len(terms) == 3 and rng.random() < 0.5:
             terms = [f'"{terms[0]} {terms[1]}"', terms[2]]
