@@ -61,7 +61,7 @@ def test_one_topic_has_one_canonical_text_whatever_the_order_case_and_quotes() -
     assert topics == {RDMA}
     assert RDMA.text == '"remote direct memory access" rdma -ethernet'
     assert RDMA.rule_key == 'topic:"remote direct memory access" rdma -ethernet in cs.DC,cs.NI'
-    assert str(RDMA) == '"remote direct memory access" rdma -ethernet in cs.DC, cs.NI'
+    assert str(RDMA) == '"remote direct memory access" rdma -ethernet in cs.DC,cs.NI'
 
 
 def test_the_stored_text_gives_the_same_topic_back() -> None:
@@ -86,7 +86,7 @@ def test_the_last_bare_in_starts_the_categories_and_a_quoted_in_is_a_word() -> N
         ("-ethernet -wifi in cs.NI", "excluded words only"),
         ("RDMA", "at least one category is required, e.g. `in cs.DC`"),
         ("RDMA in", "at least one category is required"),
-        ("RDMA in cs.DC,cs.NI,cs.OS,cs.AR", f"at most {MAX_CATEGORIES} categories"),
+        ("RDMA in cs.DC,cs.NI,cs.OS,cs.AR", f"4 categories given; at most {MAX_CATEGORIES}"),
         ("RDMA in cs.XX", "'cs.XX' is not an arXiv category. Did you mean"),
         ("RDMA in networking", "'networking' is not an arXiv category"),
         ("RDMA OR InfiniBand in cs.DC", "OR is no operator here"),
@@ -94,6 +94,8 @@ def test_the_last_bare_in_starts_the_categories_and_a_quoted_in_is_a_word() -> N
         ("rdma -RDMA in cs.DC", "both required and excluded"),
         (" ".join(f"w{i}" for i in range(MAX_TERMS + 1)) + " in cs.DC", "at most 10 words"),
         ("x" * (MAX_TOPIC_LENGTH + 1) + " in cs.DC", "too long"),
+        # 89 characters typed, 109 as stored: each "x0-y-zzz" is the phrase "x0 y zzz"
+        (" ".join(f"x{i}-y-zzz" for i in range(MAX_TERMS)) + " in cs.DC", "as stored"),
     ],
 )
 def test_bad_topics_are_refused_in_one_line_that_says_what_would_do(text: str, says: str) -> None:

@@ -5,6 +5,7 @@ and the delivery sender."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
@@ -50,7 +51,7 @@ async def test_watch_follows_a_topic_and_subscriptions_lists_it_with_the_people(
         ("/watch", "Which topic? Usage: /watch WORDS in CATEGORY"),
         ("/watch RDMA", "At least one category is required, e.g. `in cs.DC`"),
         ("/watch RDMA in cs.DX", "'cs.DX' is not an arXiv category. Did you mean"),
-        ("/watch RDMA in cs.DC cs.NI cs.OS cs.AR", "At most 3 categories may be given"),
+        ("/watch RDMA in cs.DC cs.NI cs.OS cs.AR", "4 categories given; at most 3"),
         ("/watch -ethernet in cs.NI", "A topic of excluded words only"),
         ('/watch "" in cs.NI', "The topic is empty"),
         ("/unwatch RDMA", "At least one category is required"),
@@ -104,10 +105,14 @@ async def test_a_topic_announces_a_new_paper_once_and_never_its_past(
     engine: Engine, database_url: str
 ) -> None:
     async with running_front_end(engine, database_url) as bot:
+        # Within the poll window (POLL_WINDOW_DAYS): a topic's first poll reads only the window.
+        now = datetime.now(UTC)
         past = make_record(
             arxiv_id="2611.50001",
             title="RDMA Transports, Before",
             abstract="Remote direct memory access for clusters.",
+            published=now - timedelta(days=1),
+            authors=["Ada Topicwriter"],  # nobody followed: only the topic finds it
         )
         bot.arxiv.add(past)
         await bot.ask_one(USER, WATCH)
@@ -118,6 +123,8 @@ async def test_a_topic_announces_a_new_paper_once_and_never_its_past(
             arxiv_id="2611.50002",
             title="RDMA Transports, After",
             abstract="Remote direct memory access, faster.",
+            published=now,
+            authors=["Ada Topicwriter"],
         )
         bot.arxiv.add(new)
         second = await bot.service.poller.poll(force=True)

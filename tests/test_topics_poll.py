@@ -134,16 +134,29 @@ def test_the_cli_watches_lists_polls_and_unwatches_a_topic(
     )
     assert watched.returncode == 0, watched.stderr
     assert "Now watching" in watched.stdout
+    # The hits' author is followed too: in api mode the person and the topic are two queries.
+    assert run_cli("follow", "Ada Topicwriter", cwd=tmp_path, **env).returncode == 0
     first = run_cli("poll", "--json", cwd=tmp_path, **env)
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout) == []  # the topic's first poll: silent
+    assert json.loads(first.stdout) == []  # the first polls: silent
     fake.add(NEW)
     second = run_cli("poll", "--json", cwd=tmp_path, **env)
     assert [(p["arxiv_id"], p["kind"]) for p in json.loads(second.stdout)] == [
-        (NEW.arxiv_id, "new")
+        (NEW.arxiv_id, "new")  # once, though both found it
     ]
     listed = run_cli("authors", cwd=tmp_path, **env)
     assert '"remote direct memory access" rdma in cs.DC,cs.NI (topic): 2 records' in listed.stdout
+    assert "Ada Topicwriter: 2 records" in listed.stdout
+
+    for wrong, says in [
+        ("rdma in cs.DC", "'rdma in cs.DC' is not watched; see: arxiv-watcher authors"),
+        ("rdma in cs.XX", "'cs.XX' is not an arXiv category"),
+        ("-rdma in cs.DC", "a topic of excluded words only"),
+    ]:
+        refused = run_cli("unwatch", wrong, cwd=tmp_path, **env)
+        assert refused.returncode == 2
+        assert says in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert len([f for f in store.followed() if f.kind == "topic"]) == 1
 
     stopped = run_cli(
         "unwatch", 'rdma "remote direct memory access" in cs.DC,cs.NI', cwd=tmp_path, **env

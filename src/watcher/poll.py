@@ -179,9 +179,12 @@ class Poller:
             part = await in_db_thread(self.store.save_records, chunk, announce_for=announce_for)
             took = time.perf_counter() - began
             done += len(chunk)
-            for found in (total, report):
-                found.new.extend(part.new)
-                found.revisions.extend(part.revisions)
+            total.new.extend(part.new)
+            total.revisions.extend(part.revisions)
+            # A paper two follows found in one cycle (a person and a topic, polled apart in api
+            # mode) is stored for both, and reported once.
+            report.new.extend(_not_in(report.new, part.new))
+            report.revisions.extend(_not_in(report.revisions, part.revisions))
             total.silent += part.silent
             report.backfilled += part.silent
             if len(chunk) == self._save_chunk:
@@ -190,3 +193,9 @@ class Poller:
                 size = min(pace, 2 * len(chunk), SAVE_CHUNK_MAX)
                 self._save_chunk = int(max(SAVE_CHUNK_MIN, size))
         return total
+
+
+def _not_in(reported: Sequence[Record], found: Sequence[Record]) -> list[Record]:
+    """Those of `found` whose version is not among `reported` already."""
+    seen = {(r.arxiv_id, r.version) for r in reported}
+    return [r for r in found if (r.arxiv_id, r.version) not in seen]

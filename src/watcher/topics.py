@@ -25,12 +25,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from watcher.errors import UnknownCategory, WatcherError
+from watcher.errors import UnknownCategory
 from watcher.folding import fold
-from watcher.taxonomy import resolve_category
+from watcher.rules import MAX_RULE_CATEGORIES, BadRule, parse_categories, with_categories
 
-MAX_TOPIC_LENGTH = 100
-MAX_CATEGORIES = 3
+MAX_TOPIC_LENGTH = 100  # the canonical text is stored as the follow's name, 100 characters
+MAX_CATEGORIES = MAX_RULE_CATEGORIES
 MAX_TERMS = 10
 EXAMPLE = '"remote direct memory access" RDMA in cs.DC'
 
@@ -45,7 +45,7 @@ _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 _GAP = ""
 
 
-class TopicError(WatcherError):
+class TopicError(BadRule):
     """A topic that cannot be followed; the message says why and what would do, in one line."""
 
 
@@ -79,11 +79,12 @@ class Topic:
 
     @property
     def rule_key(self) -> str:
-        """The unique key of this rule among all follows."""
-        return f"topic:{self.text} in {','.join(self.categories)}"
+        """The unique key of this rule among all follows (`followed_author.rule_key`)."""
+        return f"topic:{self}"
 
     def __str__(self) -> str:
-        return f"{self.text} in {', '.join(self.categories)}"
+        """As a follow rule is shown: `rdma in cs.DC,cs.NI` (`watcher.rules.with_categories`)."""
+        return with_categories(self.text, self.categories)
 
     @property
     def key_word(self) -> str:
@@ -201,7 +202,13 @@ def parse_topic(text: str) -> Topic:
     raw_categories = [
         part for token in wanted for part in token.group(0).strip('"-').split(",") if part
     ]
-    return Topic(required=required, excluded=excluded, categories=_categories(raw_categories))
+    topic = Topic(required=required, excluded=excluded, categories=_categories(raw_categories))
+    if len(topic.text) > MAX_TOPIC_LENGTH:  # punctuation inside a word makes it a quoted phrase
+        raise TopicError(
+            f"that topic is too long ({len(topic.text)} characters as stored; at most "
+            f"{MAX_TOPIC_LENGTH})"
+        )
+    return topic
 
 
 def topic_from_stored(text: str, categories: Sequence[str]) -> Topic:
@@ -244,27 +251,22 @@ def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phras
 
 
 def _categories(raw: Sequence[str]) -> tuple[str, ...]:
+    """Sorted canonical ids, checked as every follow rule's are (`watcher.rules`), and required."""
     if not raw:
         raise TopicError(
             "at least one category is required, e.g. `in cs.DC`, so that a topic cannot bring "
             f"all of arXiv: {EXAMPLE}"
         )
-    found: dict[str, None] = {}
-    for text in raw:
-        try:
-            found[resolve_category(text)] = None
-        except UnknownCategory as error:
-            hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
-            raise TopicError(
-                f"{error.category!r} is not an arXiv category.{hint} "
-                "arxiv.org/category_taxonomy lists them all"
-            ) from error
-    if len(found) > MAX_CATEGORIES:
+    try:
+        return tuple(sorted(parse_categories(raw)))
+    except UnknownCategory as error:
+        hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
         raise TopicError(
-            f"at most {MAX_CATEGORIES} categories may be given ({len(found)} given), "
-            "e.g. `in cs.DC,cs.NI`"
-        )
-    return tuple(sorted(found))
+            f"{error.category!r} is not an arXiv category.{hint} "
+            "arxiv.org/category_taxonomy lists them all"
+        ) from error
+    except BadRule as error:
+        raise TopicError(str(error)) from error
 
 
 def _bare(token: re.Match[str]) -> bool:

@@ -1,8 +1,10 @@
-"""Followed authors and their poll state: who is watched, and when each is polled next.
+"""Follow rules and their poll state: who and what is watched, and when each is polled next.
 
-A follow is stored once per person (`name_key` makes "Dong Dezun" and "Dezun Dong" one row) and
-carries its aliases. Its poll state says how the last polls went; no `last_success` yet means its
-history has not been fetched, and nothing of it is announced until it has.
+A follow is stored once per rule (`rule_key` makes "Dong Dezun" and "Dezun Dong" one row, and a
+topic one row however its words are ordered); a person carries its aliases, a topic (`kind`
+"topic") its canonical text and categories. Its poll state says how the last polls went; no
+`last_success` yet means its history has not been fetched, and nothing of it is announced until
+it has.
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ class Followed:
 
     @property
     def key(self) -> str:
-        """The unique key of a person rule (`watcher.rules.rule_key`)."""
+        """The rule's unique key: a person's (`watcher.rules.rule_key`), or a topic's
+        (`watcher.topics.Topic.rule_key`: "topic:" and its label)."""
+        if self.kind == "topic":
+            return f"topic:{self.label}"
         return rule_key(self.name, self.categories)
 
     @property
