@@ -34,6 +34,35 @@ LOOKALIKE = paper("2611.39990", "Quantum Feedback Control Revisited", ["Dezun Li
 DAOYI = paper("2611.39991", "Open Quantum Systems under Markovian Noise", ["Daoyi Dong"])
 UPDATED = dezun_dong_records()[2]  # gets a journal reference, no new version
 
+# A topic a chat watches, and papers on it by nobody followed. The day's invented words never
+# say "rdma", "remote", "direct" or "access".
+TOPIC = '"remote direct memory access" RDMA in cs.DC'
+TOPIC_TEXT = '"remote direct memory access" rdma'  # as stored and shown
+TOMORROW = TODAY + timedelta(days=1)
+_ON_TOPIC = "We move data by remote direct memory access (RDMA) between the cluster's nodes."
+
+
+def on_topic(arxiv_id: str, title: str, **changes: object) -> Record:
+    fields: dict[str, object] = {"abstract": _ON_TOPIC, "authors": ["Ada Topicwriter"]}
+    return make_record(arxiv_id=arxiv_id, title=title, published=AT, **{**fields, **changes})
+
+
+# In the day before the topic existed: its first poll (by the API) finds it, silently.
+TOPIC_BEFORE = on_topic("2611.39980", "RDMA Transports Found Before the Topic")
+# Stamped the day the topic was created, listed to the harvest only after the topic's first
+# poll (the API's search may miss what the local matcher finds): out before the topic, never new.
+TOPIC_SAME_DAY = on_topic("2611.39981", "RDMA Transports Out the Day the Topic Began")
+# Stamped after the topic was created: the hit, and two near misses.
+TOPIC_HIT = on_topic("2611.39982", "RDMA Transports Announced After the Topic")
+TOPIC_ELSEWHERE = on_topic(  # the words, in a category the topic does not watch
+    "2611.39983", "RDMA Transports for Learning", primary_category="cs.LG"
+)
+TOPIC_LOOKALIKE = on_topic(  # RDMAX is not RDMA; "remote direct memory accesses" not the phrase
+    "2611.39984",
+    "RDMAX Transports",
+    abstract="Remote direct memory accesses through RDMAX adapters.",
+)
+
 
 def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
     return [message.text for message in telegram.sent(chat_id)]

@@ -3,9 +3,11 @@ arXiv serving a realistic day of 2,500 records over OAI-PMH (and the API for ver
 follows' histories), and the fake Bot API.
 
 The day is generated once for the module, from a seed. It holds look-alikes of the followed
-author; the test adds his two new papers, a look-alike's, another followed person's, and a
-metadata-only update of one of his old papers. Exactly the right papers reach exactly the right
-chats, once. `test_harvest_crash.py` kills the service in the middle of a harvest.
+author; the test adds his two new papers, a look-alike's, another followed person's, a
+metadata-only update of one of his old papers, and papers on a topic one chat watches: one from
+before the topic existed, one stamped the day it was created, and the hit of the next day with
+two near misses. Exactly the right papers reach exactly the right chats, once.
+`test_harvest_crash.py` kills the service in the middle of a harvest.
 """
 
 from __future__ import annotations
@@ -23,6 +25,14 @@ from tests.harvest_world import (
     SECOND,
     TODAY,
     TOKEN,
+    TOMORROW,
+    TOPIC,
+    TOPIC_BEFORE,
+    TOPIC_ELSEWHERE,
+    TOPIC_HIT,
+    TOPIC_LOOKALIKE,
+    TOPIC_SAME_DAY,
+    TOPIC_TEXT,
     UPDATED,
     fakes,
     harvests,
@@ -31,6 +41,7 @@ from tests.harvest_world import (
 )
 from watcher.db import open_database
 from watcher.store import Store
+from watcher.topics import parse_topic
 
 pytestmark = pytest.mark.slow
 __all__ = ["fakes"]  # the fixture
@@ -40,6 +51,7 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
     fakes: tuple[FakeArxiv, FakeTelegram], database_url: str, tmp_path: Path
 ) -> None:
     arxiv, telegram = fakes
+    arxiv.add(TOPIC_BEFORE, datestamp=TODAY)  # in the day before anyone watches the topic
     service = service_for(arxiv, telegram, database_url, tmp_path)
     try:
         service.wait_for(lambda: "stored silently" in service.output)  # the API backfill
@@ -47,21 +59,26 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
         for person in (11, 12):
             telegram.user_sends(person, "/subscribe")
         telegram.user_sends(13, "/subscribe Daoyi Dong")  # a new follow: its history by API
-        telegram.wait_sync(lambda: all(len(texts(telegram, c)) == 1 for c in (11, 12, 13)), 30)
+        telegram.user_sends(14, f"/watch {TOPIC}")  # a new topic: its window by API, silently
+        telegram.wait_sync(lambda: all(len(texts(telegram, c)) == 1 for c in (11, 12, 13, 14)), 30)
         service.wait_for(lambda: "polled Daoyi Dong" in service.output, timeout=30)
+        service.wait_for(lambda: f"polled {TOPIC_TEXT}:" in service.output)
 
-        for record in (FIRST, SECOND, LOOKALIKE, DAOYI):
+        for record in (FIRST, SECOND, LOOKALIKE, DAOYI, TOPIC_SAME_DAY):
             arxiv.add(record, datestamp=TODAY)
         arxiv.touch(UPDATED.arxiv_id, TODAY, journal_ref="J. Parallel Distrib. Comput. 190 (2026)")
+        for record in (TOPIC_HIT, TOPIC_ELSEWHERE, TOPIC_LOOKALIKE):
+            arxiv.add(record, datestamp=TOMORROW)
         telegram.wait_sync(
-            lambda: (
-                all(len(texts(telegram, c)) == 3 for c in (11, 12))
-                and len(texts(telegram, 13)) == 2
+            lambda: (  # at least: what more came is counted below
+                all(len(texts(telegram, c)) >= 3 for c in (11, 12))
+                and len(texts(telegram, 13)) >= 2
+                and len(texts(telegram, 14)) >= 2
             ),
             timeout=60,
         )
         seen = harvests(service)
-        service.wait_for(lambda: harvests(service) >= seen + 1, timeout=60)  # later: silence
+        service.wait_for(lambda: harvests(service) >= seen + 2, timeout=60)  # later: silence
     finally:
         code = service.stop()
     assert code == 0, service.output
@@ -73,20 +90,35 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
         assert len(news) == 2
     (daoyi_news,) = texts(telegram, 13)[1:]
     assert DAOYI.title in daoyi_news
+    watching, topic_news = texts(telegram, 14)
+    assert watching.startswith(f"✅ This chat now watches {TOPIC_TEXT}")
+    assert TOPIC_HIT.title in topic_news
     everything = " ".join(m.text for m in telegram.sent())
-    assert LOOKALIKE.title not in everything
-    assert UPDATED.title not in everything  # a metadata update is stored, not announced
+    assert everything.count(TOPIC_HIT.title) == 1  # that chat, once; nobody else
+    for unannounced in (LOOKALIKE, UPDATED, TOPIC_BEFORE, TOPIC_SAME_DAY):
+        assert unannounced.title not in everything  # a metadata update is stored, not announced
+    for near_miss in (TOPIC_ELSEWHERE, TOPIC_LOOKALIKE):
+        assert near_miss.title not in everything
     engine = open_database(database_url, migrate=False)
     try:
-        stored = Store(engine).paper(UPDATED.arxiv_id)
+        store = Store(engine)
+        stored = store.paper(UPDATED.arxiv_id)
         assert (
             stored is not None and stored.journal_ref == "J. Parallel Distrib. Comput. 190 (2026)"
         )
-        assert Store(engine).paper(LOOKALIKE.arxiv_id) is None
+        for absent in (LOOKALIKE, TOPIC_ELSEWHERE, TOPIC_LOOKALIKE):
+            assert store.paper(absent.arxiv_id) is None
+        topic = store.find_topic(parse_topic(TOPIC))
+        assert topic is not None and topic.record_count == 3  # before, the same day, the hit
     finally:
         engine.dispose()
-    # The day cost its pages and a few API look-ups, not a query per name.
+    # The day cost its pages and a few API look-ups, not a query per name; the topic's one
+    # search was its first poll.
+    searches = [r.params.get("search_query", "") for r in arxiv.api_requests()]
+    topic_searches = [q for q in searches if q == parse_topic(TOPIC).query]
+    assert len(topic_searches) == 1
     assert all(
         r.params.get("id_list") or "au:" in r.params.get("search_query", "")
         for r in arxiv.api_requests()
+        if r.params.get("search_query") != parse_topic(TOPIC).query
     )
