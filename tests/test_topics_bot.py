@@ -54,7 +54,12 @@ async def test_watch_follows_a_topic_and_subscriptions_lists_it_with_the_people(
         ("/watch RDMA in cs.DC cs.NI cs.OS cs.AR", "4 categories given; at most 3"),
         ("/watch -ethernet in cs.NI", "A topic of excluded words only"),
         ('/watch "" in cs.NI', "The topic is empty"),
+        ("/watch " + "x" * 101 + " in cs.DC", "That topic is too long"),
         ("/unwatch RDMA", "At least one category is required"),
+        ("/unwatch RDMA in cs.DX", "'cs.DX' is not an arXiv category. Did you mean"),
+        ("/unwatch -ethernet in cs.NI", "A topic of excluded words only"),
+        ("/unwatch RDMA in cs.NI", "This chat does not watch rdma in cs.NI."),
+        ("/unwatch 0", "This chat has no topic number 0 (it has none)."),
     ],
 )
 async def test_bad_topics_get_one_line_and_change_nothing(bot: Bot, text: str, answer: str) -> None:
