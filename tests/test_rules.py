@@ -7,6 +7,7 @@ import pytest
 from watcher.errors import UnknownCategory
 from watcher.match import FollowRules, in_categories, person_query
 from watcher.rules import BadRule, PersonRule, parse_person, rule_key, split_categories
+from watcher.store import Followed
 
 
 @pytest.mark.parametrize(
@@ -75,3 +76,29 @@ def test_the_query_of_a_person_in_categories_is_narrowed_to_them() -> None:
     assert person_query(["Wei Wang"], ["cs.DC", "cs.NI"]) == (
         '(au:"Wei Wang") AND (cat:cs.DC OR cat:cs.NI)'
     )
+
+
+def test_an_unreadable_stored_topic_is_skipped_and_the_other_follows_still_match(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def follow(
+        id: int, kind: str, name: str, topic: str | None, categories: tuple[str, ...]
+    ) -> Followed:
+        return Followed(
+            id=id, name=name, aliases=(), record_count=0, last_attempt=None, last_success=None,
+            last_error=None, consecutive_failures=0, next_poll=None, kind=kind,
+            categories=categories, topic=topic,
+        )  # fmt: skip
+
+    rules = FollowRules.of(
+        [
+            follow(1, "topic", "rdma", "rdma", ("cs.DC",)),
+            follow(2, "topic", "broken", "AND", ("cs.DC",)),  # no longer a topic
+            follow(3, "topic", "gone", "rdma", ("cs.GONE",)),  # a category since dropped
+            follow(4, "person", "Dezun Dong", None, ()),
+        ]
+    )
+    found = rules.match(["Dezun Dong"], ["cs.DC"], title="RDMA at scale", abstract="")
+    assert found == {1, 4}
+    assert rules.match([], ["cs.GONE"], title="RDMA", abstract="") == {3}
+    assert "topic #2 'AND' cannot be read" in caplog.text

@@ -20,11 +20,13 @@ a given name and a family name, so that both arXiv's search and `name_key` can f
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from watcher.errors import WatcherError
 from watcher.folding import UNDECOMPOSED_LETTERS
 from watcher.records import Record
 
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from watcher.store import Followed
     from watcher.topics import Topic, TopicIndex
 
+log = logging.getLogger(__name__)
 # Joined rather than split, so "De-Zun" and "Dezun", "O'Brien" and "OBrien" agree.
 _JOINING_MARKS = frozenset("'’ʼ`´")
 _QUERY_OR = " OR "
@@ -129,7 +132,14 @@ class FollowRules:
         rules = cls()
         for follow in followed:
             if follow.kind == "topic" and follow.topic is not None:
-                rules.add_topic(follow.id, topic_from_stored(follow.topic, follow.categories))
+                try:
+                    topic = topic_from_stored(follow.topic, follow.categories)
+                except WatcherError as error:
+                    # One unreadable rule (written by another version) must not stop every
+                    # other follow's matching: it is skipped, loudly, at every cycle.
+                    log.error("topic #%d %r cannot be read: %s", follow.id, follow.topic, error)
+                    continue
+                rules.add_topic(follow.id, topic)
             elif follow.kind == "person":
                 rules.add(follow.id, follow.names, follow.categories)
         return rules

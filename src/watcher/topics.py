@@ -212,9 +212,12 @@ def parse_topic(text: str) -> Topic:
 
 
 def topic_from_stored(text: str, categories: Sequence[str]) -> Topic:
-    """The topic stored as its canonical `text` and category ids; TopicError if it is not one."""
+    """The topic stored as its canonical `text` and category ids; TopicError if it is not one.
+
+    The categories were checked when the topic was made, and are taken as stored: a category
+    the taxonomy has since dropped must not make the stored rule unreadable."""
     required, excluded = _terms(list(_TOKEN.finditer(text)))
-    return Topic(required=required, excluded=excluded, categories=_categories(categories))
+    return Topic(required=required, excluded=excluded, categories=tuple(sorted(categories)))
 
 
 def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...]]:
