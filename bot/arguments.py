@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory
+from watcher.identity import Identity, IdentityError, parse_identity
 from watcher.match import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
 from watcher.rules import BadRule, PersonRule, split_categories
@@ -46,8 +47,9 @@ class PaperArguments:
 
 
 USAGE = {
-    "subscribe": "Usage: /subscribe, or /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun "
-    "Dong, or /subscribe Wei Wang in cs.DC,cs.NI)",
+    "subscribe": "Usage: /subscribe, /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun "
+    "Dong, or /subscribe Wei Wang in cs.DC,cs.NI), or /subscribe AUTHOR-ID (e.g. /subscribe "
+    "https://arxiv.org/a/dong_d_1, or an ORCID iD)",
     "unsubscribe": "Usage: /unsubscribe NAME [in CATEGORY,...] (e.g. /unsubscribe Dezun Dong), "
     "or /unsubscribe alone to stop everything",
     "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
@@ -85,6 +87,16 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     if problem is not None:
         raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
     return PersonRule((name,), categories)
+
+
+def identity(args: Sequence[str]) -> Identity | None:
+    """The arXiv author id or ORCID iD in `args`, or None when they hold no identity (a name,
+    or nothing). A plainly meant but wrong one (a bad ORCID check digit) is a UsageError."""
+    text = " ".join(args).strip()
+    try:
+        return parse_identity(text)
+    except IdentityError as error:
+        raise UsageError(str(error)) from None
 
 
 def count(args: Sequence[str], *, command: str = "recent") -> int:

@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
+from bot.arguments import USAGE
 from bot.frontend import TelegramFrontend
 from bot.handlers import HELP, LOOKUP_PATIENCE, SORRY, CommandBudget
 from bot.handlers.common import fit_reply
@@ -39,6 +40,7 @@ from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import Followed, MatchedRecord, Store
 
+SUBSCRIBE_USAGE = USAGE["subscribe"]
 USER = 42
 ADMIN_CHAT = 4242
 GROUP = -500
@@ -117,7 +119,12 @@ async def running_service(
             store = Store(engine)
             for rule in settings.followed_specs:
                 store.follow_person(rule)
-            poller = Poller(store=store, client=client, poll_interval=3600)
+            poller = Poller(
+                store=store,
+                client=client,
+                poll_interval=3600,
+                author_feed_url=arxiv.author_feed_url,
+            )
             service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
             await poller.poll()  # the watched author's history, as the service does at start
             yield telegram, arxiv, service
@@ -227,10 +234,15 @@ async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
         "/timezone UTC+8",
     ):
         assert example in answer
-    assert answer.endswith(
+    assert (
         "In groups, only administrators can change what the group follows (/subscribe, "
         "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
         "topic follows its own authors, and their papers (and digests) are posted in that topic."
+        in answer
+    )
+    assert answer.endswith(
+        "An author id is exact (the person's own arXiv author page), but lists only the papers "
+        "the person claimed on arXiv."
     )
 
 
@@ -286,8 +298,8 @@ async def test_subscribe_a_name_answers_at_once_and_the_poller_fetches_its_histo
         "✅ This chat now follows yemao XU: arXiv lists 3 papers under that name. Their history "
         "is being fetched; new papers will be posted here."
     )
-    (lookup,) = bot.arxiv.api_requests()[asked:]  # the answer cost one small request, no poll
-    assert lookup.params["max_results"] == "1"
+    (lookup,) = bot.arxiv.api_requests()[asked:]  # the answer cost one request, no poll
+    assert lookup.params["max_results"] == "100"  # the count, and a sample's categories
     followed = bot.store.find_followed("Yemao Xu")
     assert followed is not None
     assert not followed.backfilled and not followed.watched

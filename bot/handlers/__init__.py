@@ -39,6 +39,7 @@ from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
+from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import LOOKUP_PATIENCE, Subscriptions
 from bot.handlers.topics import Topics
@@ -114,6 +115,7 @@ def register(
     }
     for name, callback in by_name.items():
         application.add_handler(CommandHandler(name, callback, filters=_FRESH))
+    application.add_handler(CallbackQueryHandler(subscriptions.choose, pattern=f"^{OFFER_PREFIX}"))
     application.add_handler(CallbackQueryHandler(questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))

@@ -5,11 +5,15 @@ each topic follows its own authors: the subscription is the topic's the command 
 (`Place`), and so are the papers posted later.
 
 /subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
-(its number of results, run as a task of its own so the chat is served meanwhile): no results,
-or more than `BACKFILL_LIMIT`, and the name is refused; otherwise the chat subscribes at once
-and the poller is asked for a round now (`Poller.poll_soon`) to fetch the history, the answer
-not waiting for it. Each chat may start at most `BACKFILLS_PER_CHAT_HOUR` such look-ups (or
-restarts of an author nobody polled) an hour.
+(its number of results and the categories of its newest hundred, run as a task of its own so
+the chat is served meanwhile): no results, and the name is refused; a name that looks like
+several people (`watcher.homonyms`) gets the homonym question, buttons for its most common
+categories and one to go ahead anyway (`bot.handlers.offers`); otherwise the chat subscribes at
+once and the poller is asked for a round now (`Poller.poll_soon`) to fetch the history, the
+answer not waiting for it. /subscribe AUTHOR-ID (an arXiv author id or an ORCID iD) reads the
+person's author feed once, so that an id arXiv does not know is refused at once. Each chat may
+start at most `BACKFILLS_PER_CHAT_HOUR` such look-ups (or restarts of an author nobody polled)
+an hour.
 """
 
 from __future__ import annotations
@@ -19,17 +23,21 @@ import html
 from collections.abc import Callable
 
 from telegram import Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
 
 from bot import arguments
 from bot.arguments import UsageError
 from bot.handlers.budget import BackfillBudget, minutes
 from bot.handlers.common import (
     MAX_NAMES_IN_A_SENTENCE,
+    NO_PREVIEW,
     Context,
     Place,
     ServiceHandlers,
     bold_names,
     capped_lines,
+    may_manage,
     papers,
     place_of,
     refuse_non_admin,
@@ -37,12 +45,17 @@ from bot.handlers.common import (
     reply_usage,
     when,
 )
-from bot.render import MAX_MESSAGE_LENGTH, visible_length
+from bot.handlers.offers import STALE, Offers
+from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
 from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
-from watcher.errors import ArxivError
+from watcher.errors import ArxivError, UnknownAuthorId
+from watcher.homonyms import NameSurvey
+from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
+from watcher.records import Record
 from watcher.rules import PersonRule
 from watcher.service import ServiceContext
+from watcher.sources.author_feed import likely_name
 from watcher.store import Followed
 
 # Seconds a /subscribe waits for arXiv's count of a new name, its turn on the polite client
@@ -69,17 +82,28 @@ class Subscriptions(ServiceHandlers):
         self.backfills = BackfillBudget(per_hour=service.settings.backfills_per_chat_hour)
         self.lookup_patience = lookup_patience
         self.on_unsubscribed = on_unsubscribed
+        self.offers = Offers()
 
     async def subscribe(self, update: Update, context: Context) -> None:
-        """/subscribe [NAME]: follow the watched authors, or one more author."""
+        """/subscribe [NAME | AUTHOR-ID]: follow the watched authors, or one more author."""
         try:
-            rule = arguments.person_rule(context.args or [], command="subscribe")
+            identity = arguments.identity(context.args or [])
+            rule = None
+            if identity is None:
+                rule = arguments.person_rule(context.args or [], command="subscribe")
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
+        if identity is not None:
+            context.application.create_task(
+                self._subscribe_identity(update, context, place, identity),
+                update=update,
+                name=f"subscribe-{place.chat_id}",
+            )
+            return
         if rule is None:
             await reply(update, context, await in_db_thread(self._subscribe_watched, place))
             return
@@ -139,18 +163,22 @@ class Subscriptions(ServiceHandlers):
         if followed is None:
             try:
                 async with asyncio.timeout(self.lookup_patience):
-                    total = await self.service.poller.count_results(rule.names, rule.categories)
+                    survey = await self.service.poller.survey(rule.names, rule.categories)
             except TimeoutError:
                 await reply(update, context, _too_slow(str(rule)))
                 return
             except ArxivError as error:
                 await reply(update, context, _unreachable(str(rule), error))
                 return
-            refusal = self._refusal(rule, total)
+            if survey.total and not rule.categories and survey.several_people:
+                # One name, several people? Ask which (nothing is followed until answered).
+                await reply(update, context, self._homonym_question(place, rule, survey))
+                return
+            refusal = self._refusal(rule, survey.total)
             if refusal is not None:
                 await reply(update, context, refusal)
                 return
-            answer = await in_db_thread(self._follow_new, place, rule, total)
+            answer = await in_db_thread(self._follow_new, place, rule, survey.total)
         else:
             answer = await in_db_thread(self._subscribe_paused, place, followed)
         self.service.poller.poll_soon()  # its history now, not at the next round
@@ -236,6 +264,132 @@ class Subscriptions(ServiceHandlers):
             )
         return None
 
+    # -- the homonym question --------------------------------------------------------------
+
+    def _homonym_question(self, place: Place, rule: PersonRule, survey: NameSurvey) -> Message:
+        """The buttons for a name that looks like several people: its most common categories,
+        and "anyway" unless the name is too broad to be followed whole."""
+        return self.offers.ask(
+            chat_id=place.chat_id,
+            thread_id=place.thread_id,
+            names=rule.names,
+            survey=survey,
+            anyway=survey.total <= self.service.poller.backfill_limit,
+        )
+
+    async def choose(self, update: Update, context: Context) -> None:
+        """A button of the homonym question: follow the name in that category, or anyway."""
+        query = update.callback_query
+        chat = update.effective_chat
+        assert query is not None
+        if chat is None or query.message is None:
+            await query.answer(STALE)
+            return
+        if not await may_manage(update, context):
+            await query.answer("Only this group's administrators can change what it follows.")
+            return
+        choice = self.offers.take(query.data or "", chat_id=chat.id)
+        if choice is None:
+            await query.answer(STALE)
+            return
+        await query.answer()
+        offer = choice.offer
+        place = Place(offer.chat_id, offer.thread_id)
+        if choice.category is None:
+            rule = PersonRule(offer.names)
+            answer = await in_db_thread(self._follow_new, place, rule, offer.total)
+        else:
+            rule = PersonRule(offer.names, (choice.category,))
+            answer = await in_db_thread(self._follow_in_category, place, rule)
+        self.service.poller.poll_soon()
+        try:
+            await query.edit_message_text(
+                answer, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW
+            )
+        except BadRequest:
+            await reply(update, context, answer)  # the question is gone: say it anew
+
+    def _follow_in_category(self, place: Place, rule: PersonRule) -> str:
+        """Database thread: follow a name in a category, for this chat; the answer."""
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        followed, created = self.store.follow_person(rule, watched=False)
+        shown = f"<b>{html.escape(followed.label)}</b>"
+        if followed.id in subscribed:
+            return f"{place.here} already follows {shown}. /subscriptions lists what it follows."
+        if not self._subscribe(place, followed.id):
+            if created and self.chats.subscribers(followed.id) == 0:
+                self.store.unfollow(followed.id)
+            return _full_message()
+        return (
+            f"✅ {place.here} now follows {shown}: their papers listed in "
+            f"{', '.join(rule.categories)}, primary or cross-list. Their history is being "
+            "fetched; new papers will be posted here."
+        )
+
+    # -- a person by arXiv identity ---------------------------------------------------------
+
+    async def _subscribe_identity(
+        self, update: Update, context: Context, place: Place, identity: Identity
+    ) -> None:
+        prepared = await in_db_thread(self._prepare_identity, place, identity)
+        if isinstance(prepared, str):
+            await reply(update, context, prepared)
+            return
+        followed = prepared
+        if followed is not None and followed.polled:
+            await reply(update, context, await in_db_thread(self._subscribe_known, place, followed))
+            return
+        wait = self.backfills.take(place.chat_id)
+        if wait is not None:
+            await reply(update, context, self._budget_spent(wait))
+            return
+        if followed is None:
+            try:
+                async with asyncio.timeout(self.lookup_patience):
+                    found = await self.service.poller.identity_papers(identity)
+            except TimeoutError:
+                await reply(update, context, _too_slow(identity.shown))
+                return
+            except UnknownAuthorId:
+                await reply(update, context, unknown_identity(identity))
+                return
+            except ArxivError as error:
+                await reply(update, context, _unreachable(identity.shown, error))
+                return
+            answer = await in_db_thread(self._follow_identity, place, identity, found)
+        else:
+            answer = await in_db_thread(self._subscribe_paused, place, followed)
+        self.service.poller.poll_soon()
+        await reply(update, context, answer)
+
+    def _prepare_identity(self, place: Place, identity: Identity) -> str | Followed | None:
+        """Database thread: the identity if followed already, or why this chat cannot."""
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        existing = self.store.find_identity(identity.key)
+        if existing is not None and existing.id in subscribed:
+            return (
+                f"{place.here} already follows <b>{html.escape(existing.name)}</b>. "
+                "/subscriptions lists what it follows."
+            )
+        if len(subscribed) >= MAX_SUBSCRIPTIONS:
+            return _full_message()
+        return existing
+
+    def _follow_identity(self, place: Place, identity: Identity, found: list[Record]) -> str:
+        """Database thread: follow an identity arXiv knows, for this chat; the answer."""
+        followed, created = self.store.follow_identity(
+            identity, name=likely_name(found), watched=False
+        )
+        if not self._subscribe(place, followed.id):
+            if created and self.chats.subscribers(followed.id) == 0:
+                self.store.unfollow(followed.id)
+            return _full_message()
+        return (
+            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
+            f"{papers(len(found))} they claimed. Their history is being fetched; new papers will "
+            "be posted here (only those they claim on arXiv)."
+        )
+
     def _budget_spent(self, wait: float) -> str:
         most = self.backfills.per_hour
         return (
@@ -269,7 +423,7 @@ class Subscriptions(ServiceHandlers):
             followed = self.store.followed(subscribed)
             self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
             return f"✅ {place.here} no longer follows {bold_names(followed)}."
-        found = self.store.find_followed(rule.display, categories=rule.categories)
+        found = self._find(rule)
         if found is None or found.id not in subscribed:
             return (
                 f"{place.here} does not follow <b>{html.escape(str(rule))}</b>. "
@@ -277,6 +431,16 @@ class Subscriptions(ServiceHandlers):
             )
         self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
         return f"✅ {place.here} no longer follows <b>{html.escape(found.label)}</b>."
+
+    def _find(self, rule: PersonRule) -> Followed | None:
+        """Database thread: the follow `rule` names: an identity, or a person in categories."""
+        try:
+            identity = parse_identity(rule.display) if not rule.categories else None
+        except IdentityError:
+            identity = None
+        if identity is not None:
+            return self.store.find_identity(identity.key)
+        return self.store.find_followed(rule.display, categories=rule.categories)
 
     async def subscriptions(self, update: Update, context: Context) -> None:
         """/subscriptions: what this chat follows, with counts and last successful poll."""
@@ -365,6 +529,20 @@ def _unreachable(name: str, error: ArxivError) -> str:
     return (
         f"⚠️ I could not reach arXiv just now ({html.escape(str(error)[:200])}), so this chat "
         f"does not follow <b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+    )
+
+
+def unknown_identity(identity: Identity) -> str:
+    """The answer to an author id (or ORCID iD) that arXiv has no author feed for."""
+    if identity.kind == "orcid":
+        return (
+            f"arXiv knows no author with ORCID iD {identity.value}: arXiv knows an ORCID iD only "
+            "when its owner linked it to their arXiv account. Try the arXiv author id instead, "
+            f"the end of their arXiv author page's address, like {EXAMPLE_ARXIV_PAGE}."
+        )
+    return (
+        f"arXiv knows no author id {html.escape(identity.value)}; the id is the end of your arXiv "
+        f"author page's address, like {EXAMPLE_ARXIV_PAGE}."
     )
 
 

@@ -18,6 +18,9 @@ HELP = "\n".join(
         "/start: what I do and whom I watch",
         "/subscribe: follow the authors I watch in this chat",
         "/subscribe NAME: follow an author, e.g. <code>/subscribe Dezun Dong</code>",
+        "/subscribe AUTHOR-ID: follow one person exactly, by arXiv author id or ORCID iD, e.g. "
+        "<code>/subscribe https://arxiv.org/a/dong_d_1</code> or "
+        "<code>/subscribe 0000-0002-1825-0097</code>",
         "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
         "/unsubscribe alone stops everything",
         "/watch TOPIC in CATEGORY: follow new papers whose title or abstract holds every "
@@ -45,6 +48,10 @@ HELP = "\n".join(
         "In groups, only administrators can change what the group follows (/subscribe, "
         "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
         "topic follows its own authors, and their papers (and digests) are posted in that topic.",
+        "",
+        "A name can be several people: when it looks so, I offer its most common categories. "
+        "An author id is exact (the person's own arXiv author page), but lists only the papers "
+        "the person claimed on arXiv.",
     ]
 )
 

@@ -17,12 +17,14 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 
 from watcher import __version__, db
-from watcher.errors import ConfigError, UnknownCategory, WatcherError
+from watcher.errors import ConfigError, UnknownAuthorId, UnknownCategory, WatcherError
+from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.logs import RedactingFilter, setup_logging
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings
+from watcher.sources.author_feed import likely_name
 from watcher.status import InstanceState, live_instances
 from watcher.store import Followed, Store
 from watcher.taxonomy import resolve_category
@@ -110,7 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     subject.add_argument("category", metavar="CATEGORY", help="an arXiv category, e.g. cs.DC")
     subject.add_argument("-n", type=count, default=10, metavar="N", help="how many (default 10)")
     subject.add_argument("--json", action="store_true", help="print a JSON array")
-    follow = command("follow", cmd_follow, "follow an author (aliases after |)")
+    follow = command(
+        "follow",
+        cmd_follow,
+        "follow an author (aliases after |), or an arXiv author id or ORCID iD",
+    )
     follow.add_argument(
         "name", metavar="NAME", help='e.g. "Dezun Dong" or "Dezun Dong|De-Zun Dong"'
     )
@@ -234,6 +240,12 @@ def cmd_subject(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        identity = parse_identity(args.name)
+    except IdentityError as error:
+        raise UsageError(str(error)) from None
+    if identity is not None:
+        return follow_identity(identity, settings)
     if not args.name.replace("|", "").strip():
         raise UsageError('give a name to follow, e.g. "Dezun Dong"')
     try:
@@ -244,6 +256,30 @@ def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
     followed, created = store.follow_person(rule)
     verb = "Now following" if created else "Already following"
     print(f"{verb} {followed.label}. Its history is fetched silently at the next poll.")
+    return 0
+
+
+def follow_identity(identity: Identity, settings: Settings) -> int:
+    """Follow a person by arXiv author id or ORCID iD, once arXiv confirmed it knows them."""
+    _, store = open_store(settings)
+
+    async def ask_arxiv() -> list[Record]:
+        async with arxiv_client(settings) as client:
+            return await build_poller(settings, store, client).identity_papers(identity)
+
+    try:
+        found = asyncio.run(ask_arxiv())
+    except UnknownAuthorId:
+        raise UsageError(
+            f"arXiv knows no author id {identity.value}; the id is the end of the person's arXiv "
+            f"author page's address, like {EXAMPLE_ARXIV_PAGE}"
+        ) from None
+    followed, created = store.follow_identity(identity, name=likely_name(found))
+    verb = "Now following" if created else "Already following"
+    print(
+        f"{verb} {followed.name}: arXiv lists {len(found)} paper(s) they claimed. "
+        "Its history is fetched silently at the next poll."
+    )
     return 0
 
 

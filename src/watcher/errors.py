@@ -9,7 +9,8 @@
     │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
     │   ├── ArxivEmptyPage              an empty page where records are known to exist
     │   ├── ArxivOAIError(code)         the OAI-PMH service's own error (badResumptionToken, ...)
-    │   └── ArxivTooManyResults(total, limit)  more results than a history may hold
+    │   ├── ArxivTooManyResults(total, limit)  more results than a history may hold
+    │   └── UnknownAuthorId(author_id)  an author feed arXiv does not know (HTTP 400 or 404)
     └── UnknownCategory(category, suggestions)
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
@@ -88,6 +89,14 @@ class ArxivTooManyResults(ArxivError):
         )
         self.total = total
         self.limit = limit
+
+
+class UnknownAuthorId(ArxivError):
+    """arXiv has no author feed for this id (it answered 400, or 404 as it used to)."""
+
+    def __init__(self, author_id: str, *, url: str = "", attempt: int = 0) -> None:
+        super().__init__(f"arXiv knows no author id {author_id}", url=url, attempt=attempt)
+        self.author_id = author_id
 
 
 class UnknownCategory(WatcherError):

@@ -1,9 +1,11 @@
 """The poll cycle: the follows someone wants → their source → match → store, reported.
 
 It reads top to bottom in `Poller.poll`. Each way of finding papers is a source
-(`watcher.sources`): the API queries (`sources.api`) and the OAI-PMH harvest
-(`sources.harvest`). A follow whose history was never fetched always goes to the API source,
-which stores that history silently; the others go to the source `WATCH_SOURCE` names. `auto`
+(`watcher.sources`): the API queries (`sources.api`), the OAI-PMH harvest (`sources.harvest`)
+and the author feeds (`sources.author_feed`). A person followed by arXiv identity is always
+read from their author feed, whatever `WATCH_SOURCE` says. Of the people followed by name, one
+whose history was never fetched always goes to the API source, which stores that history
+silently; the others go to the source `WATCH_SOURCE` names. `auto`
 harvests once the API would need more requests a cycle (one per OR-group of about 30 names)
 than a harvest does (`HARVEST_REQUESTS`: three OAI-PMH pages and an API request for versions),
 that is from about 120 followed names on.
@@ -28,10 +30,13 @@ from typing import Literal
 from watcher.aio import in_db_thread
 from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
+from watcher.homonyms import NameSurvey
+from watcher.identity import Identity
 from watcher.models import utcnow
 from watcher.records import Record
 from watcher.sources import Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
+from watcher.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
@@ -76,6 +81,7 @@ class Poller:
         source: WatchSource = "api",
         oai_url: str = DEFAULT_OAI_URL,
         harvest_sets: Sequence[str] = (),
+        author_feed_url: str = DEFAULT_AUTHOR_FEED_URL,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
@@ -103,6 +109,14 @@ class Poller:
             retry_first=retry_first,
             clock=clock,
         )
+        self.author_feeds = AuthorFeedSource(
+            store=store,
+            client=client,
+            feed_url=author_feed_url,
+            poll_interval=interval,
+            retry_first=retry_first,
+            clock=clock,
+        )
         self._lock = asyncio.Lock()
         self._save_chunk = SAVE_CHUNK_FIRST
         # Set by whoever schedules the polls (the service): runs a round as soon as it can.
@@ -123,9 +137,11 @@ class Poller:
         async with self._lock:
             followed = [f for f in await in_db_thread(self.store.followed, only) if f.polled]
             report = PollReport()
-            harvested = [] if only is not None else self.harvested(followed)
+            identities = [f for f in followed if f.kind == "identity"]
+            people = [f for f in followed if f.kind != "identity"]
+            harvested = [] if only is not None else self.harvested(people)
             harvested_ids = {f.id for f in harvested}
-            queried = [f for f in followed if f.id not in harvested_ids]
+            queried = [f for f in people if f.id not in harvested_ids]
 
             async def save(
                 matched: list[MatchedRecord], announce_for: frozenset[int]
@@ -137,6 +153,7 @@ class Poller:
             sources: list[tuple[Source, list[Followed]]] = [
                 (self.api, queried),
                 (self.harvest, harvested),
+                (self.author_feeds, identities),
             ]
             for source, follows in sources:
                 await source.poll(follows, save=save, report=report, force=now)
@@ -159,6 +176,17 @@ class Poller:
         for the price of one request. Waits its turn on the client like any request.
         """
         return await self.api.count_results(names, categories)
+
+    async def survey(self, names: Sequence[str], categories: Sequence[str] = ()) -> NameSurvey:
+        """How many results arXiv lists for these names (in these categories), and in which
+        categories: one request, nothing stored. Asked before following a new name
+        (`watcher.homonyms`)."""
+        return await self.api.survey(names, categories)
+
+    async def identity_papers(self, identity: Identity) -> list[Record]:
+        """The papers arXiv lists for this identity: one request, nothing stored.
+        `UnknownAuthorId` when arXiv knows no such id. Asked before following one."""
+        return await self.author_feeds.papers(identity)
 
     async def _save(
         self, matched: list[MatchedRecord], *, announce_for: frozenset[int], report: PollReport

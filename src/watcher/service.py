@@ -117,6 +117,7 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         source=settings.watch_source,
         oai_url=str(settings.arxiv_oai_url),
         harvest_sets=settings.harvest_sets,
+        author_feed_url=str(settings.arxiv_author_feed_url),
     )
 
 

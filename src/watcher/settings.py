@@ -82,6 +82,10 @@ class Settings(BaseSettings):
         description="api: query per name; harvest: read arXiv's daily records; auto: cheaper.",
     )
     arxiv_oai_url: HttpUrl = HttpUrl("https://oaipmh.arxiv.org/oai")
+    arxiv_author_feed_url: HttpUrl = Field(
+        default=HttpUrl("https://arxiv.org/a/"),
+        description="Where arXiv's author feeds are: the feed of id X is <this>X.atom.",
+    )
     harvest_sets: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="OAI-PMH sets to harvest; empty: all of arXiv."
     )

@@ -25,6 +25,13 @@ format `arXiv` with `from`/`until`/`set`, pages of `oai_page_size`, resumption t
 `oai_faults`. `hold_oai` makes it sit on a later OAI request until `release_oai`, so that a test
 can kill a client mid-harvest. The layout is in `tests/fakes/oai.py`.
 
+And arXiv's per-person author feeds at `/a/<id>.atom` (`author_feed_url` is the base, like
+`https://arxiv.org/a/`): `claim(ID, arxiv_ids)` makes ID (an arXiv author id such as `dong_d_1`,
+or an ORCID iD) list those papers, the whole list in one Atom feed of the API's entries, with no
+OpenSearch totals and no paging, newest first. An id nobody claimed answers
+`unknown_author_status` (400, as arXiv does today; older arXiv answered 404). Faults for these
+requests are queued in `author_faults`.
+
 Run it by hand for a demo (then point `ARXIV_API_URL` at the printed URL):
 
     python -m tests.fakes.arxiv_api --port 8099 --corpus dezun-dong
@@ -345,6 +352,21 @@ def render_feed(
     return (_FEED_OPEN + head + entries + "</feed>\n").encode()
 
 
+def render_author_feed(author_id: str, records: Iterable[Record], *, now: datetime) -> bytes:
+    """A person's author feed: the API's entries, the whole list, no OpenSearch totals."""
+    head = (
+        f"  <id>http://arxiv.org/a/{escape(author_id)}</id>\n"
+        f"  <title>arXiv author ID {escape(author_id)}</title>\n"
+        f"  <updated>{_stamp(now)}</updated>\n"
+        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}")} rel="alternate" '
+        'type="text/html"/>\n'
+        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}.atom")} rel="self" '
+        'type="application/atom+xml"/>\n'
+    )
+    entries = "".join(render_entry(r) for r in records)
+    return (_FEED_OPEN + head + entries + "</feed>\n").encode()
+
+
 def render_error_feed(message: str, *, now: datetime) -> bytes:
     """arXiv's HTTP 400 answer: a feed with one entry titled `Error` that says why."""
     anchor = "https://arxiv.org/api/errors#" + re.sub(r"\s+", "_", message)
@@ -411,6 +433,10 @@ class FakeArxiv:
         self._oai_release = threading.Event()
         self._oai_hold_countdown: int | None = None
         self._token_generation = 0
+        self.author_path = "/a/"
+        self.author_claims: dict[str, list[str]] = {}  # author id -> arXiv ids claimed
+        self.unknown_author_status = 400
+        self.author_faults: deque[Fault | FaultKind] = deque()
         self._address = (host, port)
         self._lock = threading.Lock()
         self._open_connections: set[socket.socket] = set()
@@ -472,6 +498,11 @@ class FakeArxiv:
         return self.base + self.oai_path
 
     @property
+    def author_feed_url(self) -> str:
+        """The base of the author feeds, e.g. `http://127.0.0.1:41234/a/` (feed: base + id.atom)."""
+        return self.base + self.author_path
+
+    @property
     def redirecting_url(self) -> str:
         """An old address that answers 301 to `url`, as arXiv redirects http to https."""
         return self.base + "/old" + self.api_path
@@ -493,6 +524,16 @@ class FakeArxiv:
                     self.datestamps[arxiv_id] = datestamp
                     return self.records[index]
         raise KeyError(arxiv_id)
+
+    def claim(self, author_id: str, arxiv_ids: Iterable[str]) -> None:
+        """Author `author_id` claims these papers: its feed lists them (and papers added later
+        that are claimed by another `claim`)."""
+        with self._lock:
+            claimed = self.author_claims.setdefault(author_id, [])
+            claimed.extend(i for i in arxiv_ids if i not in claimed)
+
+    def author_requests(self) -> list[SeenRequest]:
+        return [r for r in self.requests if r.path.startswith(self.author_path)]
 
     def expire_tokens(self) -> None:
         """Every resumption token handed out so far answers `badResumptionToken` from now on."""
@@ -620,6 +661,8 @@ class FakeArxiv:
             return _Answer(301, b"", "text/plain", {"Location": location})
         if path == self.oai_path:
             return self._answer_oai(params, fault)
+        if path.startswith(self.author_path):
+            return self._answer_author(path.removeprefix(self.author_path), fault)
         if path != self.api_path:
             return _Answer(404, b"not found\n", "text/plain; charset=utf-8")
         if fault is None or fault.kind == "none":
@@ -637,6 +680,27 @@ class FakeArxiv:
         except QueryError as exc:
             return _Answer(400, render_error_feed(str(exc), now=now))
         return _Answer(200, _truncate(feed) if fault.kind == "truncated" else feed)
+
+    def _answer_author(self, name: str, fault: Fault | None) -> _Answer:
+        if fault is not None and fault.kind != "none":
+            retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            if fault.kind in ("429", "503"):
+                return _Answer(int(fault.kind), b"Service Unavailable\n", "text/plain", retry)
+            if fault.kind == "html":
+                return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
+        author_id = name.removesuffix(".atom")
+        with self._lock:
+            claimed = self.author_claims.get(author_id) if name.endswith(".atom") else None
+            records = [r for r in self.records if claimed is not None and r.arxiv_id in claimed]
+        if claimed is None:
+            status = self.unknown_author_status
+            return _Answer(status, b"Invalid author id\n" if status == 400 else b"Not Found\n",
+                           "text/plain; charset=utf-8")  # fmt: skip
+        records.sort(key=lambda r: r.updated, reverse=True)
+        feed = render_author_feed(author_id, records, now=datetime.now(UTC))
+        if fault is not None and fault.kind == "truncated":
+            feed = _truncate(feed)
+        return _Answer(200, feed)
 
     def _answer_oai(self, params: dict[str, str], fault: Fault | None) -> _Answer:
         if fault is not None and fault.kind != "none":
@@ -716,9 +780,10 @@ class FakeArxiv:
         return _Answer(200, body, _XML_TYPE)
 
     def _next_fault(self, path: str, search_query: str) -> Fault | None:
-        if path == self.oai_path:
+        if path == self.oai_path or path.startswith(self.author_path):
+            queue = self.oai_faults if path == self.oai_path else self.author_faults
             with self._lock:
-                fault = self.oai_faults.popleft() if self.oai_faults else None
+                fault = queue.popleft() if queue else None
             return fault if fault is None or isinstance(fault, Fault) else Fault(fault)
         if path != self.api_path:
             return None

@@ -23,6 +23,7 @@ from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
 from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
+from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
 from watcher.match import FollowRules, group_queries, person_query
 from watcher.parse import Page, parse_feed
 from watcher.sources import Save
@@ -210,6 +211,23 @@ class ApiSource:
         body = await self.client.query(search_query=query, start=0, max_results=1)
         page = await asyncio.to_thread(parse_feed, body)
         return page.total_results if page.total_results is not None else len(page.records)
+
+    async def survey(
+        self, names: Sequence[str], categories: Sequence[str] = (), *, sample: int = SURVEY_SAMPLE
+    ) -> NameSurvey:
+        """How many results arXiv lists for these names (in these categories, if any), and the
+        primary categories of the newest `sample` of them: one request, nothing stored.
+
+        Asked before following a new name, so that a name too broad to be one person is refused,
+        or its categories offered (`watcher.homonyms`), for the price of one request. Waits its
+        turn on the client like any request.
+        """
+        body = await self.client.query(
+            search_query=person_query(names, categories), start=0, max_results=max(sample, 1)
+        )
+        page = await asyncio.to_thread(parse_feed, body)
+        total = page.total_results if page.total_results is not None else len(page.records)
+        return survey_of(total, page.records, names)
 
     async def _fetch_page(self, query: str, start: int) -> Page:
         body = await self.client.query(search_query=query, start=start, max_results=self.page_size)

@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, col, select
 
+from watcher.identity import Identity
 from watcher.match import name_key
 from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.rules import PersonRule, rule_key, with_categories
@@ -69,6 +70,9 @@ class Followed:
     def backfilled(self) -> bool:
         """Whether its history has been fetched once; until then nothing of it is announced."""
         return self.last_success is not None
+
+
+MAX_SHOWN_NAME = 100  # followed_author.name
 
 
 def key_of(name: str) -> str:
@@ -131,6 +135,44 @@ class FollowStore:
             if same_rule and any(key_of(known) == key for known in followed.names):
                 return followed
         return None
+
+    def follow_identity(
+        self, identity: Identity, *, name: str | None = None, watched: bool = True
+    ) -> tuple[Followed, bool]:
+        """Follow a person by arXiv author id or ORCID iD. `name` (the person's name as their
+        feed shows it) is only shown: "Dezun Dong (arxiv:dong_d_1)". Returns it and whether it
+        is new; `watched` as in `follow`."""
+        with Session(self.engine) as session:
+            followed = session.exec(
+                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == identity.key)
+            ).first()
+            created = followed is None
+            if followed is None:
+                suffix = f" ({identity.shown})" if name else identity.shown
+                shown = f"{name[: MAX_SHOWN_NAME - len(suffix)]}{suffix}" if name else suffix
+                followed = FollowedAuthor(
+                    name=shown,
+                    rule_key=identity.key,
+                    kind="identity",
+                    identity=identity.key,
+                    watched=watched,
+                )
+                session.add(followed)
+                session.flush()
+                assert followed.id is not None
+                session.add(PollState(followed_author_id=followed.id))
+            followed.watched = followed.watched or watched
+            session.commit()
+            assert followed.id is not None
+            return self._followed(session, [followed.id])[0], created
+
+    def find_identity(self, key: str) -> Followed | None:
+        """The person followed by this identity ("arxiv:dong_d_1"), if anyone follows it."""
+        with Session(self.engine) as session:
+            found = session.exec(
+                select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == key)
+            ).first()
+            return None if found is None else self._followed(session, [found])[0]
 
     def unfollow(self, followed_id: int) -> None:
         """Stop following; the papers stay, as they may belong to others or be asked for."""

@@ -1,0 +1,177 @@
+"""The author-feed source: people followed by arXiv identity, read from their own feeds.
+
+arXiv serves a person's papers at `<ARXIV_AUTHOR_FEED_URL><id>.atom`, for an arXiv author id
+(`dong_d_1`) or an ORCID iD: the API's Atom entries, the whole list at once, no paging. Every
+record in it is the person's, so nothing is matched by name; the list holds only the papers the
+person submitted or claimed on arXiv, so it is exact but can be incomplete.
+
+One request a due identity a cycle, on the shared polite client (`ArxivClient.get`: its spacing
+and single connection count every arXiv request). An identity's first poll stores the list
+silently; later polls announce what the store reports as new, once. An empty list where papers
+were stored is arXiv failing, not the papers going away. Failures (arXiv, the save, a bug) are
+recorded in the identity's poll state with their real cause and a growing but capped delay, as
+the API source does; an id arXiv stops knowing (400 or 404) is such a failure, `UnknownAuthorId`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from watcher.aio import in_db_thread
+from watcher.errors import ArxivEmptyPage, ArxivHTTPError, UnknownAuthorId
+from watcher.failures import expected, failure_cause, next_try
+from watcher.fetch import ArxivClient
+from watcher.identity import Identity
+from watcher.match import name_key
+from watcher.parse import parse_feed
+from watcher.records import Record
+from watcher.sources import Save
+from watcher.store import Followed, MatchedRecord, Store
+
+if TYPE_CHECKING:
+    from watcher.poll import PollReport
+
+log = logging.getLogger(__name__)
+
+DEFAULT_AUTHOR_FEED_URL = "https://arxiv.org/a/"
+# arXiv's answers for an author id it does not know: 400 today, 404 before.
+_UNKNOWN_ID_STATUSES = frozenset({400, 404})
+# A first poll asks this many more times before it believes an empty list.
+EMPTY_FIRST_FEED_RETRIES = 2
+
+
+def likely_name(records: Sequence[Record]) -> str | None:
+    """The person a feed is about, by name: the author on most of its papers (their spelling
+    most used), or None for an empty feed. Shown to people; never used to match."""
+    keys: Counter[tuple[str, ...]] = Counter()
+    spellings: dict[tuple[str, ...], Counter[str]] = {}
+    for record in records:
+        for key, name in {name_key(a.name): a.name for a in record.authors}.items():
+            keys[key] += 1
+            spellings.setdefault(key, Counter())[name] += 1
+    if not keys:
+        return None
+    top = max(keys, key=lambda key: (keys[key], key))
+    return spellings[top].most_common(1)[0][0]
+
+
+class AuthorFeedSource:
+    """Polls the author feeds of the followed identities, one request each."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        client: ArxivClient,
+        feed_url: str = DEFAULT_AUTHOR_FEED_URL,
+        poll_interval: timedelta,
+        retry_first: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.feed_url = feed_url if feed_url.endswith("/") else feed_url + "/"
+        self.poll_interval = poll_interval
+        self.retry_first = retry_first
+        self.clock = clock
+
+    def address(self, identity: Identity) -> str:
+        return f"{self.feed_url}{identity.feed_id}.atom"
+
+    async def papers(self, identity: Identity) -> list[Record]:
+        """The whole list of the identity's papers: one request. `UnknownAuthorId` when arXiv
+        has no such feed; any other `ArxivError` as the client raises it."""
+        address = self.address(identity)
+        try:
+            body = await self.client.get(address, {})
+        except ArxivHTTPError as error:
+            if error.status in _UNKNOWN_ID_STATUSES:
+                raise UnknownAuthorId(
+                    identity.feed_id, url=address, attempt=error.attempt
+                ) from None
+            raise
+        page = await asyncio.to_thread(parse_feed, body, url=address)
+        return page.records
+
+    async def poll(
+        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
+    ) -> None:
+        """Poll the identities that are due (all of them with `force`), one feed each."""
+        now = self.clock()
+        for follow in followed:
+            if force or follow.next_poll is None or follow.next_poll <= now:
+                await self._poll_one(follow, save, report)
+
+    async def _poll_one(self, follow: Followed, save: Save, report: PollReport) -> None:
+        try:
+            records = await self._fetch(follow)
+            matched = [MatchedRecord(record, frozenset({follow.id})) for record in records]
+            announce_for = frozenset({follow.id}) if follow.backfilled else frozenset()
+            saved = await save(matched, announce_for)
+            now = self.clock()
+            await in_db_thread(
+                self.store.record_poll_success,
+                [follow.id],
+                now=now,
+                next_poll=now + self.poll_interval,
+            )
+        except Exception as error:
+            # The boundary of one identity: whatever went wrong is its failure, recorded and
+            # retried later; the other identities are polled on.
+            await self._record_failure(follow, error, report)
+            return
+        log.info(
+            "polled %s: %d new, %d revised, %d stored silently",
+            follow.name, len(saved.new), len(saved.revisions), saved.silent,
+        )  # fmt: skip
+        report.polled.append(follow.name)
+
+    async def _fetch(self, follow: Followed) -> list[Record]:
+        """The identity's list, with an empty one believed only where nothing can be lost."""
+        if follow.identity is None:
+            raise ValueError(f"follow {follow.name!r} has no identity")
+        identity = Identity.from_key(follow.identity)
+        records = await self.papers(identity)
+        if records:
+            return records
+        if follow.record_count:
+            raise ArxivEmptyPage("arXiv answered an empty author feed where papers are stored")
+        if not follow.backfilled:
+            # Believing "nothing" wrongly would make the whole list look new next time.
+            for _ in range(EMPTY_FIRST_FEED_RETRIES):
+                records = await self.papers(identity)
+                if records:
+                    return records
+        return records
+
+    async def _record_failure(self, follow: Followed, error: Exception, report: PollReport) -> None:
+        """Log the failure with its real cause, count it, and put the next try off."""
+        cause = failure_cause(error)
+        failures = follow.consecutive_failures + 1
+        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
+        log.log(
+            logging.WARNING if expected(error) else logging.ERROR,
+            "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
+            follow.name, cause, failures, retry.total_seconds(),
+            exc_info=not expected(error),  # a bug: say where
+        )  # fmt: skip
+        report.failures[follow.name] = cause
+        now = self.clock()
+        try:
+            await in_db_thread(
+                self.store.record_poll_failure,
+                [follow.id],
+                error=cause,
+                now=now,
+                next_poll=now + retry,
+            )
+        except Exception as recording:
+            # The database itself is failing: the log line above is all there can be.
+            log.error(
+                "could not record the failure of %s: %s", follow.name, failure_cause(recording)
+            )
