@@ -22,7 +22,6 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
-from bot.arguments import USAGE
 from bot.frontend import TelegramFrontend
 from bot.handlers import HELP, LOOKUP_PATIENCE, SORRY, CommandBudget
 from bot.handlers.common import fit_reply
@@ -40,7 +39,6 @@ from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import Followed, MatchedRecord, Store
 
-SUBSCRIBE_USAGE = USAGE["subscribe"]
 USER = 42
 ADMIN_CHAT = 4242
 GROUP = -500
@@ -365,8 +363,9 @@ async def test_a_slow_arxiv_answer_does_not_hold_up_other_chats(
 
 
 SUBSCRIBE_USAGE = (
-    "Usage: /subscribe, or /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun Dong, or "
-    "/subscribe Wei Wang in cs.DC,cs.NI)"
+    "Usage: /subscribe, /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun Dong, or "
+    "/subscribe Wei Wang in cs.DC,cs.NI), or /subscribe AUTHOR-ID (e.g. /subscribe "
+    "https://arxiv.org/a/dong_d_1, or an ORCID iD)"
 )
 
 

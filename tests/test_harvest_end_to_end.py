@@ -61,6 +61,16 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
         telegram.user_sends(13, "/subscribe Daoyi Dong")  # a new follow: its history by API
         telegram.user_sends(14, f"/watch {TOPIC}")  # a new topic: its window by API, silently
         telegram.wait_sync(lambda: all(len(texts(telegram, c)) == 1 for c in (11, 12, 13, 14)), 30)
+        # The day's look-alikes write in cs, math and physics: the homonym guard asks first.
+        (question,) = telegram.sent(13)
+        assert "looks like several people" in question.text, question.text
+        assert question.reply_markup is not None
+        (anyway,) = question.reply_markup["inline_keyboard"][-1]
+        assert anyway["text"] == "Subscribe anyway"
+        telegram.press_button(13, question.message_id, anyway["callback_data"])
+        telegram.wait_sync(lambda: any(e.chat_id == 13 for e in telegram.edits), 30)
+        (followed,) = [e for e in telegram.edits if e.chat_id == 13]
+        assert followed.text is not None and "now follows Daoyi Dong" in followed.text
         service.wait_for(lambda: "polled Daoyi Dong" in service.output, timeout=30)
         service.wait_for(lambda: f"polled {TOPIC_TEXT}:" in service.output)
 
