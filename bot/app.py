@@ -30,7 +30,7 @@ BotApplication = Application[Any, Any, Any, Any, Any, Any]
 
 COMMANDS: list[BotCommand] = [
     BotCommand("start", "What this bot does"),
-    BotCommand("subscribe", "Follow the watched authors, or /subscribe NAME"),
+    BotCommand("subscribe", "Follow the watched authors, a NAME [in CATEGORY], or an author id"),
     BotCommand("unsubscribe", "Stop following NAME, or everything"),
     BotCommand("watch", 'Follow a topic: /watch "phrase" word in cs.DC'),
     BotCommand("unwatch", "Stop watching a topic"),

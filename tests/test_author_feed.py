@@ -160,7 +160,7 @@ async def test_a_503_with_retry_after_is_a_recorded_failure_retried_later(
         report = await watcher.poll()
 
         state = followed(store)
-        assert "503" in report.failures[state.name]
+        assert "503" in report.failures[state.label]
         assert state.consecutive_failures == 1 and not state.backfilled
         assert state.next_poll == now + timedelta(seconds=7200)  # arXiv's word, honoured
         assert len(fake.author_requests()) == 1  # not retried inside the poll
@@ -185,7 +185,8 @@ async def test_an_id_arxiv_stops_knowing_is_a_recorded_poll_failure(
     report = await watcher.poll(force=True)
 
     state = followed(store)
-    assert report.failures == {state.name: "arXiv knows no author id dong_d_1"}
+    assert report.failures == {state.label: "arXiv knows no author id dong_d_1"}
+    assert state.label == "Dezun Dong (arxiv:dong_d_1)" and state.names == ("Dezun Dong",)
     assert state.last_error == "arXiv knows no author id dong_d_1"
     assert state.record_count == len(dezun_dong_records())  # nothing lost
 

@@ -54,6 +54,7 @@ def cli(tmp_path: Path, database_url: str, fake: FakeArxiv):  # type: ignore[no-
         cwd=tmp_path,
         DATABASE_URL=database_url,
         ARXIV_API_URL=fake.url,
+        ARXIV_AUTHOR_FEED_URL=fake.author_feed_url,
         ARXIV_MIN_INTERVAL="0",
         ARXIV_MAX_RETRIES="1",
     )
@@ -131,6 +132,9 @@ def test_known_category_without_papers_names_those_with_some(cli) -> None:  # ty
         (["follow", "Li"], "cannot follow 'Li': a name needs a given name and a family name"),
         (["follow", "Daoyi Dong|D"], "cannot follow 'D': a name needs a given name"),
         (["follow", "|"], "give a name to follow"),
+        (["follow", "0000-0002-1825-0098"], "is not a valid ORCID iD: its check digit"),
+        (["follow", "arxiv:Dong D"], "is not an arXiv author id"),
+        (["follow", "arxiv:nobody_n_1"], "arXiv knows no author id nobody_n_1"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
@@ -150,6 +154,45 @@ def test_follow_unfollow_and_authors(cli) -> None:  # type: ignore[no-untyped-de
     ]
     assert "No longer following Daoyi Dong" in cli("unfollow", "Daoyi Dong").stdout
     assert cli("authors").stdout.startswith("Dezun Dong")
+
+
+def test_an_identity_is_followed_and_authors_and_health_show_it_failing(
+    cli, fake: FakeArxiv
+) -> None:  # type: ignore[no-untyped-def]
+    fake.claim("dong_d_1", [r.arxiv_id for r in dezun_dong_records()])
+    total = len(dezun_dong_records())
+    followed = cli("follow", "https://arxiv.org/a/dong_d_1")
+    assert followed.returncode == 0, followed.stderr
+    assert followed.stdout.startswith(
+        f"Now following Dezun Dong (arxiv:dong_d_1): arXiv lists {total} paper(s) they claimed."
+    )
+    assert "Already following Dezun Dong (arxiv:dong_d_1)" in cli("follow", "arxiv:dong_d_1").stdout
+    assert cli("poll").returncode == 0
+    polled = f"Dezun Dong (arxiv:dong_d_1): {total} records, last success "
+    assert any(line.startswith(polled) for line in cli("authors").stdout.splitlines())
+
+    # arXiv stops knowing the id (404): each poll is a recorded failure; nothing stored is lost.
+    fake.unknown_author_status = 404
+    del fake.author_claims["dong_d_1"]
+    for _ in range(3):
+        failed = cli("poll")
+        assert failed.returncode == 1
+        assert (
+            "polling Dezun Dong (arxiv:dong_d_1) failed: arXiv knows no author id dong_d_1"
+            in failed.stderr
+        )
+    (line,) = [a for a in cli("authors").stdout.splitlines() if "arxiv:dong_d_1" in a]
+    assert line.startswith(polled)
+    assert line.endswith("3 failure(s) in a row: arXiv knows no author id dong_d_1")
+    health = cli("health")
+    assert health.returncode == 1
+    assert health.stdout.startswith(
+        "unhealthy: polling fails for 1 author(s): Dezun Dong (arxiv:dong_d_1), 3 failures in a row"
+    )
+    gone = cli("unfollow", "https://arxiv.org/a/dong_d_1")
+    assert gone.stdout.strip() == "No longer following Dezun Dong (arxiv:dong_d_1)."
+    assert "arxiv:dong_d_1" not in cli("authors").stdout
+    assert cli("health").returncode == 0
 
 
 def test_a_bad_setting_stops_at_start_naming_the_variable(cli) -> None:  # type: ignore[no-untyped-def]

@@ -54,6 +54,8 @@ async def test_subscribe_an_author_id_reads_its_feed_once_and_follows_it(
     assert report.new == [] and report.backfilled >= 0
     followed = identity_follow(bot, "arxiv:dong_d_1")
     assert followed is not None and followed.backfilled and followed.record_count == total
+    listed = await bot.ask_one(USER, "/subscriptions")
+    assert f"• Dezun Dong (arxiv:dong_d_1): {total} papers, last checked " in listed
     again = await bot.ask_one(USER, "/subscribe arxiv:dong_d_1")
     assert again.startswith("This chat already follows Dezun Dong (arxiv:dong_d_1).")
     gone = await bot.ask_one(USER, "/unsubscribe https://arxiv.org/a/dong_d_1")

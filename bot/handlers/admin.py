@@ -72,7 +72,7 @@ class Admin(ServiceHandlers):
 
 def _author_line(followed: Followed) -> str:
     line = (
-        f"• {html.escape(followed.name)}: {papers(followed.record_count)}, "
+        f"• {html.escape(followed.label)}: {papers(followed.record_count)}, "
         f"last success {when(followed.last_success)}"
     )
     if not followed.polled:

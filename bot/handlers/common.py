@@ -299,7 +299,7 @@ def plain_names(followed: Sequence[Followed]) -> str:
     if not followed:
         return "nobody"
     if len(followed) <= 3:
-        return ", ".join(f.name for f in followed)
+        return ", ".join(f.label for f in followed)
     return f"{len(followed)} authors"
 
 

@@ -368,7 +368,7 @@ class Subscriptions(ServiceHandlers):
         existing = self.store.find_identity(identity.key)
         if existing is not None and existing.id in subscribed:
             return (
-                f"{place.here} already follows <b>{html.escape(existing.name)}</b>. "
+                f"{place.here} already follows <b>{html.escape(existing.label)}</b>. "
                 "/subscriptions lists what it follows."
             )
         if len(subscribed) >= MAX_SUBSCRIPTIONS:
@@ -385,7 +385,7 @@ class Subscriptions(ServiceHandlers):
                 self.store.unfollow(followed.id)
             return _full_message()
         return (
-            f"✅ {place.here} now follows <b>{html.escape(followed.name)}</b>: arXiv lists "
+            f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "
             f"{papers(len(found))} they claimed. Their history is being fetched; new papers will "
             "be posted here (only those they claim on arXiv)."
         )

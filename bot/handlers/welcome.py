@@ -18,6 +18,8 @@ HELP = "\n".join(
         "/start: what I do and whom I watch",
         "/subscribe: follow the authors I watch in this chat",
         "/subscribe NAME: follow an author, e.g. <code>/subscribe Dezun Dong</code>",
+        "/subscribe NAME in CATEGORY,...: only their papers in up to 3 categories, e.g. "
+        "<code>/subscribe Wei Wang in cs.DC,cs.NI</code>",
         "/subscribe AUTHOR-ID: follow one person exactly, by arXiv author id or ORCID iD, e.g. "
         "<code>/subscribe https://arxiv.org/a/dong_d_1</code> or "
         "<code>/subscribe 0000-0002-1825-0097</code>",
@@ -49,7 +51,9 @@ HELP = "\n".join(
         "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
         "topic follows its own authors, and their papers (and digests) are posted in that topic.",
         "",
-        "A name can be several people: when it looks so, I offer its most common categories. "
+        "A name can be several people: when arXiv lists more than 300 papers under it, or its "
+        "papers span 3 fields (cs, math, physics...; all of physics, hep-th, astro-ph, cond-mat "
+        "and the like, counts as one field), I offer its 3 most common categories. "
         "An author id is exact (the person's own arXiv author page), but lists only the papers "
         "the person claimed on arXiv.",
     ]

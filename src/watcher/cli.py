@@ -118,10 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
         "follow an author (aliases after |), or an arXiv author id or ORCID iD",
     )
     follow.add_argument(
-        "name", metavar="NAME", help='e.g. "Dezun Dong" or "Dezun Dong|De-Zun Dong"'
+        "name",
+        metavar="NAME",
+        help='e.g. "Dezun Dong", "Dezun Dong|De-Zun Dong", "Wei Wang in cs.DC,cs.NI", '
+        "arxiv:dong_d_1 or 0000-0002-1825-0097",
     )
-    unfollow = command("unfollow", cmd_unfollow, "stop following an author")
-    unfollow.add_argument("name", metavar="NAME")
+    unfollow = command("unfollow", cmd_unfollow, "stop following an author or author id")
+    unfollow.add_argument("name", metavar="NAME", help="as given to follow")
     watch = command("watch", cmd_watch, "watch a topic: words and phrases in 1 to 3 categories")
     watch.add_argument("topic", metavar="TOPIC", help=f"e.g. '{TOPIC_EXAMPLE}'")
     unwatch = command("unwatch", cmd_unwatch, "stop watching a topic")
@@ -277,7 +280,7 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
     followed, created = store.follow_identity(identity, name=likely_name(found))
     verb = "Now following" if created else "Already following"
     print(
-        f"{verb} {followed.name}: arXiv lists {len(found)} paper(s) they claimed. "
+        f"{verb} {followed.label}: arXiv lists {len(found)} paper(s) they claimed. "
         "Its history is fetched silently at the next poll."
     )
     return 0
@@ -286,10 +289,14 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
 def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     try:
-        name, categories = split_categories(args.name)
-    except WatcherError as error:
+        identity = parse_identity(args.name)
+        name, categories = split_categories(args.name) if identity is None else ("", ())
+    except (IdentityError, WatcherError) as error:
         raise UsageError(f"cannot unfollow that: {error}") from None
-    followed = store.find_followed(name, categories=categories)
+    if identity is not None:
+        followed = store.find_identity(identity.key)
+    else:
+        followed = store.find_followed(name, categories=categories)
     if followed is None:
         raise UsageError(f"{args.name[:100]!r} is not followed; see: arxiv-watcher authors")
     store.unfollow(followed.id)
@@ -387,12 +394,12 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     if stuck:
         worst = max(stuck, key=lambda f: f.consecutive_failures)
         print(
-            f"unhealthy: polling fails for {len(stuck)} author(s): {worst.name}, "
+            f"unhealthy: polling fails for {len(stuck)} author(s): {worst.label}, "
             f"{worst.consecutive_failures} failures in a row, last success "
             f"{ago(worst.last_success)}: {worst.last_error}"
         )
         return 1
-    failing = [f.name for f in followed if f.consecutive_failures]
+    failing = [f.label for f in followed if f.consecutive_failures]
     roles = ", ".join(f"{state.role} (pid {state.pid})" for state in instances)
     print(
         f"ok: last successful poll {ago(newest)}"

@@ -127,14 +127,14 @@ class AuthorFeedSource:
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
-            follow.name, len(saved.new), len(saved.revisions), saved.silent,
+            follow.label, len(saved.new), len(saved.revisions), saved.silent,
         )  # fmt: skip
-        report.polled.append(follow.name)
+        report.polled.append(follow.label)
 
     async def _fetch(self, follow: Followed) -> list[Record]:
         """The identity's list, with an empty one believed only where nothing can be lost."""
         if follow.identity is None:
-            raise ValueError(f"follow {follow.name!r} has no identity")
+            raise ValueError(f"follow {follow.label!r} has no identity")
         identity = Identity.from_key(follow.identity)
         records = await self.papers(identity)
         if records:
@@ -157,10 +157,10 @@ class AuthorFeedSource:
         log.log(
             logging.WARNING if expected(error) else logging.ERROR,
             "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
-            follow.name, cause, failures, retry.total_seconds(),
+            follow.label, cause, failures, retry.total_seconds(),
             exc_info=not expected(error),  # a bug: say where
         )  # fmt: skip
-        report.failures[follow.name] = cause
+        report.failures[follow.label] = cause
         now = self.clock()
         try:
             await in_db_thread(
@@ -173,5 +173,5 @@ class AuthorFeedSource:
         except Exception as recording:
             # The database itself is failing: the log line above is all there can be.
             log.error(
-                "could not record the failure of %s: %s", follow.name, failure_cause(recording)
+                "could not record the failure of %s: %s", follow.label, failure_cause(recording)
             )

@@ -50,15 +50,22 @@ class Followed:
 
     @property
     def key(self) -> str:
-        """The rule's unique key: a person's (`watcher.rules.rule_key`), or a topic's
-        (`watcher.topics.Topic.rule_key`: "topic:" and its label)."""
+        """The rule's unique key: a person's (`watcher.rules.rule_key`), a topic's
+        (`watcher.topics.Topic.rule_key`: "topic:" and its label), or an identity's
+        ("arxiv:dong_d_1"), never to be confused with its name's."""
         if self.kind == "topic":
             return f"topic:{self.label}"
+        if self.identity is not None:
+            return self.identity
         return rule_key(self.name, self.categories)
 
     @property
     def label(self) -> str:
-        """How the rule is shown: "Wei Wang in cs.DC,cs.NI", or just the name."""
+        """How the rule is shown: "Wei Wang in cs.DC,cs.NI", "Dezun Dong (arxiv:dong_d_1)" for
+        a person followed by identity, or just the name."""
+        if self.identity is not None:
+            shown = identity_shown(self.identity)
+            return self.name if self.name == shown else f"{self.name} ({shown})"
         return with_categories(self.name, self.categories)
 
     @property
@@ -73,6 +80,14 @@ class Followed:
 
 
 MAX_SHOWN_NAME = 100  # followed_author.name
+
+
+def identity_shown(key: str) -> str:
+    """How a stored identity key reads: "arxiv:dong_d_1", "ORCID 0000-0002-1825-0097"."""
+    try:
+        return Identity.from_key(key).shown
+    except ValueError:
+        return key  # not written by `follow_identity`; shown as stored
 
 
 def key_of(name: str) -> str:
@@ -140,18 +155,17 @@ class FollowStore:
         self, identity: Identity, *, name: str | None = None, watched: bool = True
     ) -> tuple[Followed, bool]:
         """Follow a person by arXiv author id or ORCID iD. `name` (the person's name as their
-        feed shows it) is only shown: "Dezun Dong (arxiv:dong_d_1)". Returns it and whether it
-        is new; `watched` as in `follow`."""
+        feed shows it, if any) is only shown, with the identity: "Dezun Dong (arxiv:dong_d_1)"
+        (`Followed.label`), and marks them on announced papers; it never matches. Returns the
+        follow and whether it is new; `watched` as in `follow`."""
         with Session(self.engine) as session:
             followed = session.exec(
                 select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == identity.key)
             ).first()
             created = followed is None
             if followed is None:
-                suffix = f" ({identity.shown})" if name else identity.shown
-                shown = f"{name[: MAX_SHOWN_NAME - len(suffix)]}{suffix}" if name else suffix
                 followed = FollowedAuthor(
-                    name=shown,
+                    name=(name or identity.shown)[:MAX_SHOWN_NAME],
                     rule_key=identity.key,
                     kind="identity",
                     identity=identity.key,
