@@ -118,7 +118,11 @@ def question(
     text = (
         f"🤔 {why}: that looks like several people. Follow the one in a category (their papers "
         "listed in it, primary or cross-list), or "
-        + ("all of them anyway." if anyway else "give a fuller name.")
+        + (
+            "all of them anyway."
+            if anyway
+            else "give a fuller name: that many papers cannot be followed whole."
+        )
     )
     buttons = [
         Button(category, callback_data=f"{PREFIX}{token}:{i}")

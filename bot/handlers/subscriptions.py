@@ -170,7 +170,7 @@ class Subscriptions(ServiceHandlers):
             except ArxivError as error:
                 await reply(update, context, _unreachable(str(rule), error))
                 return
-            if survey.total and not rule.categories and survey.several_people:
+            if not rule.categories and survey.several_people and survey.top_categories():
                 # One name, several people? Ask which (nothing is followed until answered).
                 await reply(update, context, self._homonym_question(place, rule, survey))
                 return
