@@ -17,6 +17,7 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
+from watcher.match import FollowRules
 from watcher.poll import PollReport
 from watcher.records import Record
 from watcher.sources.harvest import HARVEST_NAME, Harvester
@@ -136,6 +137,70 @@ async def test_an_unchanged_day_costs_its_pages_only_and_announces_nothing_again
     assert report.new == [] and report.failures == {}
     assert len(fake.api_requests()) == api_before
     assert oai_params(fake)[oai_before]["from"] == (TODAY - timedelta(days=1)).isoformat()
+
+
+async def test_an_alias_added_between_harvests_matches_at_the_next_one(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    harvest = harvester(store, client, fake)  # one harvester: its rules are kept between cycles
+    first = await run(harvest, store)
+    by_alias = sorted(r.arxiv_id for r in DAY if "Dezun Li" in [a.name for a in r.authors])
+    assert by_alias and not set(by_alias) & {r.arxiv_id for r in first.new}
+
+    store.follow(["Dezun Dong", "Dezun Li"])
+    second = await run(harvest, store)
+
+    assert sorted(r.arxiv_id for r in second.new) == by_alias
+
+
+def follow_of(id: int, name: str, **fields: object) -> Followed:
+    settings: dict[str, object] = {
+        "id": id, "name": name, "aliases": (), "record_count": 0, "last_attempt": None,
+        "last_success": None, "last_error": None, "consecutive_failures": 0, "next_poll": None,
+        **fields,
+    }  # fmt: skip
+    return Followed(**settings)  # type: ignore[arg-type]
+
+
+FOLLOWS = [
+    follow_of(1, "Dezun Dong"),
+    follow_of(2, "Ke Wu", categories=("cs.DC",)),
+    follow_of(3, "rdma", kind="topic", topic="rdma", categories=("cs.DC",)),
+]
+# Each a change to one thing the rules are built from, and a record only the changed rules match
+# (authors, categories, title): a harvester that kept the old rules would miss it.
+CHANGES = {
+    "alias added": ({0: {"aliases": ("Daoyi Dong",)}}, (["Daoyi Dong"], ["cs.DC"], "x")),
+    "name changed": ({0: {"name": "Dezun Li"}}, (["Dezun Li"], ["math.CO"], "x")),
+    "categories changed": ({1: {"categories": ("cs.NI",)}}, (["Ke Wu"], ["cs.NI"], "x")),
+    "categories dropped": ({1: {"categories": ()}}, (["Ke Wu"], ["math.CO"], "x")),
+    "topic changed": ({2: {"topic": "hyperx", "name": "hyperx"}}, ([], ["cs.DC"], "HyperX")),
+    "topic's categories": ({2: {"categories": ("cs.NI",)}}, ([], ["cs.NI"], "RDMA")),
+    "person became a topic": (
+        {0: {"kind": "topic", "topic": "dezun", "name": "dezun", "categories": ("cs.DC",)}},
+        ([], ["cs.DC"], "Dezun"),
+    ),
+    "id changed": ({0: {"id": 9}}, (["Dezun Dong"], ["cs.DC"], "x")),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+async def test_the_rules_are_kept_while_the_follows_are_the_same_and_rebuilt_on_any_change(
+    fake: FakeArxiv, client: ArxivClient, store: Store, change: str
+) -> None:
+    harvest = harvester(store, client, fake)
+    rules = harvest.rules_for(FOLLOWS)
+    # The same follows read again (new objects, other poll state): the same rules, kept.
+    again = [replace(f, record_count=5, last_success=NOW) for f in FOLLOWS]
+    assert harvest.rules_for(again) is rules
+
+    edits, (authors, categories, title) = CHANGES[change]
+    changed = [replace(f, **edits.get(n, {})) for n, f in enumerate(FOLLOWS)]  # type: ignore[arg-type]
+    expected = FollowRules.of(changed).match(authors, categories, title=title, abstract="")
+    assert expected and expected != rules.match(authors, categories, title=title, abstract="")
+    kept = harvest.rules_for(changed)
+    assert kept.match(authors, categories, title=title, abstract="") == expected
+    assert harvest.rules_for(changed) is harvest.rules_for(list(changed))
 
 
 async def test_a_new_version_is_a_revision_and_a_metadata_update_is_stored_silently(

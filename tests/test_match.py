@@ -7,8 +7,14 @@ from datetime import UTC, datetime
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
+from watcher.folding import fold
 from watcher.match import (
+    _ascii_name_key,
+    _general_name_key,
     author_query,
     check_person_name,
     group_queries,
@@ -69,6 +75,51 @@ def make_record(
 )
 def test_name_key(name: str, key: tuple[str, ...]) -> None:
     assert name_key(name) == key
+
+
+# The fast path for plain-ASCII names must give exactly the general path's keys.
+SPELLINGS = [
+    "Dezun Dong", "Dong, Dezun", "  DEZUN   DONG ", "De-Zun Dong", "Ken-ichi Iwata",
+    "Conor O'Brien", "O`Neil Smith", "J. R. R. Tolkien", "Peter H. N. de With",
+    "Dezun Dong (NUDT)", "van der Berg, Jan-Willem", "Smith Jr., John", "A.B. Carter-Jones",
+    "x|y z", "Tab\tSeparated\nName", "Al-Hassan, Omar", "D'Angelo--Rossi", "Name_With_Underscore",
+    "Ruiz; Maria", "Li/Wang Yu", "2nd Author 3", "", " .,- ", "''", "a-'-b",
+    "Dirk W\u00fcbben", "Jos\u00e9 Ra\u00fal Romero", "S\u00f8ren \u0141ukasz",
+    "De\u2010Zun Dong", "Conor O\u2019Brien", "\u00c9mile Zola",
+    "Fran\u00e7ois Fa\u00e7ade-D\u2019Or", "Dezun\u00a0Dong", "\u00df-Stra\u00dfe",
+]  # fmt: skip
+
+
+PLAIN_PUNCTUATION = str.maketrans({"\u2010": "-", "\u2019": "'", "\u00a0": " "})
+
+
+@pytest.mark.parametrize("name", SPELLINGS)
+def test_the_ascii_spelling_of_a_name_has_the_general_paths_key(name: str) -> None:
+    # An accented name goes the general way; its accents folded away, it goes the fast way, and
+    # both ways must agree on it (and on the name itself when it was ASCII already).
+    ascii_spelling = fold(name).translate(PLAIN_PUNCTUATION)
+    assert ascii_spelling.isascii(), ascii_spelling
+    assert _ascii_name_key(ascii_spelling) == _general_name_key(ascii_spelling)
+    assert name_key(ascii_spelling) == _general_name_key(name) or not ascii_spelling.strip()
+
+
+def test_the_ascii_path_agrees_on_every_author_of_a_generated_day() -> None:
+    names = {a.name for r in realistic_day(datetime(2026, 6, 1).date()) for a in r.authors}
+    names |= set(LOOKALIKE_NAMES)
+    assert len(names) > 1000
+    for name in names:
+        if name.isascii():
+            assert _ascii_name_key(name) == _general_name_key(name), name
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_the_ascii_path_agrees_on_any_ascii_text(name: str) -> None:
+    assert _ascii_name_key(name) == _general_name_key(name)
+
+
+@given(st.lists(st.sampled_from("abzAZ09 .,-'`;()_/|\t\"&"), max_size=30).map("".join))
+def test_the_ascii_path_agrees_on_name_like_text(name: str) -> None:
+    assert _ascii_name_key(name) == _general_name_key(name)
 
 
 # --- is_same_person ---------------------------------------------------------------------------

@@ -102,6 +102,8 @@ class Harvester:
         self.retry_first = retry_first
         self.clock = clock
         self.last: HarvestOutcome | None = None
+        # The last harvest's rules and what they were built from (`FollowRules.fingerprint`).
+        self._rules: tuple[tuple[tuple[object, ...], ...], FollowRules] | None = None
 
     @property
     def scope(self) -> str:
@@ -149,7 +151,7 @@ class Harvester:
 
     async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
         """Read the window, store every page's matches; raises on any failure (mark unmoved)."""
-        rules = FollowRules.of(followed)
+        rules = self.rules_for(followed)
         announce_for = Announced(
             frozenset(f.id for f in followed if f.backfilled),
             {f.id: f.created.date() for f in followed if f.kind == "topic" and f.created},
@@ -170,6 +172,18 @@ class Harvester:
                     restarts += 1
                     log.info("harvest token expired; the window restarts from %s", start)
         return outcome
+
+    def rules_for(self, followed: Sequence[Followed]) -> FollowRules:
+        """The follow rules of `followed`: the last harvest's while the follows are the same
+        (names, aliases, kinds, categories, topics), else built anew."""
+        fingerprint = FollowRules.fingerprint(followed)
+        if self._rules is not None and self._rules[0] == fingerprint:
+            rules = self._rules[1]
+            rules.log_unreadable()
+            return rules
+        rules = FollowRules.of(followed)
+        self._rules = (fingerprint, rules)
+        return rules
 
     def _from_day(self, mark: date | None, followed: Sequence[Followed]) -> date:
         """A day before the mark: a record changed late on the mark's day is read again.
