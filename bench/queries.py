@@ -191,6 +191,12 @@ def load(engine: Engine, shape: Shape) -> None:
                 "INSERT INTO paper_count SELECT category, count(*) FROM paper_category "
                 "GROUP BY category"
             )
+        if inspect(engine).has_table("paper_match_category"):  # as the save path keeps it
+            cursor.execute(
+                "INSERT INTO paper_match_category (followed_author_id, category, published, "
+                "paper_id) SELECT m.followed_author_id, c.category, c.published, c.paper_id "
+                "FROM paper_match m JOIN paper_category c ON c.paper_id = m.paper_id"
+            )
         raw.commit()
         if postgres:
             for table in ("author", "paper", "followed_author"):

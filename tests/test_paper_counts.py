@@ -134,6 +134,6 @@ def test_the_migration_counts_what_is_stored(engine: Engine) -> None:
     dong, _ = store.follow(["Dezun Dong"])
     save(store, dong.id, paper(1), paper(2, categories=("cs.NI", "cs.DC")))
     config = alembic_config(engine)
-    command.downgrade(config, "-1")
+    command.downgrade(config, "0011")  # before paper_count
     command.upgrade(config, "head")
     assert kept(engine) == counted(engine) == {ALL_PAPERS: 2, "cs.DC": 2, "cs.NI": 1}

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, event, text
 from tests.fakes.corpus import make_record
 from watcher.store import MatchedRecord, Store
 
-BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author")
+BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author", "paper_match_category")
 Question = Callable[[Store, list[int]], object]
 
 
@@ -113,9 +113,13 @@ QUESTIONS: dict[str, tuple[Question, str]] = {
         lambda s, ids: s.by_category("cs.DC", limit=5, offset=250),
         "ix_paper_category_newest",
     ),
+    "/subject page 50, a chat": (
+        lambda s, ids: s.by_category("cs.DC", limit=5, offset=250, followed_ids=ids),
+        "ix_paper_match_category_newest",
+    ),
     "/subject, a chat": (
         lambda s, ids: s.by_category("cs.DC", limit=5, followed_ids=ids),
-        "ix_paper_match_newest",
+        "ix_paper_match_category_newest",
     ),
     # The counts over all papers read one row of `paper_count` by its primary key
     # (sqlite_autoindex_paper_count_1, paper_count_pkey); `subjects` reads that small table.
@@ -124,11 +128,11 @@ QUESTIONS: dict[str, tuple[Question, str]] = {
     "subjects, all (CLI)": (lambda s, ids: s.category_counts(), "paper_count"),
     "count of /subject, a chat": (
         lambda s, ids: s.count_category("cs.DC", followed_ids=ids),
-        "ix_paper_match_newest",
+        "ix_paper_match_category_newest",
     ),
     "/subjects, a chat": (
         lambda s, ids: s.category_counts(followed_ids=ids),
-        "ix_paper_match_newest",
+        "ix_paper_match_category_newest",
     ),
     "/paper": (lambda s, ids: s.paper("2001.00007"), ""),
 }
@@ -150,3 +154,22 @@ def test_the_check_fails_without_the_index(store: Store) -> None:
     assert "ix_paper_category_newest" not in "\n".join(found)
     if store.engine.dialect.name == "sqlite":
         assert any(whole_table_reads(plan) for plan in found), found
+
+
+CHAT_IN_A_CATEGORY = ["/subject, a chat", "count of /subject, a chat", "/subjects, a chat"]
+
+
+@pytest.mark.parametrize("name", CHAT_IN_A_CATEGORY)
+def test_a_chats_questions_in_a_category_fail_without_their_index(store: Store, name: str) -> None:
+    """Without `ix_paper_match_category_newest` the check above fails on either database: the
+    questions then read `paper_match_category` whole or by its primary key (by paper)."""
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_paper_match_category_newest"))
+    question, index = QUESTIONS[name]
+    found = plans(store, question)
+    assert index not in "\n".join(found)
+    if store.engine.dialect.name == "sqlite":  # every row, through the primary key or not
+        lines = [line.strip() for plan in found for line in plan.splitlines()]
+        assert any(line.startswith("SCAN paper_match_category") for line in lines), found
+    else:
+        assert "paper_match_category_pkey" in "\n".join(found), found

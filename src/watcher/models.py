@@ -20,6 +20,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Text,
     UniqueConstraint,
@@ -198,6 +199,33 @@ class PaperMatch(SQLModel, table=True):
         foreign_key="followed_author.id", primary_key=True, ondelete="CASCADE"
     )
     version: int
+    published: datetime = Field(sa_column=_timestamp())
+
+
+class PaperMatchCategory(SQLModel, table=True):
+    """A followed author's paper in one of its categories: a `paper_match` row times the
+    paper's `paper_category` rows, kept by the save path (`watcher.saving`) in the same
+    transaction, so that a chat's questions within a category (`/subject C` of a chat, its
+    count, `/subjects` of a chat) read one range of `ix_paper_match_category_newest` per
+    author instead of probing each of the chat's papers for the category. Gone with its
+    `paper_match` row (cascade). `published` is the paper's v1 date, as in `paper_match`."""
+
+    __tablename__ = "paper_match_category"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["paper_id", "followed_author_id"],
+            ["paper_match.paper_id", "paper_match.followed_author_id"],
+            ondelete="CASCADE",
+        ),
+        # The questions' way in; the primary key (by paper) is the save path's and the cascade's.
+        Index(
+            "ix_paper_match_category_newest",
+            "followed_author_id", "category", "published", "paper_id",
+        ),
+    )  # fmt: skip
+    paper_id: int = Field(primary_key=True)
+    followed_author_id: int = Field(primary_key=True)
+    category: str = Field(sa_type=Text, primary_key=True)
     published: datetime = Field(sa_column=_timestamp())
 
 

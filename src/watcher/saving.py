@@ -15,6 +15,11 @@ The counts of papers (`paper_count`: all, and per category) change in the same t
 what was inserted and what the DELETE of a revised paper's old categories returned, so they stay
 exact whatever the revisions do to the categories. They are added with `papers = papers + d`
 (an upsert), in the order of their keys: two writers at once add up and never deadlock.
+
+`paper_match_category` (a link times its paper's categories, for a chat's questions within a
+category) is rewritten, in the same transaction, for every paper whose categories were
+replaced or that got a new link, from what `paper_match` and `paper_category` then hold; a
+link's rows go with it by cascade.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, insert, text, update
+from sqlalchemy import bindparam, delete, insert, text, update
 from sqlmodel import Session, col, select
 
 from watcher import records
@@ -37,6 +42,7 @@ from watcher.models import (
     PaperAuthor,
     PaperCategory,
     PaperMatch,
+    PaperMatchCategory,
     utcnow,
 )
 
@@ -158,7 +164,30 @@ def write_batch(
                 for (p, f), v in raised.items()
             ],
         )
+    # Whose categories may have changed: every paper written (its categories were replaced)
+    # and every paper with a new link.
+    _relink_categories(session, {paper_ids[a] for a in written} | {p for p, _ in inserted})
     return outcome
+
+
+# The same statement on SQLite and PostgreSQL. "WHERE" keeps SQLite from reading ON CONFLICT
+# as a join's ON; DO NOTHING lets a writer at once on the same paper add the same rows.
+_LINK_CATEGORIES = text(
+    "INSERT INTO paper_match_category (followed_author_id, category, published, paper_id) "
+    "SELECT m.followed_author_id, c.category, c.published, c.paper_id "
+    "FROM paper_match m JOIN paper_category c ON c.paper_id = m.paper_id "
+    "WHERE m.paper_id IN :paper_ids ON CONFLICT DO NOTHING"
+).bindparams(bindparam("paper_ids", expanding=True))
+
+
+def _relink_categories(session: Session, paper_ids: set[int]) -> None:
+    """Make `paper_match_category` of these papers what their links and categories now are:
+    their rows removed, then written again from `paper_match` and `paper_category`."""
+    for some_ids in _chunks(sorted(paper_ids)):
+        session.execute(
+            delete(PaperMatchCategory).where(col(PaperMatchCategory.paper_id).in_(some_ids))
+        )
+        session.execute(_LINK_CATEGORIES, {"paper_ids": list(some_ids)})
 
 
 def _write_papers(

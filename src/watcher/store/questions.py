@@ -5,7 +5,8 @@ authors is read in two steps, each served by an index (bench/README.md says whic
 of the last paper the page needs comes from the link table's (key, published, paper_id) index,
 then only the papers from that date on are fetched and ordered. So a page costs about the same
 at a million papers as at a thousand. Counts over all papers (of a category, or every paper)
-read `paper_count`, which the save path keeps.
+read `paper_count`, which the save path keeps; a chat's questions within a category read
+`paper_match_category`, which it keeps too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import ALL_PAPERS, Paper, PaperCategory, PaperCount, PaperMatch
+from watcher.models import (
+    ALL_PAPERS,
+    Paper,
+    PaperCategory,
+    PaperCount,
+    PaperMatch,
+    PaperMatchCategory,
+)
 from watcher.rows import load_records
 
 
@@ -68,15 +76,13 @@ class QuestionStore:
             )
             with Session(self.engine) as session:
                 return [(scope, papers) for scope, papers in session.exec(kept).all()]
-        query = select(PaperCategory.category, func.count().label("n")).where(
-            col(PaperCategory.paper_id).in_(
-                select(PaperMatch.paper_id).where(
-                    col(PaperMatch.followed_author_id).in_(list(followed_ids))
-                )
-            )
-        )
-        query = query.group_by(col(PaperCategory.category)).order_by(
-            func.count().desc(), col(PaperCategory.category)
+        # A paper of two of the chat's authors has its categories once per author: counted once.
+        papers = func.count(col(PaperMatchCategory.paper_id).distinct())
+        query = (
+            select(PaperMatchCategory.category, papers.label("n"))
+            .where(col(PaperMatchCategory.followed_author_id).in_(list(followed_ids)))
+            .group_by(col(PaperMatchCategory.category))
+            .order_by(papers.desc(), col(PaperMatchCategory.category))
         )
         with Session(self.engine) as session:
             return [(category, n) for category, n in session.exec(query).all()]
@@ -148,21 +154,17 @@ def _links(*, category: str | None, followed_ids: list[int] | None) -> Select[in
         return sql_select(col(PaperCategory.paper_id), col(PaperCategory.published)).where(
             col(PaperCategory.category) == category
         )
-    query = sql_select(col(PaperMatch.paper_id), col(PaperMatch.published)).where(
+    if category is not None:
+        # One range of `paper_match_category`'s primary key per author, newest first.
+        return sql_select(
+            col(PaperMatchCategory.paper_id), col(PaperMatchCategory.published)
+        ).where(
+            col(PaperMatchCategory.followed_author_id).in_(followed_ids),
+            col(PaperMatchCategory.category) == category,
+        )
+    return sql_select(col(PaperMatch.paper_id), col(PaperMatch.published)).where(
         col(PaperMatch.followed_author_id).in_(followed_ids)
     )
-    if category is not None:
-        # EXISTS, not a join: SQLite, which has no statistics unless ANALYZE ran, would
-        # otherwise walk every paper of the category and probe the chat's links.
-        query = query.where(
-            sql_select(col(PaperCategory.paper_id))
-            .where(
-                col(PaperCategory.paper_id) == col(PaperMatch.paper_id),
-                col(PaperCategory.category) == category,
-            )
-            .exists()
-        )
-    return query
 
 
 def _nth_newest_date(links: Select[int, datetime], n: int, *, per_author: bool) -> Select[datetime]:
