@@ -35,6 +35,7 @@ from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
+from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.models import NO_THREAD
 from watcher.service import ServiceContext
 from watcher.store import Followed
@@ -73,6 +74,19 @@ class ServiceHandlers:
         self.settings = service.settings
         self.store = service.store
         self.chats = service.chats
+
+    def _can_take(
+        self, place: Place, existing: Followed | None, *, already: str, full: str
+    ) -> str | Followed | None:
+        """Database thread: before a chat (topic) takes a rule, `existing` (the stored rule, or
+        None if nobody follows it yet), or the answer why it cannot: it has the rule already
+        (`already`), or it follows the most allowed (`full`)."""
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        if existing is not None and existing.id in subscribed:
+            return already
+        if len(subscribed) >= MAX_SUBSCRIPTIONS:
+            return full
+        return existing
 
 
 # --- where an update belongs -----------------------------------------------------------------

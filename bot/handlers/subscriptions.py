@@ -187,16 +187,10 @@ class Subscriptions(ServiceHandlers):
     def _prepare_follow(self, place: Place, rule: PersonRule) -> str | Followed | None:
         """Database thread: the author already followed under that name in those categories
         (None if nobody follows it yet), or the answer why this chat cannot subscribe."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         existing = self.store.find_followed(rule.display, categories=rule.categories)
-        if existing is not None and existing.id in subscribed:
-            return (
-                f"{place.here} already follows <b>{html.escape(existing.label)}</b>. "
-                "/subscriptions lists what it follows."
-            )
-        if len(subscribed) >= MAX_SUBSCRIPTIONS:
-            return _full_message()
-        return existing
+        return self._can_take(
+            place, existing, already=_already(place, existing), full=_full_message()
+        )
 
     def _subscribe_known(self, place: Place, followed: Followed) -> str:
         """Database thread: subscribe to an author polled already; the answer."""
@@ -364,16 +358,10 @@ class Subscriptions(ServiceHandlers):
 
     def _prepare_identity(self, place: Place, identity: Identity) -> str | Followed | None:
         """Database thread: the identity if followed already, or why this chat cannot."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         existing = self.store.find_identity(identity.key)
-        if existing is not None and existing.id in subscribed:
-            return (
-                f"{place.here} already follows <b>{html.escape(existing.label)}</b>. "
-                "/subscriptions lists what it follows."
-            )
-        if len(subscribed) >= MAX_SUBSCRIPTIONS:
-            return _full_message()
-        return existing
+        return self._can_take(
+            place, existing, already=_already(place, existing), full=_full_message()
+        )
 
     def _follow_identity(self, place: Place, identity: Identity, found: list[Record]) -> str:
         """Database thread: follow an identity arXiv knows, for this chat; the answer."""
@@ -551,6 +539,11 @@ def _too_slow(name: str) -> str:
         f"⚠️ arXiv is slow to answer just now, so this chat does not follow "
         f"<b>{html.escape(name)}</b> yet. Please try again in a few minutes."
     )
+
+
+def _already(place: Place, existing: Followed | None) -> str:
+    shown = html.escape(existing.label) if existing is not None else ""
+    return f"{place.here} already follows <b>{shown}</b>. /subscriptions lists what it follows."
 
 
 def _full_message() -> str:

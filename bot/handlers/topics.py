@@ -94,16 +94,12 @@ class Topics(ServiceHandlers):
     def _prepare(self, place: Place, topic: Topic) -> str | Followed | None:
         """Database thread: the topic if someone watches it already (None if nobody does), or
         the answer why this chat cannot watch it."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        already = (
+            f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
+            "/subscriptions lists what it follows."
+        )
         existing = self.store.find_topic(topic)
-        if existing is not None and existing.id in subscribed:
-            return (
-                f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
-                "/subscriptions lists what it follows."
-            )
-        if len(subscribed) >= MAX_SUBSCRIPTIONS:
-            return _full_message()
-        return existing
+        return self._can_take(place, existing, already=already, full=_full_message())
 
     def _watch(self, place: Place, topic: Topic) -> str:
         """Database thread: watch the topic for this chat; the answer."""

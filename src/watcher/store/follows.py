@@ -112,24 +112,11 @@ class FollowStore:
         categories is another rule.
         """
         display, *aliases = names
-        key = rule_key(display, categories)
+        new = FollowedAuthor(
+            name=display, rule_key=rule_key(display, categories), categories=",".join(categories)
+        )
         with Session(self.engine) as session:
-            followed = session.exec(
-                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == key)
-            ).first()
-            created = followed is None
-            if followed is None:
-                followed = FollowedAuthor(
-                    name=display,
-                    rule_key=key,
-                    categories=",".join(categories),
-                    watched=watched,
-                )
-                session.add(followed)
-                session.flush()
-                assert followed.id is not None
-                session.add(PollState(followed_author_id=followed.id))
-            followed.watched = followed.watched or watched
+            followed, created = _add_rule(session, new, watched=watched)
             known = {key_of(name) for name in (followed.name, *followed.alias_list)}
             extra = [alias for alias in aliases if key_of(alias) not in known]
             if extra:
@@ -158,24 +145,14 @@ class FollowStore:
         feed shows it, if any) is only shown, with the identity: "Dezun Dong (arxiv:dong_d_1)"
         (`Followed.label`), and marks them on announced papers; it never matches. Returns the
         follow and whether it is new; `watched` as in `follow`."""
+        new = FollowedAuthor(
+            name=(name or identity.shown)[:MAX_SHOWN_NAME],
+            rule_key=identity.key,
+            kind="identity",
+            identity=identity.key,
+        )
         with Session(self.engine) as session:
-            followed = session.exec(
-                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == identity.key)
-            ).first()
-            created = followed is None
-            if followed is None:
-                followed = FollowedAuthor(
-                    name=(name or identity.shown)[:MAX_SHOWN_NAME],
-                    rule_key=identity.key,
-                    kind="identity",
-                    identity=identity.key,
-                    watched=watched,
-                )
-                session.add(followed)
-                session.flush()
-                assert followed.id is not None
-                session.add(PollState(followed_author_id=followed.id))
-            followed.watched = followed.watched or watched
+            followed, created = _add_rule(session, new, watched=watched)
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
@@ -289,25 +266,15 @@ class FollowStore:
         `watched` as for `follow`. A new topic's poll state says "history never fetched": its
         first poll stores what it finds silently, so a topic never announces the past.
         """
+        new = FollowedAuthor(
+            name=topic.text,
+            rule_key=topic.rule_key,
+            kind="topic",
+            categories=",".join(topic.categories),
+            topic=topic.text,
+        )
         with Session(self.engine) as session:
-            followed = session.exec(
-                select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == topic.rule_key)
-            ).first()
-            created = followed is None
-            if followed is None:
-                followed = FollowedAuthor(
-                    name=topic.text,
-                    rule_key=topic.rule_key,
-                    kind="topic",
-                    categories=",".join(topic.categories),
-                    topic=topic.text,
-                    watched=watched,
-                )
-                session.add(followed)
-                session.flush()
-                assert followed.id is not None
-                session.add(PollState(followed_author_id=followed.id))
-            followed.watched = followed.watched or watched
+            followed, created = _add_rule(session, new, watched=watched)
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
@@ -319,3 +286,23 @@ class FollowStore:
                 select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == topic.rule_key)
             ).first()
             return None if found is None else self._followed(session, [found])[0]
+
+
+def _add_rule(
+    session: Session, new: FollowedAuthor, *, watched: bool
+) -> tuple[FollowedAuthor, bool]:
+    """The rule keyed `new.rule_key`: the stored one, or `new` added with a poll state that
+    says "history never fetched" (so its first poll is silent). Whether it was added is the
+    second value. Following never turns a watched rule into an unwatched one."""
+    followed = session.exec(
+        select(FollowedAuthor).where(col(FollowedAuthor.rule_key) == new.rule_key)
+    ).first()
+    if followed is not None:
+        followed.watched = followed.watched or watched
+        return followed, False
+    new.watched = watched
+    session.add(new)
+    session.flush()
+    assert new.id is not None
+    session.add(PollState(followed_author_id=new.id))
+    return new, True
