@@ -1,8 +1,8 @@
 """Ways of finding papers: each one a module behind the one small interface the poll step uses.
 
-    api      (`watcher.sources.api`)      arXiv API queries, about 30 names OR-ed a request
-    harvest  (`watcher.sources.harvest`)  arXiv's OAI-PMH feed read once a cycle, matched locally
-    (later)                               per-person author feeds (arxiv.org/a/<id>.atom)
+    api          arXiv API queries, about 30 names OR-ed a request
+    harvest      arXiv's OAI-PMH feed read once a cycle, matched locally
+    author_feed  a person's own feed (arxiv.org/a/<id>.atom), for a follow by identity
 
 A source is given the follows it serves, a `save` callback (the poll step's store-in-parts) and
 the cycle's report; it fetches, matches with `watcher.match`, saves, and records its own
@@ -12,13 +12,19 @@ choice (`WATCH_SOURCE`); a follow is a rule, and all rules are matched in `watch
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from watcher.store import Followed, MatchedRecord, SaveResult
+from watcher.aio import in_db_thread
+from watcher.failures import expected, failure_cause, next_try
+from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 if TYPE_CHECKING:
     from watcher.poll import PollReport
+
+log = logging.getLogger(__name__)
 
 # How a source stores what it found: the records with their follows, and the follows whose
 # subscribers hear of it (those whose history was fetched before). Returns what was new.
@@ -34,3 +40,40 @@ class Source(Protocol):
         """Find, match and `save` what is new for the due follows (all with `force`); record
         successes and failures in the store, and what was found or failed in `report`."""
         ...
+
+
+async def record_poll_failure(
+    store: Store,
+    follows: Sequence[Followed],
+    error: Exception,
+    report: PollReport,
+    *,
+    first: float,
+    cap: timedelta,
+    now: datetime,
+) -> None:
+    """A poll of `follows` failed: log the real cause (a bug with its traceback), count it, and
+    put their next poll off, doubling per failure in a row up to `cap`."""
+    names = ", ".join(f.label for f in follows)
+    cause = failure_cause(error)
+    failures = max(f.consecutive_failures for f in follows) + 1
+    retry = next_try(error, failures, first=first, cap=cap)
+    log.log(
+        logging.WARNING if expected(error) else logging.ERROR,
+        "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
+        names, cause, failures, retry.total_seconds(),
+        exc_info=not expected(error),  # a bug: say where
+    )  # fmt: skip
+    report.failures.update({f.label: cause for f in follows})
+    try:
+        await in_db_thread(
+            store.record_poll_failure,
+            [f.id for f in follows],
+            error=cause,
+            now=now,
+            next_poll=now + retry,
+        )
+    except Exception as recording:
+        # The database itself is failing: the log line above is all there can be, and the
+        # next tick tries these follows again.
+        log.error("could not record the failure of %s: %s", names, failure_cause(recording))

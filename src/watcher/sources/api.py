@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
-from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
 from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
 from watcher.match import FollowRules, group_queries, person_query
 from watcher.parse import Page, parse_feed
-from watcher.sources import Save
+from watcher.sources import Save, record_poll_failure
 from watcher.store import Followed, MatchedRecord, Store
 from watcher.topics import topic_from_stored
 
@@ -104,7 +103,10 @@ class ApiSource:
         except Exception as error:
             # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this
             # group's failure, recorded and retried later; the other groups are polled on.
-            await self._record_failure(group, error, report)
+            await record_poll_failure(
+                self.store, group, error, report,
+                first=self.retry_first, cap=self.poll_interval, now=self.clock(),
+            )  # fmt: skip
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
@@ -114,35 +116,6 @@ class ApiSource:
             saved.silent,
         )
         report.polled.extend(f.name for f in group)
-
-    async def _record_failure(
-        self, group: list[Followed], error: Exception, report: PollReport
-    ) -> None:
-        """Log the failure with its real cause, count it, and put the next try off."""
-        names = ", ".join(f.name for f in group)
-        cause = failure_cause(error)
-        failures = max(f.consecutive_failures for f in group) + 1
-        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
-        log.log(
-            logging.WARNING if expected(error) else logging.ERROR,
-            "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
-            names, cause, failures, retry.total_seconds(),
-            exc_info=not expected(error),  # a bug: say where
-        )  # fmt: skip
-        report.failures.update({f.name: cause for f in group})
-        now = self.clock()
-        try:
-            await in_db_thread(
-                self.store.record_poll_failure,
-                [f.id for f in group],
-                error=cause,
-                now=now,
-                next_poll=now + retry,
-            )
-        except Exception as recording:
-            # The database itself is failing: the log line above is all there can be, and the
-            # next tick tries this group again.
-            log.error("could not record the failure of %s: %s", names, failure_cause(recording))
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""

@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivHTTPError, UnknownAuthorId
-from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ArxivClient
 from watcher.identity import Identity
 from watcher.match import name_key
 from watcher.parse import parse_feed
 from watcher.records import Record
-from watcher.sources import Save
+from watcher.sources import Save, record_poll_failure
 from watcher.store import Followed, MatchedRecord, Store
 
 if TYPE_CHECKING:
@@ -123,7 +122,10 @@ class AuthorFeedSource:
         except Exception as error:
             # The boundary of one identity: whatever went wrong is its failure, recorded and
             # retried later; the other identities are polled on.
-            await self._record_failure(follow, error, report)
+            await record_poll_failure(
+                self.store, [follow], error, report,
+                first=self.retry_first, cap=self.poll_interval, now=self.clock(),
+            )  # fmt: skip
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
@@ -148,30 +150,3 @@ class AuthorFeedSource:
                 if records:
                     return records
         return records
-
-    async def _record_failure(self, follow: Followed, error: Exception, report: PollReport) -> None:
-        """Log the failure with its real cause, count it, and put the next try off."""
-        cause = failure_cause(error)
-        failures = follow.consecutive_failures + 1
-        retry = next_try(error, failures, first=self.retry_first, cap=self.poll_interval)
-        log.log(
-            logging.WARNING if expected(error) else logging.ERROR,
-            "poll failed for %s: %s; %d failure(s) in a row, next try in %d s",
-            follow.label, cause, failures, retry.total_seconds(),
-            exc_info=not expected(error),  # a bug: say where
-        )  # fmt: skip
-        report.failures[follow.label] = cause
-        now = self.clock()
-        try:
-            await in_db_thread(
-                self.store.record_poll_failure,
-                [follow.id],
-                error=cause,
-                now=now,
-                next_poll=now + retry,
-            )
-        except Exception as recording:
-            # The database itself is failing: the log line above is all there can be.
-            log.error(
-                "could not record the failure of %s: %s", follow.label, failure_cause(recording)
-            )
