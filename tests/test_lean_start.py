@@ -20,6 +20,16 @@ from watcher.db import (
 )
 
 OPTIONAL = ("alembic", "psycopg")
+# What `run` does before it polls, on the database at argv[1]: migrate it, follow WATCH_AUTHORS.
+BUILD_THE_CORE = (
+    "import sys\n"
+    "from watcher.db import open_database\n"
+    "from watcher.service import arxiv_client, build_context\n"
+    "from watcher.settings import load_settings\n"
+    "settings = load_settings(database_url=sys.argv[1])\n"
+    "engine = open_database(settings.database_url, migrate=False)\n"
+    "build_context(settings, engine, arxiv_client(settings))"
+)
 
 
 def loaded_after(code: str, *args: str) -> list[str]:
@@ -49,6 +59,30 @@ def test_opening_a_database_at_the_head_does_not_load_alembic(
     code = "import sys\nfrom watcher.db import open_database\nopen_database(sys.argv[1])"
     driver = ["psycopg"] if BACKEND == "postgres" else []
     assert loaded_after(code, database_url) == driver
+
+
+def test_a_service_migrating_a_new_database_does_not_load_alembic(database_url: str) -> None:
+    """The first start of a bare service (no `db upgrade` before it) migrates in a child
+    process: the service itself stays lean, and the database ends at the head."""
+    driver = ["psycopg"] if BACKEND == "postgres" else []
+    assert loaded_after(BUILD_THE_CORE, database_url) == driver
+    engine = create_db_engine(database_url)
+    try:
+        assert pending_migrations(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_a_failed_migration_in_the_child_stops_the_start_with_its_cause(engine: Engine) -> None:
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = 'f00dfeed0001'"))
+    url = engine.url.render_as_string(hide_password=False)
+    answer = subprocess.run(
+        [sys.executable, "-c", BUILD_THE_CORE, url], cwd=REPO, capture_output=True, text=True
+    )
+    assert answer.returncode != 0
+    assert "f00dfeed0001" in answer.stderr  # the child's own error: the revision it cannot find
+    assert "the database migrations failed" in answer.stderr
 
 
 def test_a_new_database_still_gets_every_migration(database_url: str) -> None:

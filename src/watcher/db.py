@@ -6,13 +6,18 @@ Alembic migrations (the service migrates at start; `arxiv-watcher db upgrade` do
 
 Alembic (with Mako and Pygments, about 10 MB resident) is imported only when a migration is
 pending or asked about: a database already at the head, the usual start, is recognised by reading
-`alembic_version` and the `revision` lines of the migration files (`script_head`).
+`alembic_version` and the `revision` lines of the migration files (`script_head`). The service
+applies pending migrations in a child process (`upgrade_in_child`), so that it never keeps
+Alembic loaded, even on its very first start.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +25,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from watcher.errors import ConfigError
+from watcher.errors import ConfigError, WatcherError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -163,10 +168,16 @@ def applied_revisions(engine: Engine) -> set[str] | None:
         return None
 
 
+def at_head(engine: Engine) -> bool:
+    """Whether the database is known to be at the newest migration, without importing Alembic
+    (False also when that cannot be told this way: Alembic then decides)."""
+    head = script_head()
+    return head is not None and applied_revisions(engine) == {head}
+
+
 def pending_migrations(engine: Engine) -> list[str]:
     """Revisions not yet applied, oldest first."""
-    head = script_head()
-    if head is not None and applied_revisions(engine) == {head}:
+    if at_head(engine):
         return []
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
@@ -179,6 +190,28 @@ def pending_migrations(engine: Engine) -> list[str]:
         for revision in reversed(list(script.iterate_revisions("head", current or "base")))
         if revision.revision not in current
     ]
+
+
+def upgrade_in_child(url: str) -> None:
+    """Apply every pending migration in a process of its own (`arxiv-watcher db upgrade`), so
+    that a long-running service never keeps Alembic loaded. The child reads its settings as this
+    process did (environment, `.env`), with DATABASE_URL set to `url`; it logs to standard error,
+    redacted, as every command does. Raises WatcherError when it fails."""
+    child = subprocess.run(
+        [sys.executable, "-m", "watcher", "db", "upgrade"],
+        env={**os.environ, "DATABASE_URL": url},
+        check=False,
+        stdout=subprocess.PIPE,  # its one-line summary, logged here; its log lines pass through
+        text=True,
+    )
+    for line in child.stdout.splitlines():
+        log.info("migrations: %s", line)
+    if child.returncode != 0:
+        raise WatcherError(
+            f"the database migrations failed (`arxiv-watcher db upgrade` exited with "
+            f"{child.returncode}); its error is on the line above, and the database is as the "
+            "last migration that succeeded left it"
+        )
 
 
 def open_database(url: str, *, migrate: bool = True) -> Engine:

@@ -26,7 +26,7 @@ from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
-from watcher.db import open_database, pending_migrations, upgrade
+from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
 from watcher.leader import Leadership, leader_lock
 from watcher.outbox import Outbox
@@ -93,10 +93,9 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
 
     Only the active instance runs this: migrations and writes never race a second service.
     """
-    pending = pending_migrations(engine)
-    if pending:
-        log.info("applying %d database migration(s): %s", len(pending), ", ".join(pending))
-        upgrade(engine)
+    if not at_head(engine):
+        log.info("the database is not at the newest migration: applying the migrations")
+        upgrade_in_child(settings.database_url)
     store = Store(engine)
     for rule in settings.followed_specs:
         store.follow_person(rule)
