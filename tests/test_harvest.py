@@ -367,3 +367,16 @@ def test_the_day_is_the_same_each_time() -> None:
     assert realistic_day(date(2026, 11, 30), count=50) == realistic_day(
         date(2026, 11, 30), count=50
     )
+
+
+def test_a_noted_datestamp_moves_forward_only_and_many_are_noted_at_once(store: Store) -> None:
+    first, second, third = date(2026, 11, 27), date(2026, 11, 28), date(2026, 11, 29)
+    store.mark_harvested({"2611.00001": second, "2611.00002": first})
+    store.mark_harvested({"2611.00001": first, "2611.00002": third, "2611.00003": first})
+    assert store.harvested_datestamps(["2611.00001", "2611.00002", "2611.00003", "2611.09999"]) == {
+        "2611.00001": second,  # an older datestamp (an earlier page read again) is ignored
+        "2611.00002": third,
+        "2611.00003": first,
+    }
+    store.mark_harvested({})
+    assert len(store.harvested_datestamps([f"2611.{n:05d}" for n in range(1, 4)])) == 3

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
 
@@ -246,14 +246,14 @@ class Harvester:
                     f"the API did not list {len(missing)} harvested paper(s) "
                     f"({', '.join(missing[:3])}); will retry"
                 )
-            by_announced: dict[frozenset[int], list[MatchedRecord]] = {}
+            # Whom a record is announced to depends on its datestamp alone (`Announced`): one
+            # save per datestamp, one or two a page, not one per set of follows.
+            by_day: dict[date, list[MatchedRecord]] = {}
             for i in chunk:
                 oai, found = matched[i]
-                by_announced.setdefault(announce_for.of(oai, found), []).append(
-                    MatchedRecord(current[i], found)
-                )
-            for announced, records in by_announced.items():
-                saved = await save(records, announced)
+                by_day.setdefault(oai.datestamp, []).append(MatchedRecord(current[i], found))
+            for day, records in by_day.items():
+                saved = await save(records, announce_for.on(day))
                 outcome.new += len(saved.new)
                 outcome.revisions += len(saved.revisions)
                 outcome.silent += saved.silent
@@ -265,17 +265,23 @@ class Harvester:
     async def _changed(self, matched: dict[str, tuple[OaiRecord, frozenset[int]]]) -> list[str]:
         """The matched papers worth an API request: a datestamp not yet seen, or a follow not
         yet linked to the paper (an alias added since); the others are stored as they are."""
-        ids = list(matched)
-        stamps = await in_db_thread(self.store.harvested_datestamps, ids)
-        follows = {f for _, found in matched.values() for f in found}
-        linked = await in_db_thread(self.store.linked_versions, ids, follows)
-        return [
+        stamps = await in_db_thread(self.store.harvested_datestamps, list(matched))
+        moved = {
             arxiv_id
-            for arxiv_id, (record, found) in matched.items()
-            if arxiv_id not in stamps
-            or record.datestamp > stamps[arxiv_id]
-            or any((arxiv_id, f) not in linked for f in found)
-        ]
+            for arxiv_id, (record, _) in matched.items()
+            if arxiv_id not in stamps or record.datestamp > stamps[arxiv_id]
+        }
+        # A paper stored as it is now is asked for again only if a follow lacks its link: the
+        # store is asked about those papers alone (none on a first harvest).
+        unchanged = {a: found for a, (_, found) in matched.items() if a not in moved}
+        unlinked: set[str] = set()
+        if unchanged:
+            follows = {f for found in unchanged.values() for f in found}
+            linked = await in_db_thread(self.store.linked_versions, list(unchanged), follows)
+            unlinked = {
+                a for a, found in unchanged.items() if any((a, f) not in linked for f in found)
+            }
+        return [arxiv_id for arxiv_id in matched if arxiv_id in moved or arxiv_id in unlinked]
 
     async def _record_failure(
         self, followed: Sequence[Followed], error: Exception, report: PollReport
@@ -315,7 +321,7 @@ class Harvester:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Announced:
     """Whose subscribers hear of a harvested record: the follows whose history was fetched,
     except a topic for a record whose datestamp is not after the day the topic was created.
@@ -328,13 +334,15 @@ class Announced:
 
     backfilled: frozenset[int]
     topic_created: dict[int, date]
+    _by_day: dict[date, frozenset[int]] = field(default_factory=dict, compare=False)
 
-    def of(self, record: OaiRecord, found: frozenset[int]) -> frozenset[int]:
-        return frozenset(
-            i
-            for i in found & self.backfilled
-            if i not in self.topic_created or record.datestamp > self.topic_created[i]
-        )
+    def on(self, datestamp: date) -> frozenset[int]:
+        """The follows that announce a record stamped `datestamp` (the save keeps, of these,
+        the ones that matched it). The same set for every record of a day, kept per day."""
+        if datestamp not in self._by_day:
+            too_late = {i for i, created in self.topic_created.items() if datestamp <= created}
+            self._by_day[datestamp] = self.backfilled - too_late if too_late else self.backfilled
+        return self._by_day[datestamp]
 
 
 def _is_current(api: Record, oai: OaiRecord) -> bool:

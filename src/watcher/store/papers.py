@@ -20,13 +20,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Date, Engine, bindparam, text
 from sqlmodel import Session, col, select
 
 from watcher import records
 from watcher.models import HarvestedPaper, HarvestState, Paper, PaperMatch
 from watcher.outbox import enqueue_deliveries
 from watcher.saving import write_batch
+
+# The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
+_MARK_HARVESTED = text(
+    "INSERT INTO harvested_paper (arxiv_id, datestamp) VALUES (:arxiv_id, :datestamp) "
+    "ON CONFLICT (arxiv_id) DO UPDATE SET datestamp = excluded.datestamp "
+    "WHERE excluded.datestamp > harvested_paper.datestamp"
+).bindparams(bindparam("datestamp", type_=Date))
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,23 +185,20 @@ class PaperStore:
         """The datestamp each of these papers had when the harvest last stored it."""
         with Session(self.engine) as session:
             rows = session.exec(
-                select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(arxiv_ids)))
+                select(col(HarvestedPaper.arxiv_id), col(HarvestedPaper.datestamp)).where(
+                    col(HarvestedPaper.arxiv_id).in_(list(arxiv_ids))
+                )
             ).all()
-            return {row.arxiv_id: row.datestamp for row in rows}
+            return dict(rows)
 
     def mark_harvested(self, datestamps: Mapping[str, date]) -> None:
-        """Remember the datestamps of papers just stored, so an unchanged one costs nothing."""
+        """Remember the datestamps of papers just stored, so an unchanged one costs nothing.
+        One upsert for all of them; a datestamp never moves back."""
+        if not datestamps:
+            return
         with Session(self.engine) as session:
-            known = {
-                row.arxiv_id: row
-                for row in session.exec(
-                    select(HarvestedPaper).where(col(HarvestedPaper.arxiv_id).in_(list(datestamps)))
-                )
-            }
-            for arxiv_id, datestamp in datestamps.items():
-                row = known.get(arxiv_id)
-                if row is None:
-                    session.add(HarvestedPaper(arxiv_id=arxiv_id, datestamp=datestamp))
-                elif datestamp > row.datestamp:
-                    row.datestamp = datestamp
+            session.execute(
+                _MARK_HARVESTED,
+                [{"arxiv_id": a, "datestamp": d} for a, d in sorted(datestamps.items())],
+            )
             session.commit()
