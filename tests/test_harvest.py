@@ -380,3 +380,39 @@ def test_a_noted_datestamp_moves_forward_only_and_many_are_noted_at_once(store: 
     }
     store.mark_harvested({})
     assert len(store.harvested_datestamps([f"2611.{n:05d}" for n in range(1, 4)])) == 3
+
+
+async def test_a_page_is_saved_once_per_datestamp_whatever_the_follows_that_found_it(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    """Whom a record is announced to depends on its datestamp alone: papers of five people
+    over two days are two saves, and each paper is announced (not one save per person)."""
+    fake.oai_page_size = 10_000
+    names = [f"Harvest Person{n}" for n in range(5)]
+    for name in names:
+        followed, _ = store.follow([name])
+        store.record_poll_success([followed.id], now=NOW - timedelta(days=1), next_poll=NOW)
+    for n, name in enumerate(names):
+        fake.add(
+            paper(f"2611.3101{n}", f"Paper {n}", authors=(name,)),
+            datestamp=TODAY - timedelta(days=n % 2),
+        )
+    saves: list[frozenset[str]] = []
+    report = PollReport()
+
+    async def save(matched: list[MatchedRecord], announce_for: frozenset[int]) -> SaveResult:
+        saves.append(frozenset(m.record.arxiv_id for m in matched))
+        found = await in_db_thread(store.save_records, matched, announce_for=announce_for)
+        report.new.extend(found.new)
+        return found
+
+    await harvester(store, client, fake).poll(
+        await in_db_thread(store.followed), save=save, report=report, force=True
+    )
+
+    assert report.failures == {}
+    assert sorted(saves, key=len) == [
+        frozenset({"2611.31011", "2611.31013"}),
+        frozenset({"2611.31010", "2611.31012", "2611.31014"}),
+    ]
+    assert sorted(r.arxiv_id for r in report.new) == [f"2611.3101{n}" for n in range(5)]
