@@ -203,6 +203,7 @@ def oai_main(args: argparse.Namespace) -> None:
     parsed = parse_list_records(page).records
     timed("parse_list_records", started)
     assert len(parsed) == records
+    del root, parsed  # the service keeps neither: they would only slow its garbage collections
     with empty_database(args.database_url) as url:
         engine = open_database(url)
         store = Store(engine)

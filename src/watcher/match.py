@@ -148,7 +148,10 @@ class FollowRules:
     """Every follow, matched in one place: which followed ids does a record belong to?"""
 
     def __init__(self, follows: Iterable[tuple[int, Sequence[str]]] = ()) -> None:
-        self._by_key: dict[tuple[str, ...], set[int]] = {}
+        # A name key's followed ids as a tuple, not a set: 100,000 follows are 100,000 of them,
+        # and a tuple of ints is a third of a set's size and never walked by the garbage
+        # collector (bench/README.md). A key rarely has more than one id.
+        self._by_key: dict[tuple[str, ...], tuple[int, ...]] = {}
         self._categories: dict[int, frozenset[str]] = {}
         self._topics: TopicIndex | None = None
         self.unreadable: list[tuple[int, str, str]] = []  # (followed id, stored topic, why)
@@ -193,7 +196,9 @@ class FollowRules:
         """Follow a person by these names (display name and aliases), maybe only in some
         categories."""
         for key in _keys(names):
-            self._by_key.setdefault(key, set()).add(followed_id)
+            ids = self._by_key.get(key, ())
+            if followed_id not in ids:
+                self._by_key[key] = (*ids, followed_id)
         if categories:
             self._categories[followed_id] = frozenset(categories)
 
@@ -207,9 +212,7 @@ class FollowRules:
         leaving out those followed only in other categories than the paper's `categories`."""
         found: set[int] = set()
         for name in author_names:
-            ids = self._by_key.get(name_key(name))
-            if ids:
-                found |= ids
+            found.update(self._by_key.get(name_key(name), ()))
         if found and self._categories:
             paper = frozenset(categories)
             found = {i for i in found if i not in self._categories or self._categories[i] & paper}
