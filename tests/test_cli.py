@@ -195,6 +195,26 @@ def test_an_identity_is_followed_and_authors_and_health_show_it_failing(
     assert cli("health").returncode == 0
 
 
+def test_an_identity_in_watch_authors_is_followed_and_polled_by_its_feed(
+    cli, fake: FakeArxiv
+) -> None:  # type: ignore[no-untyped-def]
+    fake.claim("dong_d_1", [r.arxiv_id for r in dezun_dong_records()])
+    watching = {"WATCH_AUTHORS": "arxiv:dong_d_1"}
+    assert cli("authors", **watching).stdout.splitlines() == [
+        "arxiv:dong_d_1: 0 records, last success never"
+    ]
+    assert cli("poll", **watching).returncode == 0
+    total = len(dezun_dong_records())
+    (line,) = cli("authors", **watching).stdout.splitlines()
+    assert line.startswith(f"arxiv:dong_d_1: {total} records, last success ")
+    assert any(r.path == "/a/dong_d_1.atom" for r in fake.requests)
+    # Followed by the command line too, the person's name from their feed is shown from then on.
+    assert "Already following Dezun Dong (arxiv:dong_d_1)" in cli("follow", "arxiv:dong_d_1").stdout
+    assert cli("authors", **watching).stdout.startswith("Dezun Dong (arxiv:dong_d_1): ")
+    removed = cli("unfollow", "arxiv:dong_d_1", **watching)
+    assert "it is in WATCH_AUTHORS, so the next start follows it again" in removed.stdout
+
+
 def test_a_bad_setting_stops_at_start_naming_the_variable(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("recent", ARXIV_MIN_INTERVAL="soon")
     assert result.returncode == 2

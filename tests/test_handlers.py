@@ -116,7 +116,7 @@ async def running_service(
         ) as client:
             store = Store(engine)
             for rule in settings.followed_specs:
-                store.follow_person(rule)
+                store.follow_watched(rule)
             poller = Poller(
                 store=store,
                 client=client,

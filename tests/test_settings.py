@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from watcher.errors import ConfigError
+from watcher.identity import Identity
 from watcher.logs import REDACTED, RedactingFilter
 from watcher.rules import PersonRule
 from watcher.settings import Settings, load_settings
@@ -47,6 +48,20 @@ def test_watch_authors_with_aliases_and_admins(monkeypatch: pytest.MonkeyPatch) 
     assert settings.admin_chat_ids == [42, -1001]
 
 
+def test_watch_authors_takes_arxiv_author_ids_and_orcid_ids(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(
+        "WATCH_AUTHORS",
+        "Dezun Dong; https://arxiv.org/a/dong_d_1.html; https://orcid.org/0000-0002-1825-0097",
+    )
+    assert load_settings().followed_specs == [
+        PersonRule(("Dezun Dong",)),
+        Identity("arxiv", "dong_d_1"),
+        Identity("orcid", "0000-0002-1825-0097"),
+    ]
+
+
 def test_dotenv_file_is_read(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("POLL_INTERVAL=120\nLOG_LEVEL=debug\n")
     settings = load_settings()
@@ -66,6 +81,7 @@ def test_dotenv_file_is_read(tmp_path: Path) -> None:
         ("WATCH_AUTHORS", "Dezun Dong;!!!"),
         ("WATCH_AUTHORS", "Wei Wang in cs.DC,cs.NI,cs.AI,cs.LG"),
         ("WATCH_AUTHORS", "Wei Wang in cs.XYZ"),
+        ("WATCH_AUTHORS", "Dezun Dong; 0000-0002-1825-0098"),  # an ORCID iD's check digit
         ("TELEGRAM_BOT_TOKEN", "not-a-token"),
         ("POLL_WINDOW_DAYS", "0"),
         ("BACKFILL_LIMIT", "30001"),  # deeper than arXiv's API can page

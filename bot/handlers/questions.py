@@ -205,8 +205,5 @@ class Questions(ServiceHandlers):
         ids = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         if ids:
             return self.store.followed(ids), True
-        found = (
-            self.store.find_followed(rule.display, categories=rule.categories)
-            for rule in self.settings.followed_specs
-        )
+        found = (self.store.find_watched(rule) for rule in self.settings.followed_specs)
         return [followed for followed in found if followed is not None], False

@@ -119,7 +119,7 @@ class Subscriptions(ServiceHandlers):
     def _subscribe_watched(self, place: Place) -> str:
         """Database thread: subscribe the chat to every watched author; the answer."""
         subscribed = set(self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id))
-        watched = [self.store.follow_person(rule)[0] for rule in self.settings.followed_specs]
+        watched = [self.store.follow_watched(rule)[0] for rule in self.settings.followed_specs]
         missing = [f for f in watched if f.id not in subscribed]
         if not watched:
             return "I watch nobody yet; follow someone with /subscribe NAME."

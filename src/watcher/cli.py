@@ -143,7 +143,7 @@ def open_store(settings: Settings, *, migrate: bool = True) -> tuple[Engine, Sto
     engine = db.open_database(settings.database_url, migrate=migrate)
     store = Store(engine)
     for rule in settings.followed_specs:
-        store.follow_person(rule)
+        store.follow_watched(rule)
     return engine, store
 
 

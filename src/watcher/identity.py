@@ -59,6 +59,9 @@ class Identity:
         """How a person reads it: the arXiv id's page, or the ORCID iD."""
         return f"arxiv:{self.value}" if self.kind == "arxiv" else f"ORCID {self.value}"
 
+    def __str__(self) -> str:
+        return self.shown
+
     @classmethod
     def from_key(cls, key: str) -> Identity:
         """The identity stored as `key`; ValueError for anything that is not a stored key."""

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, WatcherError
+from watcher.identity import Identity, IdentityError, parse_identity
 from watcher.match import check_person_name, name_key
 from watcher.taxonomy import is_category_id, resolve_category
 
@@ -108,13 +109,29 @@ def parse_person(text: str) -> PersonRule:
     return PersonRule(tuple(names), categories)
 
 
+# What the operator may watch (WATCH_AUTHORS): a person by name, or by arXiv author id or ORCID iD.
+WatchedRule = PersonRule | Identity
+
+
+def parse_watched(text: str) -> WatchedRule:
+    """A WATCH_AUTHORS entry: an identity ("arxiv:dong_d_1", an author page's address, an ORCID
+    iD) or else a person rule (`parse_person`). Raises BadRule with the one-line reason."""
+    try:
+        identity = parse_identity(text)
+    except IdentityError as error:
+        raise BadRule(str(error)) from None
+    return identity if identity is not None else parse_person(text)
+
+
 __all__ = [
     "MAX_RULE_CATEGORIES",
     "BadRule",
     "PersonRule",
     "UnknownCategory",
+    "WatchedRule",
     "parse_categories",
     "parse_person",
+    "parse_watched",
     "rule_key",
     "split_categories",
     "with_categories",

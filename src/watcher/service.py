@@ -98,7 +98,7 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
         upgrade_in_child(settings.database_url)
     store = Store(engine)
     for rule in settings.followed_specs:
-        store.follow_person(rule)
+        store.follow_watched(rule)
     poller = build_poller(settings, store, client)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
     return ServiceContext(settings, store, chats, Outbox(engine), poller)

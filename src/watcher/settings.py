@@ -22,7 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
-from watcher.rules import PersonRule, parse_person
+from watcher.rules import WatchedRule, parse_watched
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 WatchSource = Literal["api", "harvest", "auto"]
@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     def _check_authors(cls, value: list[str]) -> list[str]:
         for spec in value:
             try:
-                parse_person(spec)
+                parse_watched(spec)
             except WatcherError as error:
                 raise ValueError(str(error)) from None
         return value
@@ -190,9 +190,10 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def followed_specs(self) -> list[PersonRule]:
-        """The watched people: names (display name first, then aliases), maybe categories."""
-        return [parse_person(spec) for spec in self.watch_authors]
+    def followed_specs(self) -> list[WatchedRule]:
+        """The watched people: by name (display name first, then aliases, maybe categories),
+        or by arXiv author id or ORCID iD."""
+        return [parse_watched(spec) for spec in self.watch_authors]
 
 
 def load_settings(**overrides: object) -> Settings:

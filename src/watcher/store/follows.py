@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from watcher.identity import Identity
 from watcher.match import name_key
 from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
-from watcher.rules import PersonRule, rule_key, with_categories
+from watcher.rules import PersonRule, WatchedRule, rule_key, with_categories
 from watcher.topics import Topic
 
 
@@ -129,6 +129,19 @@ class FollowStore:
         """`follow` for a checked rule ("Wei Wang|W. Wang in cs.DC")."""
         return self.follow(rule.names, watched=watched, categories=rule.categories)
 
+    def follow_watched(self, rule: WatchedRule) -> tuple[Followed, bool]:
+        """Follow a WATCH_AUTHORS entry: a person rule, or an identity (shown as itself until
+        someone follows it with a name)."""
+        if isinstance(rule, Identity):
+            return self.follow_identity(rule)
+        return self.follow_person(rule)
+
+    def find_watched(self, rule: WatchedRule) -> Followed | None:
+        """The follow of a WATCH_AUTHORS entry, if it is followed."""
+        if isinstance(rule, Identity):
+            return self.find_identity(rule.key)
+        return self.find_followed(rule.display, categories=rule.categories)
+
     def find_followed(self, name: str, *, categories: Sequence[str] = ()) -> Followed | None:
         """The person followed as `name` (or having it as an alias) in exactly `categories`."""
         key, wanted = key_of(name), set(categories)
@@ -153,6 +166,9 @@ class FollowStore:
         )
         with Session(self.engine) as session:
             followed, created = _add_rule(session, new, watched=watched)
+            if name and followed.name == identity.shown:
+                # Followed by id alone so far (WATCH_AUTHORS): now its person's name is known.
+                followed.name = new.name
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
