@@ -44,6 +44,7 @@ from sqlalchemy import Engine, inspect, text  # noqa: E402
 from tests.databases import empty_database  # noqa: E402
 from tests.test_query_plans import plans  # noqa: E402
 from watcher.db import open_database  # noqa: E402
+from watcher.rules import rule_key  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 CHAT_AUTHORS = 50
@@ -141,9 +142,14 @@ def load(engine: Engine, shape: Shape) -> None:
             "followed_author",
             ("id", "name", "rule_key", "aliases", "watched", "created"),
             [
-                (row, f"Author {a}", f"author {a}", "", True, now)
+                (row, f"Author {a}", rule_key(f"Author {a}"), "", True, now)
                 for a, row in shape.followed_row.items()
             ],
+        )
+        put(
+            "poll_state",
+            ("followed_author_id", "last_success", "consecutive_failures"),
+            [(row, now, 0) for row in shape.followed_row.values()],
         )
         paper_cols = ("id", "arxiv_id", "version", "title", "abstract", "primary_category",
                       "published", "updated", "abs_url", "pdf_url", "first_seen")  # fmt: skip
@@ -232,6 +238,7 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
             )
         ]
     later = PAGE * PER_PAGE
+    (name,) = store.followed(chat[:1])[0].names
     return chat, {
         "recent, all": lambda: store.recent(limit=PER_PAGE),
         "recent, chat": lambda: store.recent(limit=PER_PAGE, followed_ids=chat),
@@ -252,6 +259,10 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
         "subjects, all (CLI)": lambda: store.category_counts(),
         "count, all (/stats)": lambda: store.count(),
         "paper": lambda: store.paper(rng.choice(stored)),
+        # Every command of a chat reads the follows it asks about; /subscribe NAME, /unsubscribe
+        # NAME and `recent --author` find a follow by name.
+        "the chat's follows": lambda: store.followed(chat),
+        "a follow by name": lambda: store.find_followed(name),
     }
 
 

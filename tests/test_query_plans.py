@@ -173,3 +173,23 @@ def test_a_chats_questions_in_a_category_fail_without_their_index(store: Store, 
         assert any(line.startswith("SCAN paper_match_category") for line in lines), found
     else:
         assert "paper_match_category_pkey" in "\n".join(found), found
+
+
+FOLLOW_TABLES = ("paper_match", "subscription", "followed_author", "poll_state")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        pytest.param(lambda s, ids: s.followed(ids[:1]), id="a chat's follows (every command)"),
+        pytest.param(lambda s, ids: s.find_followed("Dezun Dong"), id="a follow by name"),
+    ],
+)
+def test_the_follows_a_command_asks_about_are_read_alone(store: Store, question: Question) -> None:
+    """A command reads its own follows, their counts and subscribers by index: not every
+    follow, link or subscription there is (a name was once found among all follows)."""
+    found = plans(store, question)
+    lines = [line.strip() for plan in found for line in plan.splitlines()]
+    for table in FOLLOW_TABLES:
+        assert not [line for line in lines if line.startswith(f"SCAN {table}")], found
+        assert not [line for line in lines if f"Seq Scan on {table} " in line + " "], found

@@ -128,6 +128,18 @@ def test_follow_is_idempotent_across_name_forms(store: Store) -> None:
     assert store.find_followed("Daoyi Dong") is None
 
 
+def test_a_follow_is_found_by_name_or_alias_in_exactly_its_categories(store: Store) -> None:
+    in_dc, _ = store.follow(["Wei Wang", "W. Wang"], categories=["cs.NI", "cs.DC"])
+    anywhere, _ = store.follow(["Wang, Wei"])
+
+    assert store.find_followed("wei WANG") == anywhere
+    assert store.find_followed("Wei Wang", categories=["cs.DC", "cs.NI"]) == in_dc
+    assert store.find_followed("W. Wang", categories=["cs.DC", "cs.NI"]) == in_dc  # its alias
+    assert store.find_followed("W. Wang") is None  # the alias is the other rule's
+    assert store.find_followed("Wei Wang", categories=["cs.DC"]) is None
+    assert store.find_followed("W. Wang", categories=["cs.NI"]) is None
+
+
 def test_unfollow_keeps_papers_and_drops_the_link(store: Store) -> None:
     followed, _ = store.follow(["Dezun Dong"])
     store.save_records([matched(make_record(), followed.id)], announce_for=frozenset())

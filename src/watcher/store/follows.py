@@ -143,13 +143,32 @@ class FollowStore:
         return self.find_followed(rule.display, categories=rule.categories)
 
     def find_followed(self, name: str, *, categories: Sequence[str] = ()) -> Followed | None:
-        """The person followed as `name` (or having it as an alias) in exactly `categories`."""
+        """The person followed as `name` (or having it as an alias) in exactly `categories`:
+        by the rule's unique key (one index look-up), else among the follows with aliases."""
         key, wanted = key_of(name), set(categories)
-        for followed in self.followed():
-            same_rule = followed.kind == "person" and set(followed.categories) == wanted
-            if same_rule and any(key_of(known) == key for known in followed.names):
-                return followed
-        return None
+        person = col(FollowedAuthor.kind) == "person"
+        with Session(self.engine) as session:
+            found = session.exec(
+                select(FollowedAuthor.id).where(
+                    person, col(FollowedAuthor.rule_key) == rule_key(name, categories)
+                )
+            ).first()
+            if found is None:
+                with_aliases = session.exec(
+                    select(FollowedAuthor)
+                    .where(person, col(FollowedAuthor.aliases) != "")
+                    .order_by(col(FollowedAuthor.name))
+                )
+                found = next(
+                    (
+                        author.id
+                        for author in with_aliases
+                        if {c for c in author.categories.split(",") if c} == wanted
+                        and any(key_of(alias) == key for alias in author.alias_list)
+                    ),
+                    None,
+                )
+            return None if found is None else self._followed(session, [found])[0]
 
     def follow_identity(
         self, identity: Identity, *, name: str | None = None, watched: bool = True
@@ -193,16 +212,14 @@ class FollowStore:
             return self._followed(session, None if ids is None else list(ids))
 
     def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
-        counts = (
-            select(PaperMatch.followed_author_id, func.count().label("n"))
-            .group_by(col(PaperMatch.followed_author_id))
-            .subquery()
-        )
-        subscribers = (
-            select(Subscription.followed_author_id, func.count().label("n"))
-            .group_by(col(Subscription.followed_author_id))
-            .subquery()
-        )
+        links = select(PaperMatch.followed_author_id, func.count().label("n"))
+        chats = select(Subscription.followed_author_id, func.count().label("n"))
+        if ids is not None:
+            # Counted for these follows only: one index range each, not every stored link.
+            links = links.where(col(PaperMatch.followed_author_id).in_(ids))
+            chats = chats.where(col(Subscription.followed_author_id).in_(ids))
+        counts = links.group_by(col(PaperMatch.followed_author_id)).subquery()
+        subscribers = chats.group_by(col(Subscription.followed_author_id)).subquery()
         query = (
             select(FollowedAuthor, PollState, counts.c.n, subscribers.c.n)
             .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
