@@ -432,9 +432,12 @@ class DeliverySender:
     def _who_follows_whom(
         self, chat_ids: set[int]
     ) -> tuple[dict[int, tuple[str, ...]], dict[tuple[int, int], frozenset[int]]]:
-        """Database thread: every followed author's names, and whom each chat's topics follow."""
-        names = {f.id: f.names for f in self.context.store.followed()}
-        return names, self.context.chats.subscriptions_of(chat_ids)
+        """Database thread: whom each chat's topics follow, and the names of those follows (to
+        mark them in a message), read for them alone."""
+        follows = self.context.chats.subscriptions_of(chat_ids)
+        wanted = set().union(*follows.values())
+        names = {f.id: f.names for f in self.context.store.followed(wanted)} if wanted else {}
+        return names, follows
 
     def _start_ready(self) -> None:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""

@@ -253,10 +253,6 @@ class FollowStore:
 
     # -- poll state ------------------------------------------------------------------------
 
-    def due_for_poll(self, now: datetime) -> list[Followed]:
-        """Followed authors whose next poll time has come (or who were never polled)."""
-        return [f for f in self.followed() if f.next_poll is None or f.next_poll <= now]
-
     def record_poll_success(
         self, followed_ids: Iterable[int], *, now: datetime, next_poll: datetime
     ) -> None:
