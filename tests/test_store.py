@@ -128,6 +128,14 @@ def test_follow_is_idempotent_across_name_forms(store: Store) -> None:
     assert store.find_followed("Daoyi Dong") is None
 
 
+def test_follows_asked_for_by_many_ids_are_read_in_parts(store: Store) -> None:
+    """25,000 ids bound three times would pass both databases' limits on bound values."""
+    dong, _ = store.follow(["Dezun Dong"])
+    ann, _ = store.follow(["Ann Other"])
+    many = [*range(10_000, 35_000), ann.id, dong.id]
+    assert [f.id for f in store.followed(many)] == [ann.id, dong.id]  # by name, as ever
+
+
 def test_a_follow_is_found_by_name_or_alias_in_exactly_its_categories(store: Store) -> None:
     in_dc, _ = store.follow(["Wei Wang", "W. Wang"], categories=["cs.NI", "cs.DC"])
     anywhere, _ = store.follow(["Wang, Wei"])

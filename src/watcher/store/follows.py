@@ -90,6 +90,9 @@ def identity_shown(key: str) -> str:
         return key  # not written by `follow_identity`; shown as stored
 
 
+_IDS_PER_QUERY = 1000
+
+
 def key_of(name: str) -> str:
     """A name's key alone: "Dong, Dezun" and "Dezun Dong" give "dezun dong"."""
     return " ".join(name_key(name))
@@ -209,7 +212,17 @@ class FollowStore:
     def followed(self, ids: Iterable[int] | None = None) -> list[Followed]:
         """Followed authors with their poll state and record counts, by name."""
         with Session(self.engine) as session:
-            return self._followed(session, None if ids is None else list(ids))
+            wanted = None if ids is None else list(ids)
+            if wanted is None or len(wanted) <= _IDS_PER_QUERY:
+                return self._followed(session, wanted)
+            # Each id is bound three times (the follows, their links, their chats): in parts,
+            # so that no statement binds more values than a database takes (SQLite 32,766).
+            found = [
+                followed
+                for start in range(0, len(wanted), _IDS_PER_QUERY)
+                for followed in self._followed(session, wanted[start : start + _IDS_PER_QUERY])
+            ]
+            return sorted(found, key=lambda followed: followed.name)
 
     def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
         links = select(PaperMatch.followed_author_id, func.count().label("n"))
