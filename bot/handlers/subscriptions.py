@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from telegram import Update
 from telegram.constants import ParseMode
@@ -147,6 +147,22 @@ class Subscriptions(ServiceHandlers):
         self, update: Update, context: Context, place: Place, rule: PersonRule
     ) -> None:
         prepared = await in_db_thread(self._prepare_follow, place, rule)
+        await self._subscribe_rule(
+            update, context, place, prepared, lambda: self._new_author(update, context, place, rule)
+        )
+
+    async def _subscribe_rule(
+        self,
+        update: Update,
+        context: Context,
+        place: Place,
+        prepared: str | Followed | None,
+        follow_new: Callable[[], Awaitable[str | None]],
+    ) -> None:
+        """The flow of `/subscribe NAME` and `/subscribe AUTHOR-ID`, from what `_can_take`
+        prepared: the refusal; an author kept up to date already; else a history to fetch, within
+        the chat's budget: `follow_new` asks arXiv about a rule nobody follows (and answers itself
+        when it does not follow it: None), a paused author is polled again."""
         if isinstance(prepared, str):
             await reply(update, context, prepared)
             return
@@ -155,34 +171,43 @@ class Subscriptions(ServiceHandlers):
             # Kept up to date already (or being fetched for someone else): nothing to ask arXiv.
             await reply(update, context, await in_db_thread(self._subscribe_known, place, followed))
             return
-        # A name nobody follows, or an author nobody polled for a while: a history to fetch.
+        # A rule nobody follows, or an author nobody polled for a while: a history to fetch.
         wait = self.backfills.take(place.chat_id)
         if wait is not None:
             await reply(update, context, self._budget_spent(wait))
             return
         if followed is None:
-            try:
-                async with asyncio.timeout(self.lookup_patience):
-                    survey = await self.service.poller.survey(rule.names, rule.categories)
-            except TimeoutError:
-                await reply(update, context, _too_slow(str(rule)))
+            answer = await follow_new()
+            if answer is None:
                 return
-            except ArxivError as error:
-                await reply(update, context, _unreachable(str(rule), error))
-                return
-            if not rule.categories and survey.several_people and survey.top_categories():
-                # One name, several people? Ask which (nothing is followed until answered).
-                await reply(update, context, self._homonym_question(place, rule, survey))
-                return
-            refusal = self._refusal(rule, survey.total)
-            if refusal is not None:
-                await reply(update, context, refusal)
-                return
-            answer = await in_db_thread(self._follow_new, place, rule, survey.total)
         else:
             answer = await in_db_thread(self._subscribe_paused, place, followed)
         self.service.poller.poll_soon()  # its history now, not at the next round
         await reply(update, context, answer)
+
+    async def _new_author(
+        self, update: Update, context: Context, place: Place, rule: PersonRule
+    ) -> str | None:
+        """A name nobody follows: survey it on arXiv, then follow it, or ask which person is
+        meant, or refuse (answered here: None)."""
+        try:
+            async with asyncio.timeout(self.lookup_patience):
+                survey = await self.service.poller.survey(rule.names, rule.categories)
+        except TimeoutError:
+            await reply(update, context, _too_slow(str(rule)))
+            return None
+        except ArxivError as error:
+            await reply(update, context, _unreachable(str(rule), error))
+            return None
+        if not rule.categories and survey.several_people and survey.top_categories():
+            # One name, several people? Ask which (nothing is followed until answered).
+            await reply(update, context, self._homonym_question(place, rule, survey))
+            return None
+        refusal = self._refusal(rule, survey.total)
+        if refusal is not None:
+            await reply(update, context, refusal)
+            return None
+        return await in_db_thread(self._follow_new, place, rule, survey.total)
 
     def _prepare_follow(self, place: Place, rule: PersonRule) -> str | Followed | None:
         """Database thread: the author already followed under that name in those categories
@@ -326,35 +351,32 @@ class Subscriptions(ServiceHandlers):
         self, update: Update, context: Context, place: Place, identity: Identity
     ) -> None:
         prepared = await in_db_thread(self._prepare_identity, place, identity)
-        if isinstance(prepared, str):
-            await reply(update, context, prepared)
-            return
-        followed = prepared
-        if followed is not None and followed.polled:
-            await reply(update, context, await in_db_thread(self._subscribe_known, place, followed))
-            return
-        wait = self.backfills.take(place.chat_id)
-        if wait is not None:
-            await reply(update, context, self._budget_spent(wait))
-            return
-        if followed is None:
-            try:
-                async with asyncio.timeout(self.lookup_patience):
-                    found = await self.service.poller.identity_papers(identity)
-            except TimeoutError:
-                await reply(update, context, _too_slow(identity.shown))
-                return
-            except UnknownAuthorId:
-                await reply(update, context, unknown_identity(identity))
-                return
-            except ArxivError as error:
-                await reply(update, context, _unreachable(identity.shown, error))
-                return
-            answer = await in_db_thread(self._follow_identity, place, identity, found)
-        else:
-            answer = await in_db_thread(self._subscribe_paused, place, followed)
-        self.service.poller.poll_soon()
-        await reply(update, context, answer)
+        await self._subscribe_rule(
+            update,
+            context,
+            place,
+            prepared,
+            lambda: self._new_identity(update, context, place, identity),
+        )
+
+    async def _new_identity(
+        self, update: Update, context: Context, place: Place, identity: Identity
+    ) -> str | None:
+        """An identity nobody follows: follow it once arXiv confirmed it knows it (answered
+        here otherwise: None)."""
+        try:
+            async with asyncio.timeout(self.lookup_patience):
+                found = await self.service.poller.identity_papers(identity)
+        except TimeoutError:
+            await reply(update, context, _too_slow(identity.shown))
+            return None
+        except UnknownAuthorId:
+            await reply(update, context, unknown_identity(identity))
+            return None
+        except ArxivError as error:
+            await reply(update, context, _unreachable(identity.shown, error))
+            return None
+        return await in_db_thread(self._follow_identity, place, identity, found)
 
     def _prepare_identity(self, place: Place, identity: Identity) -> str | Followed | None:
         """Database thread: the identity if followed already, or why this chat cannot."""
