@@ -390,6 +390,18 @@ def render_error_feed(message: str, *, now: datetime) -> bytes:
     ).encode()
 
 
+def _refusal(fault: Fault) -> _Answer | None:
+    """What every arXiv service answers instead of its content for a 429, a 503 (with the
+    fault's Retry-After) or an HTML error page; None for the faults each answers its own way."""
+    retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+    if fault.kind in ("429", "503"):
+        body = b"Rate exceeded.\n" if fault.kind == "429" else b"Service Unavailable\n"
+        return _Answer(int(fault.kind), body, "text/plain; charset=utf-8", retry)
+    if fault.kind == "html":
+        return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
+    return None
+
+
 def _truncate(feed: bytes) -> bytes:
     """Cut a feed mid-entry (or mid-header when it has no entries)."""
     entry = feed.find(b"<entry>")
@@ -668,12 +680,8 @@ class FakeArxiv:
         if fault is None or fault.kind == "none":
             status, body = self.answer(params)
             return _Answer(status, body)
-        retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-        if fault.kind in ("429", "503"):
-            body = b"Rate exceeded.\n" if fault.kind == "429" else b"Service Unavailable\n"
-            return _Answer(int(fault.kind), body, "text/plain; charset=utf-8", retry)
-        if fault.kind == "html":
-            return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
+        if (refused := _refusal(fault)) is not None:
+            return refused
         now = datetime.now(UTC)
         try:
             feed = self._results_page(params, now, empty=fault.kind == "empty")
@@ -682,12 +690,8 @@ class FakeArxiv:
         return _Answer(200, _truncate(feed) if fault.kind == "truncated" else feed)
 
     def _answer_author(self, name: str, fault: Fault | None) -> _Answer:
-        if fault is not None and fault.kind != "none":
-            retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-            if fault.kind in ("429", "503"):
-                return _Answer(int(fault.kind), b"Service Unavailable\n", "text/plain", retry)
-            if fault.kind == "html":
-                return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
+        if fault is not None and (refused := _refusal(fault)) is not None:
+            return refused
         author_id = name.removesuffix(".atom")
         with self._lock:
             claimed = self.author_claims.get(author_id) if name.endswith(".atom") else None
@@ -703,14 +707,10 @@ class FakeArxiv:
         return _Answer(200, feed)
 
     def _answer_oai(self, params: dict[str, str], fault: Fault | None) -> _Answer:
-        if fault is not None and fault.kind != "none":
-            retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-            if fault.kind in ("429", "503"):
-                return _Answer(int(fault.kind), b"Service Unavailable\n", "text/plain", retry)
-            if fault.kind == "html":
-                return _Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
-            if fault.kind == "empty":
-                return _Answer(200, b"", _XML_TYPE)
+        if fault is not None and (refused := _refusal(fault)) is not None:
+            return refused
+        if fault is not None and fault.kind == "empty":
+            return _Answer(200, b"", _XML_TYPE)
         self._maybe_hold()
         answer = self._oai_body(params)
         if fault is not None and fault.kind == "truncated":
