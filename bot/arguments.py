@@ -126,9 +126,8 @@ def subject(args: Sequence[str]) -> SubjectArguments:
     try:
         category = resolve_category(args[0])
     except UnknownCategory as error:
-        hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
         raise UsageError(
-            f"{error.category!r} is not an arXiv category.{hint} /subjects lists the ones "
+            f"{error.category!r} is not an arXiv category.{error.hint} /subjects lists the ones "
             "with papers."
         ) from None
     number = _count_word(args[1], command="subject") if len(args) == 2 else DEFAULT_COUNT

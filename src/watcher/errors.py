@@ -103,7 +103,8 @@ class UnknownCategory(WatcherError):
     """A category that arXiv's taxonomy does not know; carries close matches."""
 
     def __init__(self, category: str, suggestions: list[str]) -> None:
-        hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"Unknown arXiv category {category!r}.{hint}")
+        # " Did you mean cs.DC, cs.DS?", or nothing: for every message that names the category.
+        self.hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"Unknown arXiv category {category!r}.{self.hint}")
         self.category = category
         self.suggestions = suggestions

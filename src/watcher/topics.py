@@ -263,9 +263,8 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
     try:
         return tuple(sorted(parse_categories(raw)))
     except UnknownCategory as error:
-        hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
         raise TopicError(
-            f"{error.category!r} is not an arXiv category.{hint} "
+            f"{error.category!r} is not an arXiv category.{error.hint} "
             "arxiv.org/category_taxonomy lists them all"
         ) from error
     except BadRule as error:
