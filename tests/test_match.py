@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, datetime
+from datetime import datetime
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.fakes.corpus import make_record as corpus_record
 from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
 from watcher.folding import fold
 from watcher.match import (
@@ -22,7 +23,7 @@ from watcher.match import (
     name_key,
     record_matches,
 )
-from watcher.records import Author, Record
+from watcher.records import Record
 
 DEZUN = ["Dezun Dong", "De-Zun Dong"]
 
@@ -30,20 +31,7 @@ DEZUN = ["Dezun Dong", "De-Zun Dong"]
 def make_record(
     *author_names: str, title: str = "A paper", abstract: str = "An abstract."
 ) -> Record:
-    moment = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
-    return Record(
-        arxiv_id="2604.01234",
-        version=1,
-        title=title,
-        abstract=abstract,
-        authors=tuple(Author(name) for name in author_names),
-        primary_category="cs.DC",
-        categories=("cs.DC",),
-        published=moment,
-        updated=moment,
-        abs_url="https://arxiv.org/abs/2604.01234v1",
-        pdf_url="https://arxiv.org/pdf/2604.01234v1",
-    )
+    return corpus_record(authors=list(author_names), title=title, abstract=abstract)
 
 
 # --- name_key ---------------------------------------------------------------------------------

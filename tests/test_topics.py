@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
 
 import pytest
 
 from tests.fakes.arxiv_api import parse_search_query
-from watcher.records import Author, Record
+from tests.fakes.corpus import make_record as corpus_record
+from watcher.records import Record
 from watcher.topics import (
     MAX_CATEGORIES,
     MAX_TERMS,
@@ -25,19 +25,8 @@ RDMA = parse_topic('"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI'
 
 
 def make_record(title: str, abstract: str, categories: tuple[str, ...] = ("cs.DC",)) -> Record:
-    moment = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
-    return Record(
-        arxiv_id="2604.01234",
-        version=1,
-        title=title,
-        abstract=abstract,
-        authors=(Author("Ada Lovelace"),),
-        primary_category=categories[0],
-        categories=categories,
-        published=moment,
-        updated=moment,
-        abs_url="https://arxiv.org/abs/2604.01234v1",
-        pdf_url="https://arxiv.org/pdf/2604.01234v1",
+    return corpus_record(
+        title=title, abstract=abstract, primary_category=categories[0], categories=categories
     )
 
 
