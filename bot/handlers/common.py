@@ -35,7 +35,7 @@ from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
-from watcher.chats import MAX_SUBSCRIPTIONS
+from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
 from watcher.models import NO_THREAD
 from watcher.service import ServiceContext
 from watcher.store import Followed
@@ -87,6 +87,18 @@ class ServiceHandlers:
         if len(subscribed) >= MAX_SUBSCRIPTIONS:
             return full
         return existing
+
+    def _subscribe(self, place: Place, followed_id: int, *, added: bool = False) -> bool:
+        """Database thread: subscribe the chat (topic), the limit checked again: other requests
+        ran meanwhile. False if it is full; a rule `added` for this request alone is then
+        removed again, so that nothing nobody follows is polled."""
+        try:
+            self.chats.subscribe(place.chat_id, followed_id, thread_id=place.thread_id)
+        except SubscriptionLimit:
+            if added and self.chats.subscribers(followed_id) == 0:
+                self.store.unfollow(followed_id)
+            return False
+        return True
 
 
 # --- where an update belongs -----------------------------------------------------------------

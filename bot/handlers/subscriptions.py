@@ -48,7 +48,7 @@ from bot.handlers.common import (
 from bot.handlers.offers import STALE, Offers
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
-from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
+from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.errors import ArxivError, UnknownAuthorId
 from watcher.homonyms import NameSurvey
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
@@ -235,9 +235,7 @@ class Subscriptions(ServiceHandlers):
     def _follow_new(self, place: Place, rule: PersonRule, total: int) -> str:
         """Database thread: follow a name arXiv knows, for this chat; the answer."""
         followed, created = self.store.follow_person(rule, watched=False)
-        if not self._subscribe(place, followed.id):
-            if created and self.chats.subscribers(followed.id) == 0:
-                self.store.unfollow(followed.id)  # leave no trace of a name nobody follows
+        if not self._subscribe(place, followed.id, added=created):
             return _full_message()
         return (
             f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "
@@ -256,14 +254,6 @@ class Subscriptions(ServiceHandlers):
             f"({papers(followed.record_count)} on record). Its papers are being fetched again; "
             "new ones will be posted here."
         )
-
-    def _subscribe(self, place: Place, followed_id: int) -> bool:
-        """Database thread: subscribe, the limit checked again: other requests ran meanwhile."""
-        try:
-            self.chats.subscribe(place.chat_id, followed_id, thread_id=place.thread_id)
-        except SubscriptionLimit:
-            return False
-        return True
 
     def _refusal(self, rule: PersonRule, total: int) -> str | None:
         """Why a name with `total` results on arXiv cannot be followed, or None if it can."""
@@ -335,9 +325,7 @@ class Subscriptions(ServiceHandlers):
         shown = f"<b>{html.escape(followed.label)}</b>"
         if followed.id in subscribed:
             return f"{place.here} already follows {shown}. /subscriptions lists what it follows."
-        if not self._subscribe(place, followed.id):
-            if created and self.chats.subscribers(followed.id) == 0:
-                self.store.unfollow(followed.id)
+        if not self._subscribe(place, followed.id, added=created):
             return _full_message()
         return (
             f"✅ {place.here} now follows {shown}: their papers listed in "
@@ -390,9 +378,7 @@ class Subscriptions(ServiceHandlers):
         followed, created = self.store.follow_identity(
             identity, name=likely_name(found), watched=False
         )
-        if not self._subscribe(place, followed.id):
-            if created and self.chats.subscribers(followed.id) == 0:
-                self.store.unfollow(followed.id)
+        if not self._subscribe(place, followed.id, added=created):
             return _full_message()
         return (
             f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "

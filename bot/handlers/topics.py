@@ -32,7 +32,7 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
-from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
+from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.service import ServiceContext
 from watcher.store import Followed
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
@@ -104,11 +104,7 @@ class Topics(ServiceHandlers):
     def _watch(self, place: Place, topic: Topic) -> str:
         """Database thread: watch the topic for this chat; the answer."""
         followed, created = self.store.watch_topic(topic, watched=False)
-        try:
-            self.chats.subscribe(place.chat_id, followed.id, thread_id=place.thread_id)
-        except SubscriptionLimit:
-            if created and self.chats.subscribers(followed.id) == 0:
-                self.store.unfollow(followed.id)  # leave no trace of a topic nobody watches
+        if not self._subscribe(place, followed.id, added=created):
             return _full_message()
         categories = ", ".join(topic.categories)
         return (
