@@ -541,3 +541,47 @@ def test_one_batch_is_the_same_as_saving_its_records_one_by_one(store: Store) ->
         "2601.00009",
         "2601.00001",
     ]
+
+
+def test_one_batch_queues_the_deliveries_that_saving_one_by_one_would(
+    engine: Engine, store: Store
+) -> None:
+    """A save queues its announcements a run of papers at a time. The same paper twice in a
+    batch, new to each of two authors in turn, still reaches a chat that follows both once;
+    a revision still moves what a chat waits for to the newest version."""
+    dong, _ = store.follow(["Dezun Dong"])
+    other, _ = store.follow(["Ann Other"])
+    chats = Chats(engine)
+    for chat_id, authors in ((1, [dong]), (2, [other]), (3, [dong, other])):
+        chats.seen(chat_id, kind="private")
+        for author in authors:
+            chats.subscribe(chat_id, author.id)
+    chats.set_notify_revisions(3, True)
+    both = frozenset({dong.id, other.id})
+    old = make_record(arxiv_id="2601.00009", authors=["Ann Other"])
+    store.save_records([matched(old, other.id)], announce_for=both)
+    a1 = make_record(arxiv_id="2601.00001", authors=["Dezun Dong", "Ann Other"])
+    a2 = replace(a1, version=2, title="Second version")
+    old2 = replace(old, version=2, authors=(Author("Ann Other"), Author("Dezun Dong")))
+
+    store.save_records(
+        [
+            matched(a1, dong.id),  # new to Dong: chats 1 and 3
+            matched(a2, other.id, dong.id),  # new to Other (chat 2 only), a revision to Dong
+            matched(old2, dong.id, other.id),  # new to Dong, a revision to Other
+        ],
+        announce_for=both,
+    )
+
+    with Session(engine) as session:
+        queued = session.exec(select(Delivery)).all()
+    assert sorted((d.chat_id, d.paper_id, d.version, d.kind) for d in queued) == sorted(
+        [
+            (2, 1, 2, "new"),  # Other's old paper, moved to v2 while chat 2 still waits
+            (3, 1, 2, "new"),
+            (1, 1, 2, "new"),
+            (1, 2, 2, "new"),  # a1 moved to v2 by Dong's revision
+            (3, 2, 2, "new"),  # once, although it follows both authors
+            (2, 2, 2, "new"),
+        ]
+    )

@@ -25,7 +25,7 @@ from sqlmodel import Session, col, select
 
 from watcher import records
 from watcher.models import HarvestedPaper, HarvestState, Paper, PaperMatch
-from watcher.outbox import enqueue_deliveries
+from watcher.outbox import Announcements, Owed
 from watcher.saving import write_batch
 
 # The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
@@ -121,6 +121,7 @@ class PaperStore:
         result = SaveResult()
         batch = [(storable(item.record), item.followed_ids) for item in matched]
         with Session(self.engine) as session:
+            announcements = Announcements(session)
             for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
                 changed = False
                 for kind, followed_ids, found in (
@@ -130,16 +131,11 @@ class PaperStore:
                     announced = followed_ids & announce_for
                     if announced:
                         found.append(record)
-                        enqueue_deliveries(
-                            session,
-                            paper_id=linked.paper_id,
-                            version=record.version,
-                            kind=kind,
-                            followed_ids=announced,
-                        )
+                        announcements.owe(kind, Owed(linked.paper_id, record.version, announced))
                     changed = changed or bool(followed_ids)
                 if changed and not (linked.new_for | linked.revised_for) & announce_for:
                     result.silent += 1
+            announcements.flush()
             session.commit()
         return result
 
