@@ -27,11 +27,17 @@ def paper(arxiv_id: str, title: str, authors: list[str]) -> Record:
     return make_record(arxiv_id=arxiv_id, title=title, authors=authors, published=AT)
 
 
-# Ids sort into the day's pages: "2611.00001" among the first records, "2611.39999" the last.
-FIRST = paper("2611.00001", "Adaptive Routing for Dragonfly+ at Scale", ["Ke Wu", "Dezun Dong"])
-SECOND = paper("2611.39999", "Congestion Control for HyperX", ["Dong Dezun", "Min Zhao"])
-LOOKALIKE = paper("2611.39990", "Quantum Feedback Control Revisited", ["Dezun Li", "D. Dong"])
-DAOYI = paper("2611.39991", "Open Quantum Systems under Markovian Noise", ["Daoyi Dong"])
+def day_id(number: int) -> str:
+    """An arXiv id of TODAY's month, so that it sorts into the day's pages (ordered by datestamp,
+    then id) at the same place whatever the month: number 1 before every new record of the day,
+    39999 after them all."""
+    return f"{TODAY:%y%m}.{number:05d}"
+
+
+FIRST = paper(day_id(1), "Adaptive Routing for Dragonfly+ at Scale", ["Ke Wu", "Dezun Dong"])
+SECOND = paper(day_id(39999), "Congestion Control for HyperX", ["Dong Dezun", "Min Zhao"])
+LOOKALIKE = paper(day_id(39990), "Quantum Feedback Control Revisited", ["Dezun Li", "D. Dong"])
+DAOYI = paper(day_id(39991), "Open Quantum Systems under Markovian Noise", ["Daoyi Dong"])
 UPDATED = dezun_dong_records()[2]  # gets a journal reference, no new version
 
 # A topic a chat watches, and papers on it by nobody followed. The day's invented words never
@@ -48,17 +54,17 @@ def on_topic(arxiv_id: str, title: str, **changes: object) -> Record:
 
 
 # In the day before the topic existed: its first poll (by the API) finds it, silently.
-TOPIC_BEFORE = on_topic("2611.39980", "RDMA Transports Found Before the Topic")
+TOPIC_BEFORE = on_topic(day_id(39980), "RDMA Transports Found Before the Topic")
 # Stamped the day the topic was created, listed to the harvest only after the topic's first
 # poll (the API's search may miss what the local matcher finds): out before the topic, never new.
-TOPIC_SAME_DAY = on_topic("2611.39981", "RDMA Transports Out the Day the Topic Began")
+TOPIC_SAME_DAY = on_topic(day_id(39981), "RDMA Transports Out the Day the Topic Began")
 # Stamped after the topic was created: the hit, and two near misses.
-TOPIC_HIT = on_topic("2611.39982", "RDMA Transports Announced After the Topic")
+TOPIC_HIT = on_topic(day_id(39982), "RDMA Transports Announced After the Topic")
 TOPIC_ELSEWHERE = on_topic(  # the words, in a category the topic does not watch
-    "2611.39983", "RDMA Transports for Learning", primary_category="cs.LG"
+    day_id(39983), "RDMA Transports for Learning", primary_category="cs.LG"
 )
 TOPIC_LOOKALIKE = on_topic(  # RDMAX is not RDMA; "remote direct memory accesses" not the phrase
-    "2611.39984",
+    day_id(39984),
     "RDMAX Transports",
     abstract="Remote direct memory accesses through RDMAX adapters.",
 )

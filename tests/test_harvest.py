@@ -25,6 +25,14 @@ from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 TODAY = datetime.now(UTC).date()
 NOW = datetime.now(UTC)
+
+
+def day_id(number: int) -> str:
+    """An arXiv id of TODAY's month: 30001 and up sort after every record of the day's pages
+    (ordered by datestamp, then id) whatever the month."""
+    return f"{TODAY:%y%m}.{number:05d}"
+
+
 DAY = realistic_day(TODAY, count=600)  # a small day: the 2,500-record one is end-to-end's
 
 
@@ -33,8 +41,8 @@ def paper(arxiv_id: str, title: str, *, authors: tuple[str, ...] = ("Dezun Dong"
     return make_record(arxiv_id=arxiv_id, title=title, authors=list(authors), published=published)
 
 
-FIRST = paper("2611.30001", "Adaptive Routing on Dragonfly+", authors=("Ke Wu", "Dezun Dong"))
-SECOND = paper("2611.30002", "Congestion Control for HyperX", authors=("Dong Dezun",))
+FIRST = paper(day_id(30001), "Adaptive Routing on Dragonfly+", authors=("Ke Wu", "Dezun Dong"))
+SECOND = paper(day_id(30002), "Congestion Control for HyperX", authors=("Dong Dezun",))
 
 
 @pytest.fixture
@@ -315,9 +323,9 @@ async def test_garbage_fails_the_harvest_visibly_and_the_next_one_redoes_the_win
 async def test_sets_are_harvested_each_and_only_they(
     fake: FakeArxiv, client: ArxivClient, store: Store
 ) -> None:
-    in_dc = paper("2611.30003", "Collectives on Multi-Rail Clusters")  # cs.DC by default
+    in_dc = paper(day_id(30003), "Collectives on Multi-Rail Clusters")  # cs.DC by default
     elsewhere = make_record(
-        arxiv_id="2611.30004",
+        arxiv_id=day_id(30004),
         title="A Dong in Quantum Physics",
         authors=["Dezun Dong"],
         primary_category="quant-ph",
@@ -394,7 +402,7 @@ async def test_a_page_is_saved_once_per_datestamp_whatever_the_follows_that_foun
         store.record_poll_success([followed.id], now=NOW - timedelta(days=1), next_poll=NOW)
     for n, name in enumerate(names):
         fake.add(
-            paper(f"2611.3101{n}", f"Paper {n}", authors=(name,)),
+            paper(day_id(31010 + n), f"Paper {n}", authors=(name,)),
             datestamp=TODAY - timedelta(days=n % 2),
         )
     saves: list[frozenset[str]] = []
@@ -412,7 +420,7 @@ async def test_a_page_is_saved_once_per_datestamp_whatever_the_follows_that_foun
 
     assert report.failures == {}
     assert sorted(saves, key=len) == [
-        frozenset({"2611.31011", "2611.31013"}),
-        frozenset({"2611.31010", "2611.31012", "2611.31014"}),
+        frozenset({day_id(31011), day_id(31013)}),
+        frozenset({day_id(31010), day_id(31012), day_id(31014)}),
     ]
-    assert sorted(r.arxiv_id for r in report.new) == [f"2611.3101{n}" for n in range(5)]
+    assert sorted(r.arxiv_id for r in report.new) == [day_id(31010 + n) for n in range(5)]
