@@ -7,13 +7,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
+from watcher import saving
 from watcher.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
+from watcher.models import Author as AuthorRow
 from watcher.models import Delivery
 from watcher.outbox import Outbox
 from watcher.records import Author, Record
+from watcher.saving import name_digest
 from watcher.store import Followed, MatchedRecord, SaveResult, Store
 
 
@@ -585,3 +589,16 @@ def test_one_batch_queues_the_deliveries_that_saving_one_by_one_would(
             (2, 2, 2, "new"),
         ]
     )
+
+
+def test_a_bulk_insert_that_breaks_a_constraint_raises_sqlalchemys_error(engine: Engine) -> None:
+    """The save's bulk inserts (PostgreSQL's COPY, SQLite's INSERT) fail as SQLAlchemy's error,
+    which the poll records as a store failure and retries, and write nothing."""
+    rows = [{"name": "Ann Other", "name_digest": name_digest("Ann Other")}]
+    with Session(engine) as session:
+        saving._insert(session, AuthorRow, rows)
+        session.commit()
+    with Session(engine) as session, pytest.raises(IntegrityError):
+        saving._insert(session, AuthorRow, [{"name": "Bob", "name_digest": "b"}, *rows])
+    with Session(engine) as session:
+        assert session.exec(select(AuthorRow.name)).all() == ["Ann Other"]
