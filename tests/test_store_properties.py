@@ -14,6 +14,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
@@ -131,3 +132,30 @@ def test_an_affiliation_of_nul_alone_is_no_affiliation(engine: Engine) -> None:
     store.save_records([MatchedRecord(record, frozenset({followed.id}))], announce_for=frozenset())
     stored = store.paper(record.arxiv_id)
     assert stored is not None and stored.authors == (Author("Dezun Dong", ("NUDT",)),)
+
+
+_TEXT_FIELDS = ["title", "abstract", "abs_url", "pdf_url", "comment", "journal_ref", "doi",
+                "acm_class", "msc_class"]  # fmt: skip
+
+
+@pytest.mark.parametrize("where", [*_TEXT_FIELDS, "author", "affiliation", "category"])
+def test_a_nul_in_any_one_text_is_dropped(engine: Engine, where: str) -> None:
+    """A record is copied without its NULs only when one of its texts holds one: each is
+    looked at."""
+    store = Store(engine)
+    followed, _ = store.follow(["Dezun Dong"])
+    record = make_record(arxiv_id=next(_ids), authors=["Dezun Dong"])
+    if where in _TEXT_FIELDS:
+        spoiled = dataclasses.replace(record, **{where: "A\x00B"})
+        expected = dataclasses.replace(record, **{where: "AB"})
+    elif where == "author":
+        spoiled = dataclasses.replace(record, authors=(Author("Dezun\x00 Dong"),))
+        expected = dataclasses.replace(record, authors=(Author("Dezun Dong"),))
+    elif where == "affiliation":
+        spoiled = dataclasses.replace(record, authors=(Author("Dezun Dong", ("NU\x00DT",)),))
+        expected = dataclasses.replace(record, authors=(Author("Dezun Dong", ("NUDT",)),))
+    else:
+        spoiled = dataclasses.replace(record, categories=("cs.DC", "cs.\x00NI"))
+        expected = dataclasses.replace(record, categories=("cs.DC", "cs.NI"))
+    store.save_records([MatchedRecord(spoiled, frozenset({followed.id}))], announce_for=frozenset())
+    assert store.paper(record.arxiv_id) == expected

@@ -16,7 +16,7 @@ Every other control character, emoji and right-to-left mark is kept.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -58,7 +58,10 @@ class SaveResult:
 
 
 def storable(record: records.Record) -> records.Record:
-    """`record` as the store keeps it: every text without NUL characters."""
+    """`record` as the store keeps it: every text without NUL characters (the record itself
+    when it has none, as nearly every record: a copy would only cost time and memory)."""
+    if not any("\x00" in text for text in _texts(record)):
+        return record
 
     def clean(text: str) -> str:
         return text.replace("\x00", "")
@@ -85,6 +88,16 @@ def storable(record: records.Record) -> records.Record:
         acm_class=clean_optional(record.acm_class),
         msc_class=clean_optional(record.msc_class),
     )
+
+
+def _texts(record: records.Record) -> Iterator[str]:
+    yield from (record.title, record.abstract, record.primary_category, *record.categories)
+    yield from (record.abs_url, record.pdf_url)
+    for author in record.authors:
+        yield author.name
+        yield from author.affiliations
+    optional = (record.comment, record.journal_ref, record.doi, record.acm_class, record.msc_class)
+    yield from (text for text in optional if text is not None)
 
 
 class PaperStore:
