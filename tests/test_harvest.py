@@ -4,6 +4,7 @@ versions from the API, the high-water mark, and the shared politeness. Real data
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -424,3 +425,27 @@ async def test_a_page_is_saved_once_per_datestamp_whatever_the_follows_that_foun
         frozenset({day_id(31010), day_id(31012), day_id(31014)}),
     ]
     assert sorted(r.arxiv_id for r in report.new) == [day_id(31010 + n) for n in range(5)]
+
+
+async def test_collections_skip_the_follows_during_a_harvest_and_only_then(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    """What existed before the harvest is frozen out of the garbage collector while it runs,
+    and given back after it, whether it ends well or not: nothing escapes collection longer."""
+    fake.add(FIRST, datestamp=TODAY)
+    fake.oai_faults.extend([Fault("none"), Fault("html")])  # the first harvest fails
+    harvest = harvester(store, client, fake)
+    frozen_during_saves: list[int] = []
+
+    async def save(matched: list[MatchedRecord], announce_for: frozenset[int]) -> SaveResult:
+        frozen_during_saves.append(gc.get_freeze_count())
+        return await in_db_thread(store.save_records, matched, announce_for=announce_for)
+
+    for outcome in ("failed", "stored"):
+        report = PollReport()
+        followed = await in_db_thread(store.followed)
+        await harvest.poll(followed, save=save, report=report, force=True)
+        assert bool(report.failures) == (outcome == "failed")
+        assert gc.get_freeze_count() == 0
+
+    assert frozen_during_saves and all(count > 1000 for count in frozen_during_saves)

@@ -23,8 +23,10 @@ silently first, as before, and they join the harvest at the next cycle.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
@@ -159,18 +161,19 @@ class Harvester:
         state = await in_db_thread(self.store.harvest_state, self.scope)
         start = self._from_day(state.harvested_through if state else None, followed)
         outcome = HarvestOutcome()
-        for set_spec in self.sets or (None,):
-            restarts = 0
-            while True:
-                try:
-                    async for page in self._pages(start, set_spec, outcome):
-                        await self._store_page(page, rules, announce_for, save, outcome)
-                    break
-                except ArxivOAIError as error:
-                    if error.code != BAD_RESUMPTION_TOKEN or restarts >= MAX_TOKEN_RESTARTS:
-                        raise
-                    restarts += 1
-                    log.info("harvest token expired; the window restarts from %s", start)
+        with _collections_skip_the_follows():
+            for set_spec in self.sets or (None,):
+                restarts = 0
+                while True:
+                    try:
+                        async for page in self._pages(start, set_spec, outcome):
+                            await self._store_page(page, rules, announce_for, save, outcome)
+                        break
+                    except ArxivOAIError as error:
+                        if error.code != BAD_RESUMPTION_TOKEN or restarts >= MAX_TOKEN_RESTARTS:
+                            raise
+                        restarts += 1
+                        log.info("harvest token expired; the window restarts from %s", start)
         return outcome
 
     def rules_for(self, followed: Sequence[Followed]) -> FollowRules:
@@ -319,6 +322,20 @@ class Harvester:
                     next_poll=now + retry,
                 )
             )
+
+
+@contextmanager
+def _collections_skip_the_follows() -> Iterator[None]:
+    """Python's full garbage collections, while the harvest runs, skip every object that
+    existed before it (`gc.freeze`; `gc.unfreeze` after, so nothing escapes collection for
+    longer than a harvest): the follows, their rules and the imported modules. A page's parse
+    trees are promoted to the oldest generation and start full collections; with 100,000
+    follows those walked the follows for 0.2 s of a page's 1.8 s (bench/README.md)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @dataclass(frozen=True)
