@@ -165,7 +165,12 @@ class FollowedAuthor(SQLModel, table=True):
 
     @property
     def alias_list(self) -> list[str]:
-        return [alias for alias in self.aliases.split("|") if alias]
+        return self.split_aliases(self.aliases)
+
+    @staticmethod
+    def split_aliases(aliases: str) -> list[str]:
+        """The aliases of a stored `aliases` column."""
+        return [alias for alias in aliases.split("|") if alias]
 
 
 class PollState(SQLModel, table=True):

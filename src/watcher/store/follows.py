@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine, delete, func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
 from watcher.identity import Identity
@@ -91,6 +93,11 @@ def identity_shown(key: str) -> str:
 
 
 _IDS_PER_QUERY = 1000
+# What `Followed` reads of a follow and of its poll state.
+_AUTHOR_COLUMNS = ("id", "name", "aliases", "watched", "kind", "categories", "identity", "topic",
+                   "created")  # fmt: skip
+_STATE_COLUMNS = ("last_attempt", "last_success", "last_error", "consecutive_failures",
+                  "next_poll")  # fmt: skip
 
 
 def key_of(name: str) -> str:
@@ -233,36 +240,24 @@ class FollowStore:
             chats = chats.where(col(Subscription.followed_author_id).in_(ids))
         counts = links.group_by(col(PaperMatch.followed_author_id)).subquery()
         subscribers = chats.group_by(col(Subscription.followed_author_id)).subquery()
+        # Columns, not ORM objects: a poll tick reads every follow, and 100,000 of them as
+        # objects took 3.7 s (SQLModel builds two models a row), as tuples 0.8 s.
+        author, state = FollowedAuthor, PollState
         query = (
-            select(FollowedAuthor, PollState, counts.c.n, subscribers.c.n)
-            .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
-            .outerjoin(counts, counts.c.followed_author_id == col(FollowedAuthor.id))
-            .outerjoin(subscribers, subscribers.c.followed_author_id == col(FollowedAuthor.id))
-            .order_by(col(FollowedAuthor.name))
+            sql_select(
+                *(col(getattr(author, name)) for name in _AUTHOR_COLUMNS),
+                *(col(getattr(state, name)) for name in _STATE_COLUMNS),
+                counts.c.n.label("papers"),
+                subscribers.c.n.label("chats"),
+            )
+            .join(state, col(state.followed_author_id) == col(author.id))
+            .outerjoin(counts, counts.c.followed_author_id == col(author.id))
+            .outerjoin(subscribers, subscribers.c.followed_author_id == col(author.id))
+            .order_by(col(author.name))
         )
         if ids is not None:
-            query = query.where(col(FollowedAuthor.id).in_(ids))
-        return [
-            Followed(
-                id=author.id or 0,
-                name=author.name,
-                aliases=tuple(author.alias_list),
-                record_count=count or 0,
-                last_attempt=state.last_attempt,
-                last_success=state.last_success,
-                last_error=state.last_error,
-                consecutive_failures=state.consecutive_failures,
-                next_poll=state.next_poll,
-                watched=author.watched,
-                subscribers=chats or 0,
-                kind=author.kind,
-                categories=tuple(c for c in author.categories.split(",") if c),
-                identity=author.identity,
-                topic=author.topic,
-                created=author.created,
-            )
-            for author, state, count, chats in session.exec(query).all()
-        ]
+            query = query.where(col(author.id).in_(ids))
+        return [_as_followed(row) for row in session.execute(query)]
 
     # -- poll state ------------------------------------------------------------------------
 
@@ -348,3 +343,29 @@ def _add_rule(
     assert new.id is not None
     session.add(PollState(followed_author_id=new.id))
     return new, True
+
+
+def _as_followed(row: Sequence[Any]) -> Followed:
+    """A `Followed` of one row of `_AUTHOR_COLUMNS`, `_STATE_COLUMNS` and the two counts."""
+    (
+        id_, name, aliases, watched, kind, categories, identity, topic, created,
+        last_attempt, last_success, last_error, failures, next_poll, papers, chats,
+    ) = row  # fmt: skip
+    return Followed(
+        id=id_,
+        name=name,
+        aliases=tuple(FollowedAuthor.split_aliases(aliases)),
+        record_count=papers or 0,
+        last_attempt=last_attempt,
+        last_success=last_success,
+        last_error=last_error,
+        consecutive_failures=failures,
+        next_poll=next_poll,
+        watched=watched,
+        subscribers=chats or 0,
+        kind=kind,
+        categories=tuple(c for c in categories.split(",") if c),
+        identity=identity,
+        topic=topic,
+        created=created,
+    )
