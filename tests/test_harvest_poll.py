@@ -48,6 +48,20 @@ async def test_auto_harvests_once_the_api_would_need_more_than_four_requests(
     assert len(queries) == (0 if harvests else groups)
 
 
+async def test_auto_counts_the_api_requests_only_as_far_as_it_takes_to_tell(
+    client: ArxivClient, store: Store
+) -> None:
+    follow_many(store, 150)
+    store.follow(["Not Yet Polled"])  # a first poll goes alone
+    poller = Poller(store=store, client=client, poll_interval=3600, source="auto")
+    followed = await in_db_thread(store.followed)
+    for size in (0, 1, 30, 100, len(followed)):
+        some = followed[:size]
+        cost = poller.api.requests_per_cycle(some)
+        told = [poller.api.costs_more_than(some, limit) for limit in range(cost + 2)]
+        assert told == [limit < cost for limit in range(cost + 2)], (size, cost)
+
+
 async def test_in_harvest_mode_a_new_follow_is_backfilled_by_the_api_silently_then_harvested(
     fake: FakeArxiv, client: ArxivClient, store: Store
 ) -> None:

@@ -276,6 +276,31 @@ def test_every_group_respects_the_limit_and_keeps_every_author_once() -> None:
         assert encoded_length(group_query(name_lists, [*group, following[0]])) > limit
 
 
+_REPEATED_NAMES = [
+    "Ann Lee", "ANN LEE", "ann lee", "Bo Chen", "Cy Wu", "Dezun Dong", "De-Zun Dong",
+    "Zoë Müller", 'Dan "Q" Li', "Longname Personofmanyletters",
+]  # fmt: skip
+
+
+@given(
+    name_lists=st.lists(
+        st.lists(st.sampled_from(_REPEATED_NAMES), min_size=1, max_size=4), max_size=30
+    ),
+    limit=st.integers(min_value=10, max_value=250),
+)
+def test_groups_fit_and_are_greedy_whatever_names_repeat(
+    name_lists: list[list[str]], limit: int
+) -> None:
+    """The definition, checked against the query each group really sends: a name repeated
+    within a group, in any case, is counted once, as `author_query` writes it once."""
+    groups = group_queries(name_lists, max_query_length=limit)
+    assert [index for group in groups for index in group] == list(range(len(name_lists)))
+    for group in groups:
+        assert len(group) == 1 or encoded_length(group_query(name_lists, group)) <= limit
+    for group, following in itertools.pairwise(groups):
+        assert encoded_length(group_query(name_lists, [*group, following[0]])) > limit
+
+
 def test_an_author_too_long_for_the_limit_goes_alone() -> None:
     long_names = [f"Longname{index} Person" for index in range(20)]
     name_lists = [["Ann Lee"], long_names, ["Bo Chen"], ["Cy Wu"]]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -270,28 +270,55 @@ def person_query(names: Sequence[str], categories: Sequence[str] = ()) -> str:
 def group_queries(
     name_lists: Sequence[Sequence[str]], *, max_query_length: int = 1000
 ) -> list[list[int]]:
-    """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`.
+    """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`
+    (`query_groups`, all of them)."""
+    return list(query_groups(name_lists, max_query_length=max_query_length))
+
+
+def query_groups(
+    name_lists: Sequence[Sequence[str]], *, max_query_length: int = 1000
+) -> Iterator[list[int]]:
+    """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`,
+    each group as soon as it is complete.
 
     The length is measured URL-encoded with spaces as %20, the longest encoding a client may
     use, so the query fits however it is sent. Authors keep their order; an author whose own
     query is already too long goes alone. Raises ValueError for an author without usable names.
+
+    The group's length is kept as it grows (each distinct name's term once, a separator between
+    two), so packing 100,000 authors reads each name once; building each candidate's query
+    took seconds, at every poll tick of `auto` mode.
     """
-    groups: list[list[int]] = []
+    separator = _encoded_length(_QUERY_OR)
     current: list[int] = []
+    seen: set[str] = set()  # the group's names, casefolded, as `author_query` drops repeats
+    count = total = 0  # the group's terms, and their encoded lengths added up
     for index, names in enumerate(name_lists):
-        try:
-            author_query(names)
-        except ValueError as error:
-            raise ValueError(f"followed author #{index}: {error}") from error
-        candidate = [*current, index]
-        query = author_query([name for member in candidate for name in name_lists[member]])
-        if current and _encoded_length(query) > max_query_length:
-            groups.append(current)
-            candidate = [index]
-        current = candidate
+        own = _terms(names)
+        if not own:
+            raise ValueError(f"followed author #{index}: no usable author name in {list(names)!r}")
+        added = {name: size for name, size in own.items() if name not in seen}
+        joined = total + sum(added.values()) + separator * (count + len(added) - 1)
+        if current and joined > max_query_length:
+            yield current
+            current, seen, count, total = [], set(), 0, 0
+            added = own
+        current.append(index)
+        seen.update(added)
+        count, total = count + len(added), total + sum(added.values())
     if current:
-        groups.append(current)
-    return groups
+        yield current
+
+
+def _terms(names: Sequence[str]) -> dict[str, int]:
+    """The distinct names (casefolded) `author_query` keeps of `names`, and the encoded length
+    of each one's term."""
+    terms: dict[str, int] = {}
+    for name in names:
+        clean = _query_safe(name)
+        if clean and clean.casefold() not in terms:
+            terms[clean.casefold()] = _encoded_length(f'au:"{clean}"')
+    return terms
 
 
 def _keys(names: Iterable[str]) -> frozenset[tuple[str, ...]]:

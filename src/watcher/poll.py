@@ -165,7 +165,7 @@ class Poller:
         known = [f for f in followed if f.backfilled]
         if self.source == "api" or not known:
             return []
-        if self.source == "auto" and self.api.requests_per_cycle(known) <= HARVEST_REQUESTS:
+        if self.source == "auto" and not self.api.costs_more_than(known, HARVEST_REQUESTS):
             return []
         return known
 

@@ -14,6 +14,7 @@ the next try, and never stops the other groups.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -23,7 +24,7 @@ from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
 from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
-from watcher.match import FollowRules, group_queries, person_query
+from watcher.match import FollowRules, group_queries, person_query, query_groups
 from watcher.parse import Page, parse_feed
 from watcher.sources import Save, record_poll_failure
 from watcher.store import Followed, MatchedRecord, Store
@@ -68,6 +69,14 @@ class ApiSource:
     def requests_per_cycle(self, followed: Sequence[Followed]) -> int:
         """At least one request a group: what a cycle of these follows costs at the least."""
         return len(self.groups(followed))
+
+    def costs_more_than(self, followed: Sequence[Followed], requests: int) -> bool:
+        """Whether a cycle of these follows costs more than `requests` requests at the least:
+        `requests_per_cycle`, counted only as far as it takes to tell."""
+        alone = sum(1 for f in followed if f.kind == "topic" or not f.backfilled or f.categories)
+        known = [f for f in followed if f.kind != "topic" and f.backfilled and not f.categories]
+        groups = query_groups([f.names for f in known])
+        return alone + sum(1 for _ in itertools.islice(groups, requests + 1)) > requests
 
     def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
         """Authors whose history is known share OR-queries; a first poll, a person followed in
