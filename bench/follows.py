@@ -1,11 +1,14 @@
-"""Reading every follow, as each poll tick does: 1,000 to 100,000 follows.
+"""A poll tick with nothing due, and the read of every follow it starts with: 1,000 to 100,000
+follows.
 
 Every tick of the service's poll job (at most a minute apart) starts with `Store.followed()`:
 every follow with its poll state, its paper count and its chat count. It is how the poll
 knows which follows are due. This loads N follows in bulk into an empty, migrated database:
 synthetic persons, one in ten with an alias, each with a poll state and a successful last
-poll. It then times `Store.followed()` and prints the median of `--runs` calls, and the time a
-follow at each size against the smallest.
+poll, next due in an hour, and a harvest due in an hour. It then times `Store.followed()` and a
+whole tick (`Poller.poll()`, nothing due, so no request) in `WATCH_SOURCE=auto`, `api` and
+`harvest` mode. It prints the median of `--runs` calls, and the time a follow at each size
+against the smallest.
 
     .venv/bin/python bench/follows.py [--sizes 1000 10000 100000] [--runs 5] [--database-url URL]
 
@@ -15,10 +18,12 @@ A PostgreSQL `--database-url` gets a fresh schema, dropped afterwards.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import sys
 import time
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,13 +33,17 @@ from sqlalchemy import Engine, text  # noqa: E402
 
 from tests.databases import empty_database  # noqa: E402
 from watcher.db import open_database  # noqa: E402
+from watcher.fetch import ArxivClient  # noqa: E402
+from watcher.poll import Poller, WatchSource  # noqa: E402
 from watcher.rules import rule_key  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 
 def load(engine: Engine, follows: int) -> None:
-    """`follows` persons, each with a poll state, in two multi-row INSERTs."""
+    """`follows` persons, each with a poll state, in two multi-row INSERTs; every follow and
+    the harvest next due in an hour."""
     now = datetime(2026, 11, 30, tzinfo=UTC)
+    later = datetime.now(UTC) + timedelta(hours=1)
     people = [f"Nobody Person{i}" for i in range(1, follows + 1)]
     with engine.begin() as connection:
         connection.execute(
@@ -55,11 +64,33 @@ def load(engine: Engine, follows: int) -> None:
         )
         connection.execute(
             text(
-                "INSERT INTO poll_state (followed_author_id, last_success, consecutive_failures) "
-                "VALUES (:id, :now, 0)"
+                "INSERT INTO poll_state (followed_author_id, last_success, consecutive_failures, "
+                "next_poll) VALUES (:id, :now, 0, :later)"
             ),
-            [{"id": i, "now": now} for i in range(1, follows + 1)],
+            [{"id": i, "now": now, "later": later} for i in range(1, follows + 1)],
         )
+    Store(engine).record_harvest_success("", through=None, now=now, next_attempt=later)
+
+
+def median_time(call: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def tick(store: Store, source: WatchSource) -> Callable[[], object]:
+    """One tick of the poll job, as the service runs it; nothing is due, so nothing is sent."""
+    client = ArxivClient("http://127.0.0.1:9/api/query")  # never asked
+    poller = Poller(store=store, client=client, poll_interval=3600, source=source)
+
+    def run() -> None:
+        report = asyncio.run(poller.poll())
+        assert not report.polled and not report.failures, report
+
+    return run
 
 
 def main() -> None:
@@ -68,25 +99,32 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--database-url", default=None)
     args = parser.parse_args()
-    medians: dict[int, float] = {}
+    what: dict[str, Callable[[Store], Callable[[], object]]] = {
+        "Store.followed()": lambda store: store.followed,
+        **{f"tick, {source}": (lambda store, s=source: tick(store, s)) for source in SOURCES},
+    }
+    medians: dict[str, dict[int, float]] = {name: {} for name in what}
     for size in args.sizes:
         with empty_database(args.database_url) as url:
             engine = open_database(url)
             load(engine, size)
             store = Store(engine)
-            times = []
-            for _ in range(args.runs):
-                started = time.perf_counter()
-                found = store.followed()
-                times.append(time.perf_counter() - started)
-            assert len(found) == size, len(found)
-            medians[size] = statistics.median(times)
+            assert len(store.followed()) == size
+            for name, call in what.items():
+                medians[name][size] = median_time(call(store), args.runs)
             engine.dispose()
-    smallest = min(medians)
-    print(f"Store.followed(), {args.database_url or 'sqlite'}, median of {args.runs}:")
-    for size, seconds in medians.items():
-        each = seconds / size / (medians[smallest] / smallest)
-        print(f"  {size:>7,} follows  {seconds:7.3f} s   a follow: {each:.2f}× at {smallest:,}")
+    where = args.database_url or "sqlite"
+    print(f"{where}, median of {args.runs}, seconds (a follow against the smallest size):")
+    smallest = min(args.sizes)
+    for name, by_size in medians.items():
+        figures = "   ".join(
+            f"{size:,}: {seconds:.3f} ({seconds / size / (by_size[smallest] / smallest):.2f}×)"
+            for size, seconds in by_size.items()
+        )
+        print(f"  {name:<18} {figures}")
+
+
+SOURCES: tuple[WatchSource, ...] = ("auto", "api", "harvest")
 
 
 if __name__ == "__main__":
