@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,7 @@ def create_db_engine(url: str, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEO
         ) from None
     connect_args: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
+        check_sqlite_library()
         database = parsed.database or ""
         if database and database != ":memory:":
             folder = Path(database).expanduser().parent
@@ -91,6 +93,31 @@ def create_db_engine(url: str, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEO
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+# What the store asks of SQLite: RETURNING (3.35) and the JSON functions (`json_each`, built in
+# since 3.38 and in most builds before), which read the announcements a save owes.
+SQLITE_MINIMUM = (3, 35, 0)
+
+
+def check_sqlite_library() -> None:
+    """Fail at start, in words, when Python's SQLite library cannot hold the store."""
+    import sqlite3
+
+    needs = f"arxiv-watcher needs SQLite {'.'.join(map(str, SQLITE_MINIMUM))} or newer"
+    if sqlite3.sqlite_version_info < SQLITE_MINIMUM:
+        raise ConfigError(
+            f"{needs}; this Python uses SQLite {sqlite3.sqlite_version}. Use a newer Python "
+            "build, or PostgreSQL (DATABASE_URL=postgresql://...)"
+        )
+    try:
+        with closing(sqlite3.connect(":memory:")) as connection:
+            connection.execute("SELECT value FROM json_each('[1]')").fetchall()
+    except sqlite3.OperationalError:
+        raise ConfigError(
+            f"{needs} with its JSON functions; this Python's SQLite {sqlite3.sqlite_version} was "
+            "built without them. Use another Python build, or PostgreSQL"
+        ) from None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
