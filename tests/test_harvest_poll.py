@@ -15,6 +15,7 @@ from tests.fakes.corpus import make_record
 from tests.test_harvest import FIRST, NOW, TODAY, client, fake, store
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
+from watcher.models import utcnow
 from watcher.poll import HARVEST_REQUESTS, Poller
 from watcher.store import Store
 
@@ -103,3 +104,25 @@ def test_the_cli_poll_harvests_with_the_same_json(
     (found,) = json.loads(result.stdout)
     assert (found["arxiv_id"], found["kind"], found["version"]) == (FIRST.arxiv_id, "new", 1)
     assert fake.oai_requests()
+
+
+async def test_a_harvest_runs_at_the_tick_it_falls_due_and_not_before(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    """Between harvests a tick finds nothing due and asks arXiv nothing; the tick after the
+    harvest's time has come harvests."""
+    fake.add(FIRST, datestamp=TODAY)
+    poller = Poller(
+        store=store, client=client, poll_interval=3600, source="harvest", oai_url=fake.oai_url
+    )
+    first = await poller.poll()
+    assert [r.arxiv_id for r in first.new] == [FIRST.arxiv_id]
+    pages = len(fake.oai_requests())
+
+    idle = await poller.poll()
+
+    assert (idle.polled, idle.failures, len(fake.oai_requests())) == ([], {}, pages)
+    now = utcnow()
+    store.record_harvest_success("", through=None, now=now, next_attempt=now)
+    due = await poller.poll()
+    assert due.polled == ["Dezun Dong"] and len(fake.oai_requests()) > pages

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import (
@@ -19,6 +19,7 @@ from tests.fakes.corpus import (
 )
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
+from watcher.models import utcnow
 from watcher.outbox import Outbox
 from watcher.poll import Poller
 from watcher.records import Record
@@ -317,3 +318,56 @@ async def test_a_long_retry_after_from_arxiv_sets_the_authors_next_poll(
     assert followed.next_poll is not None and followed.last_attempt is not None
     assert followed.next_poll - followed.last_attempt >= timedelta(seconds=7200)
     assert len(fake.api_requests()) == 1
+
+
+async def test_a_tick_with_nothing_due_asks_one_question_and_reads_no_follow(
+    engine: Engine, store: Store, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    """Most ticks have nothing to do: they ask whether anything is due (one row at most) and
+    stop, where reading every follow with its counts takes a second at 100,000 follows. A
+    follow that falls due is polled at the next tick."""
+    ticks = poller(store, client)
+    await ticks.poll()  # the first poll: Dezun Dong's history, next poll in an hour
+    requests = len(fake.api_requests())
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, _parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        idle = await ticks.poll()
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+
+    assert (idle.polled, idle.new, idle.failures) == ([], [], {})
+    assert len(fake.api_requests()) == requests
+    assert len(statements) == 1 and "LIMIT" in statements[0], statements
+    (followed,) = store.followed()
+    store.record_poll_success([followed.id], now=utcnow(), next_poll=utcnow())  # due now
+    fake.add(new_paper())
+
+    due = await ticks.poll()
+
+    assert due.polled == ["Dezun Dong"]
+    assert [r.arxiv_id for r in due.new] == [new_paper().arxiv_id]
+
+
+def test_only_a_follow_someone_wants_makes_a_tick_poll(engine: Engine, store: Store) -> None:
+    """A follow neither watched nor subscribed to is never polled: due or not, it does not
+    make the tick read every follow."""
+    (dong,) = store.followed()
+    nobody, _ = store.follow(["Nobody Wanted"], watched=False)
+    later, now = utcnow() + timedelta(hours=1), utcnow()
+    store.record_poll_success([dong.id], now=now, next_poll=later)
+    store.record_poll_success([nobody.id], now=now, next_poll=now - timedelta(hours=1))
+    assert not store.any_follow_due(now)
+
+    chats = Chats(engine)
+    chats.seen(7, kind="private")
+    chats.subscribe(7, nobody.id)
+    assert store.any_follow_due(now)
+
+    store.record_poll_success([nobody.id], now=now, next_poll=later)
+    assert not store.any_follow_due(now)
+    assert store.any_follow_due(later)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func
+from sqlalchemy import Engine, delete, func, or_
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
@@ -260,6 +260,26 @@ class FollowStore:
         return [_as_followed(row) for row in session.execute(query)]
 
     # -- poll state ------------------------------------------------------------------------
+
+    def any_follow_due(self, now: datetime) -> bool:
+        """Whether a follow someone wants (watched, or with a chat) is due for a poll by `now`
+        (never polled, or its `next_poll` has come): one row at most, where `followed()` reads
+        every follow and counts its papers."""
+        wanted = or_(
+            col(FollowedAuthor.watched),
+            select(Subscription.chat_id)
+            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id))
+            .exists(),
+        )
+        due = or_(col(PollState.next_poll).is_(None), col(PollState.next_poll) <= now)
+        query = (
+            select(PollState.followed_author_id)
+            .join(FollowedAuthor, col(FollowedAuthor.id) == col(PollState.followed_author_id))
+            .where(due, wanted)
+            .limit(1)
+        )
+        with Session(self.engine) as session:
+            return session.exec(query).first() is not None
 
     def record_poll_success(
         self, followed_ids: Iterable[int], *, now: datetime, next_poll: datetime
