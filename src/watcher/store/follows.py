@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, or_
+from sqlalchemy import Engine, delete, func, or_, update
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
@@ -296,23 +296,23 @@ class FollowStore:
     def record_poll_failure(
         self, followed_ids: Iterable[int], *, error: str, now: datetime, next_poll: datetime
     ) -> None:
-        with Session(self.engine) as session:
-            for state in session.exec(
-                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
-            ):
-                state.last_attempt = now
-                state.last_error = error
-                state.consecutive_failures += 1
-                state.next_poll = next_poll
-            session.commit()
+        self._update_poll_state(
+            followed_ids,
+            last_attempt=now,
+            last_error=error,
+            consecutive_failures=col(PollState.consecutive_failures) + 1,
+            next_poll=next_poll,
+        )
 
     def _update_poll_state(self, followed_ids: Iterable[int], **values: object) -> None:
+        """One UPDATE of these follows' poll states (a harvest ends by noting 100,000 of them;
+        loaded as objects and written back a row at a time, that took 3.6-5.3 s)."""
         with Session(self.engine) as session:
-            for state in session.exec(
-                select(PollState).where(col(PollState.followed_author_id).in_(list(followed_ids)))
-            ):
-                for name, value in values.items():
-                    setattr(state, name, value)
+            session.execute(
+                update(PollState)
+                .where(col(PollState.followed_author_id).in_(list(followed_ids)))
+                .values(**values)
+            )
             session.commit()
 
     # -- topics ----------------------------------------------------------------------------
