@@ -7,8 +7,9 @@ knows which follows are due. This loads N follows in bulk into an empty, migrate
 synthetic persons, one in ten with an alias, each with a poll state and a successful last
 poll, next due in an hour, and a harvest due in an hour. It then times `Store.followed()` and a
 whole tick (`Poller.poll()`, nothing due, so no request) in `WATCH_SOURCE=auto`, `api` and
-`harvest` mode. It prints the median of `--runs` calls, and the time a follow at each size
-against the smallest.
+`harvest` mode, and the note a successful harvest ends with: every follow's poll state, in the
+harvest's own parts (`record_poll_success`). It prints the median of `--runs` calls, and the
+time a follow at each size against the smallest.
 
     .venv/bin/python bench/follows.py [--sizes 1000 10000 100000] [--runs 5] [--database-url URL]
 
@@ -36,6 +37,7 @@ from watcher.db import open_database  # noqa: E402
 from watcher.fetch import ArxivClient  # noqa: E402
 from watcher.poll import Poller, WatchSource  # noqa: E402
 from watcher.rules import rule_key  # noqa: E402
+from watcher.sources.harvest import _chunks  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 
@@ -93,6 +95,18 @@ def tick(store: Store, source: WatchSource) -> Callable[[], object]:
     return run
 
 
+def harvest_success(store: Store) -> Callable[[], object]:
+    """What a successful harvest writes last: each follow's poll state, in its parts."""
+    ids = [f.id for f in store.followed()]
+
+    def run() -> None:
+        now = datetime.now(UTC)
+        for part in _chunks(ids):
+            store.record_poll_success(part, now=now, next_poll=now + timedelta(hours=1))
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
@@ -102,6 +116,7 @@ def main() -> None:
     what: dict[str, Callable[[Store], Callable[[], object]]] = {
         "Store.followed()": lambda store: store.followed,
         **{f"tick, {source}": (lambda store, s=source: tick(store, s)) for source in SOURCES},
+        "harvest's success": harvest_success,
     }
     medians: dict[str, dict[int, float]] = {name: {} for name in what}
     for size in args.sizes:
@@ -121,7 +136,7 @@ def main() -> None:
             f"{size:,}: {seconds:.3f} ({seconds / size / (by_size[smallest] / smallest):.2f}×)"
             for size, seconds in by_size.items()
         )
-        print(f"  {name:<18} {figures}")
+        print(f"  {name:<19} {figures}")
 
 
 SOURCES: tuple[WatchSource, ...] = ("auto", "api", "harvest")
