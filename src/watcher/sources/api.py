@@ -73,19 +73,16 @@ class ApiSource:
     def costs_more_than(self, followed: Sequence[Followed], requests: int) -> bool:
         """Whether a cycle of these follows costs more than `requests` requests at the least:
         `requests_per_cycle`, counted only as far as it takes to tell."""
-        alone = sum(1 for f in followed if f.kind == "topic" or not f.backfilled or f.categories)
-        known = [f for f in followed if f.kind != "topic" and f.backfilled and not f.categories]
-        groups = query_groups([f.names for f in known])
-        return alone + sum(1 for _ in itertools.islice(groups, requests + 1)) > requests
+        shared, alone = _shared_and_alone(followed)
+        groups = query_groups([f.names for f in shared])
+        return len(alone) + sum(1 for _ in itertools.islice(groups, requests + 1)) > requests
 
     def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
         """Authors whose history is known share OR-queries; a first poll, a person followed in
         some categories (a query narrowed to them) and a topic go alone."""
-        persons = [f for f in followed if f.kind != "topic"]
-        known = [f for f in persons if f.backfilled and not f.categories]
-        groups = [[known[i] for i in group] for group in group_queries([f.names for f in known])]
-        alone = [f for f in persons if not f.backfilled or f.categories]
-        return groups + [[f] for f in alone + [f for f in followed if f.kind == "topic"]]
+        shared, alone = _shared_and_alone(followed)
+        groups = [[shared[i] for i in group] for group in group_queries([f.names for f in shared])]
+        return groups + [[f] for f in alone]
 
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
@@ -233,3 +230,12 @@ class ApiSource:
             if page.records:
                 return page
         return empty
+
+
+def _shared_and_alone(followed: Sequence[Followed]) -> tuple[list[Followed], list[Followed]]:
+    """The follows that share OR-queries (persons whose history is known, in every category),
+    and those that go alone: first polls and persons in some categories, then topics."""
+    persons = [f for f in followed if f.kind != "topic"]
+    shared = [f for f in persons if f.backfilled and not f.categories]
+    alone = [f for f in persons if not f.backfilled or f.categories]
+    return shared, alone + [f for f in followed if f.kind == "topic"]
