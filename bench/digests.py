@@ -13,9 +13,7 @@ Telegram's 30/s allows (chats / 30 s), and 429s, duplicates and misses.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +25,13 @@ from sqlmodel import Session
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.fanout import _wait_for_backfill, fresh_database, wait_until  # noqa: E402
+from bench.fanout import (  # noqa: E402
+    _wait_for_backfill,
+    fresh_database,
+    service_env,
+    start_service,
+    wait_until,
+)
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
@@ -53,26 +57,7 @@ def main() -> None:
 def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
     limits = RateLimits(global_per_second=TELEGRAM_RATE, global_burst=int(TELEGRAM_RATE))
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN, rate_limits=limits) as tg:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "ARXIV_API_URL": arxiv.url,
-            "ARXIV_MIN_INTERVAL": "0",
-            "POLL_INTERVAL": "1",
-            "WATCH_AUTHORS": "Dezun Dong",
-            "TELEGRAM_BOT_TOKEN": TOKEN,
-            "TELEGRAM_API_URL": tg.base_url,
-            "PTB_TIMEDELTA": "true",
-        }
-        log_path = workdir / "service.log"
-        with log_path.open("wb") as log:
-            service = subprocess.Popen(
-                [sys.executable, "-m", "watcher", "run"],
-                env=env,
-                cwd=workdir,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        service, log_path = start_service(service_env(database_url, arxiv, tg), workdir)
         try:
             engine = _wait_for_backfill(database_url, service)
             (followed,) = Store(engine).followed()

@@ -86,6 +86,43 @@ def fresh_database(url: str, workdir: Path) -> Iterator[str]:
         yield schema_url
 
 
+def service_env(
+    database_url: str, arxiv: FakeArxiv, telegram: FakeTelegram, **settings: str
+) -> dict[str, str]:
+    """The service's environment against the fakes: Dezun Dong watched, polled every second,
+    arXiv unthrottled; `settings` added (`digests.py` shares this)."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "ARXIV_API_URL": arxiv.url,
+        "ARXIV_MIN_INTERVAL": "0",
+        "POLL_INTERVAL": "1",
+        "WATCH_AUTHORS": "Dezun Dong",
+        "TELEGRAM_BOT_TOKEN": telegram.token,
+        "TELEGRAM_API_URL": telegram.base_url,
+        "PTB_TIMEDELTA": "true",
+        **settings,
+    }
+
+
+def start_service(
+    env: dict[str, str], workdir: Path, *, profile: str | None = None
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """`arxiv-watcher run` in `workdir` (under cProfile into `profile`, if given), its output
+    in `service.log` there. Returns the process and the log's path."""
+    log_path = workdir / "service.log"
+    profiled = ["-m", "cProfile", "-o", profile] if profile else []
+    with log_path.open("wb") as log:
+        service = subprocess.Popen(
+            [sys.executable, *profiled, "-m", "watcher", "run"],
+            env=env,
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return service, log_path
+
+
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 300.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -142,20 +179,13 @@ def main() -> None:
 def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
     limits = RateLimits(global_per_second=args.rate, global_burst=int(args.rate))
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN, rate_limits=limits) as tg:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "ARXIV_API_URL": arxiv.url,
-            "ARXIV_MIN_INTERVAL": "0",
-            "POLL_INTERVAL": "1",
-            "WATCH_AUTHORS": "Dezun Dong",
-            "TELEGRAM_BOT_TOKEN": TOKEN,
-            "TELEGRAM_API_URL": tg.base_url,
-            "TELEGRAM_RATE_OVERALL": str(args.rate),
-            "LOG_LEVEL": args.log_level,
-            "PTB_TIMEDELTA": "true",
-        }
-        log_path = workdir / "service.log"
+        env = service_env(
+            database_url,
+            arxiv,
+            tg,
+            TELEGRAM_RATE_OVERALL=str(args.rate),
+            LOG_LEVEL=args.log_level,
+        )
         if not args.migrate_in_service:
             subprocess.run(
                 [sys.executable, "-m", "watcher", "db", "upgrade"],
@@ -164,15 +194,7 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
                 check=True,
                 capture_output=True,
             )
-        with log_path.open("wb") as log:
-            profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
-            service = subprocess.Popen(
-                [sys.executable, *profile, "-m", "watcher", "run"],
-                env=env,
-                cwd=workdir,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        service, log_path = start_service(env, workdir, profile=args.profile)
         try:
             engine = _wait_for_backfill(database_url, service)
             (followed,) = Store(engine).followed()
