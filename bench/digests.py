@@ -35,9 +35,9 @@ from bench.fanout import (  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
-from watcher.models import Chat, Subscription  # noqa: E402
-from watcher.outbox import Outbox  # noqa: E402
 from watcher.store import Store  # noqa: E402
+from watcher.store.outbox import Outbox  # noqa: E402
+from watcher.store.tables import Chat, Subscription  # noqa: E402
 
 TOKEN = "123456:BENCH-digests-token"
 TELEGRAM_RATE = 30.0  # messages a second, all chats together: Telegram's limit

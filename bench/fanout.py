@@ -37,9 +37,9 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
 from watcher.db import open_database  # noqa: E402
-from watcher.models import Chat, Subscription  # noqa: E402
-from watcher.outbox import Outbox  # noqa: E402
 from watcher.store import Store  # noqa: E402
+from watcher.store.outbox import Outbox  # noqa: E402
+from watcher.store.tables import Chat, Subscription  # noqa: E402
 
 TOKEN = "123456:BENCH-fanout-token"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

@@ -36,8 +36,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.databases import fresh_postgres_schema  # noqa: E402
 from watcher.db import open_database  # noqa: E402
-from watcher.models import UTCDateTime  # noqa: E402
-from watcher.outbox import Outbox  # noqa: E402
+from watcher.store.outbox import Outbox  # noqa: E402
+from watcher.store.tables import UTCDateTime  # noqa: E402
 
 PAPERS = 300  # parked rows = papers × inactive chats
 ACTIVE_CHATS = 10_000  # each with one sent delivery: a served bot's ordinary state

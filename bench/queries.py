@@ -59,7 +59,7 @@ BUDGET = 20.0  # seconds of runs a question gets at most
 
 
 def name_digest(name: str) -> str:
-    """As `watcher.saving.name_digest` (repeated here so this runs on older code too)."""
+    """As `watcher.store.saving.name_digest` (repeated here so this runs on older code too)."""
     return hashlib.sha256(name.encode("utf-8")).hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""The digest renderer the core calls when it claims a digest (`watcher.digests`): what one
+"""The digest renderer the core calls when it claims a digest (`watcher.store.digests`): what one
 chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
 renderers: the followed authors are marked by `watcher.match.is_same_person`.
 """
@@ -6,9 +6,9 @@ renderers: the followed authors are marked by `watcher.match.is_same_person`.
 from __future__ import annotations
 
 from bot.render import PaperKind, render_digest
-from watcher.digests import DigestContent, RenderedPart
 from watcher.match import is_same_person
 from watcher.records import Record
+from watcher.store.digests import DigestContent, RenderedPart
 from watcher.taxonomy import category_name
 
 

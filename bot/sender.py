@@ -22,7 +22,7 @@ How each Telegram answer is handled:
 - `ChatMigrated` → the chat moves to its new id and the send is retried at once;
 - `BadRequest` "can't parse entities" → sent again as plain text;
 - a `BadRequest` about the chat rather than the message (`is_chat_refusal`: the bot lost its
-  rights, the topic is closed) → the destination (chat, topic) is parked (`watcher.parking`):
+  rights, the topic is closed) → the destination (chat, topic) is parked (`watcher.store.parking`):
   its deliveries stay pending and one probes again with a backoff capped at an hour, or at once
   when the bot's rights come back; a probe that gets through releases it;
 - any other `BadRequest` ("message is too long", "chat not found") → failed with the reason,
@@ -30,12 +30,12 @@ How each Telegram answer is handled:
 
 Deliveries to a forum topic carry its `message_thread_id`, and so do summaries.
 
-A chat that came back to many waiting papers (`PendingDelivery.summarize`, see `watcher.chats`)
-gets one summary message instead of one message each: its flagged deliveries go out together,
-and are marked sent together once Telegram confirmed that one message. A crash in between
-re-sends at most that summary.
+A chat that came back to many waiting papers (`PendingDelivery.summarize`, see
+`watcher.store.chats`) gets one summary message instead of one message each: its flagged
+deliveries go out together, and are marked sent together once Telegram confirmed that one
+message. A crash in between re-sends at most that summary.
 
-Digests (`watcher.digests`) work the same way. The sender claims the digests that fell due
+Digests (`watcher.store.digests`) work the same way. The sender claims the digests that fell due
 (rendered by `bot.digest`, one transaction a chat), and their messages are then pending rows:
 a delivery carrying a digest part sends the destination's earliest unsent part, with every
 delivery of that part confirmed by its one message. Parts go out under the same limits and
@@ -82,10 +82,10 @@ from bot.render import (
 )
 from watcher.aio import in_db_thread
 from watcher.match import is_same_person
-from watcher.models import utcnow
-from watcher.outbox import Outbox, PendingDelivery
 from watcher.records import Record
 from watcher.service import ServiceContext
+from watcher.store.outbox import Outbox, PendingDelivery
+from watcher.store.tables import utcnow
 from watcher.taxonomy import category_name
 
 log = logging.getLogger(__name__)

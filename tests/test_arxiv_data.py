@@ -12,13 +12,13 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv, render_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.chats import Chats
 from watcher.fetch import ArxivClient
-from watcher.outbox import Outbox
 from watcher.parse import parse_feed
 from watcher.poll import Poller
 from watcher.records import Author, Record
 from watcher.store import MatchedRecord, Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
 from watcher.text import describe_record
 
 ACM = "H.5.4; H.3.5"

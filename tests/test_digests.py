@@ -12,13 +12,13 @@ from sqlmodel import Session, col, select
 
 from bot.digest import render_digest_parts
 from tests.fakes.corpus import make_record
-from watcher.chats import Chats
-from watcher.digests import DigestContent, Digests, RenderedPart
-from watcher.models import Chat, Delivery
-from watcher.outbox import HELD, PENDING, Outbox
 from watcher.records import Record
 from watcher.schedule import DigestSchedule
 from watcher.store import MatchedRecord, Store
+from watcher.store.chats import Chats
+from watcher.store.digests import DigestContent, Digests, RenderedPart
+from watcher.store.outbox import Outbox
+from watcher.store.tables import Chat, Delivery, DeliveryStatus
 
 DIGEST_CHAT, INSTANT_CHAT = 10, 20
 EIGHT = DigestSchedule(time(8, 0))
@@ -94,7 +94,10 @@ def test_papers_of_a_digest_chat_are_held_until_the_digest_is_due(
     publish(store, followed_id, paper(1), paper(2))
 
     assert {d.chat_id for d in outbox.due(limit=100)} == {INSTANT_CHAT}
-    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [HELD, HELD]
+    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [
+        DeliveryStatus.HELD,
+        DeliveryStatus.HELD,
+    ]
     assert outbox.stats().held == 2
     assert digests.settings(DIGEST_CHAT).next_at == MONDAY_6
     assert digests.claim_due(render=render_digest_parts, now=MONDAY_6 - timedelta(seconds=1)) == []
@@ -103,7 +106,10 @@ def test_papers_of_a_digest_chat_are_held_until_the_digest_is_due(
     (report,) = digests.claim_due(render=render_digest_parts, now=MONDAY_6 + timedelta(seconds=3))
 
     assert (report.chat_id, report.papers, report.parts) == (DIGEST_CHAT, 2, 1)
-    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [PENDING, PENDING]
+    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [
+        DeliveryStatus.PENDING,
+        DeliveryStatus.PENDING,
+    ]
     assert digests.settings(DIGEST_CHAT).next_at == MONDAY_6 + timedelta(days=1)
     (html,) = send_parts(outbox, DIGEST_CHAT)
     assert html.startswith("📚 <b>2 new papers since Sun 29 Mar</b>")
@@ -125,7 +131,10 @@ def test_a_digest_is_claimed_once_and_a_later_paper_waits_for_the_next(
     assert digests.claim(DIGEST_CHAT, render=render_digest_parts, now=due) is None
 
     publish(store, followed_id, paper(2))  # found after the claim
-    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [PENDING, HELD]
+    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [
+        DeliveryStatus.PENDING,
+        DeliveryStatus.HELD,
+    ]
     (first,) = send_parts(outbox, DIGEST_CHAT)
     (report,) = digests.claim_due(render=render_digest_parts, now=due + timedelta(days=1))
     (second,) = send_parts(outbox, DIGEST_CHAT)
@@ -170,7 +179,7 @@ def test_turning_the_digest_off_sends_what_was_held_at_once_as_one_digest(
     assert html.startswith("📚 <b>3 new papers since")
     publish(store, followed_id, paper(4))  # from now on one message each
     assert [d.digest_part_id is None for d in rows(engine, DIGEST_CHAT)] == [False] * 3 + [True]
-    assert rows(engine, DIGEST_CHAT)[-1].status == PENDING
+    assert rows(engine, DIGEST_CHAT)[-1].status == DeliveryStatus.PENDING
 
 
 def test_sixty_papers_fit_in_at_most_three_messages_and_none_is_left_unaccounted(
@@ -231,7 +240,7 @@ def test_a_claim_that_cannot_render_changes_nothing_and_stays_due(
         raise RuntimeError("renderer bug")
 
     assert digests.claim_due(render=broken, now=MONDAY_6) == []
-    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [HELD]
+    assert [d.status for d in rows(engine, DIGEST_CHAT)] == [DeliveryStatus.HELD]
     assert digests.next_due() == MONDAY_6
     with Session(engine) as session:
         chat = session.get(Chat, DIGEST_CHAT)

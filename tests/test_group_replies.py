@@ -14,8 +14,8 @@ from bot.handlers.common import POST_AS_YOURSELF
 from bot.handlers.errors import UPGRADED
 from tests.fakes.corpus import make_record
 from tests.test_handlers import ADMIN_CHAT, USER, Bot, running_bot, running_front_end
-from watcher.models import utcnow
 from watcher.store import MatchedRecord
+from watcher.store.tables import utcnow
 
 FORUM = -1005555555555
 GROUP, SUPERGROUP = -500, -1001111111111

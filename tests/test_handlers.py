@@ -30,14 +30,14 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, SentMessage
 from tests.fakes.telegram.html_markup import parse_html, utf16_length
-from watcher.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.fetch import ArxivClient
-from watcher.outbox import Outbox
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import Followed, MatchedRecord, Store
+from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
+from watcher.store.outbox import Outbox
 
 USER = 42
 ADMIN_CHAT = 4242

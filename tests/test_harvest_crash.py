@@ -16,10 +16,10 @@ from sqlmodel import Session, col, select
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
 from tests.harvest_world import FIRST, SECOND, TODAY, fakes, harvests, service_for, texts
-from watcher.chats import Chats
 from watcher.db import open_database
-from watcher.models import Delivery, Paper
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.tables import Delivery, Paper
 
 pytestmark = pytest.mark.slow
 __all__ = ["fakes"]  # the fixture, shared with the end-to-end module

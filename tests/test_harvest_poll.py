@@ -15,9 +15,9 @@ from tests.fakes.corpus import make_record
 from tests.test_harvest import FIRST, NOW, TODAY, client, fake, store
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
-from watcher.models import utcnow
 from watcher.poll import HARVEST_REQUESTS, Poller
 from watcher.store import Store
+from watcher.store.tables import utcnow
 
 __all__ = ["client", "fake", "store"]  # fixtures shared with the protocol tests
 

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-import watcher.models  # noqa: F401  (registers the tables)
+import watcher.store.tables  # noqa: F401  (registers the tables)
 from watcher.db import alembic_config, create_db_engine, pending_migrations, upgrade
 from watcher.store import Store
 

@@ -12,12 +12,12 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from tests.fakes.corpus import make_record
-from watcher.chats import Chats
 from watcher.db import alembic_config, create_db_engine
-from watcher.models import Chat, Delivery
-from watcher.outbox import Outbox, PruneReport
 from watcher.records import Record
 from watcher.store import MatchedRecord, Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox, PruneReport
+from watcher.store.tables import Chat, Delivery
 
 RETENTION = timedelta(days=30)
 

@@ -12,9 +12,9 @@ from sqlalchemy import Engine, text
 
 from tests.fakes.corpus import make_record
 from watcher.db import alembic_config, create_db_engine
-from watcher.models import ALL_PAPERS
 from watcher.records import Record
 from watcher.store import MatchedRecord, Store
+from watcher.store.tables import ALL_PAPERS
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 

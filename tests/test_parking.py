@@ -16,8 +16,8 @@ from sqlalchemy import Engine
 from bot.sender import is_chat_refusal
 from tests.fakes.telegram import FakeTelegram
 from tests.test_sender import TOKEN, World, eventually, make_world, sending, sent_count
-from watcher.models import utcnow
-from watcher.parking import PARKED_RETRY_MAX, parked_retry_delay
+from watcher.store.parking import PARKED_RETRY_MAX, parked_retry_delay
+from watcher.store.tables import utcnow
 
 SUPERGROUP, FORUM, CHANNEL = -1001234567890, -1005555555555, -1009876543210
 FIRST_RETRY = 0.3  # seconds before the first probe, instead of a minute

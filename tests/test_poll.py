@@ -17,13 +17,13 @@ from tests.fakes.corpus import (
     lookalike_records,
     make_record,
 )
-from watcher.chats import Chats
 from watcher.fetch import ArxivClient
-from watcher.models import utcnow
-from watcher.outbox import Outbox
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
+from watcher.store.tables import utcnow
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ from sqlalchemy import Engine, text
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.chats import Chats
 from watcher.cli import describe_followed
 from watcher.fetch import ArxivClient
-from watcher.outbox import Outbox
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 CHAT = 7

@@ -28,16 +28,16 @@ from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay, confirm_re
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from watcher.aio import in_db_thread
-from watcher.chats import Chats
 from watcher.db import create_db_engine
 from watcher.fetch import ArxivClient
-from watcher.models import Delivery, utcnow
-from watcher.outbox import Outbox
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import MatchedRecord, Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
+from watcher.store.tables import Delivery, utcnow
 
 TOKEN = "123456:TEST-sender-token"
 GROUP, SUPERGROUP = -4001, -1001234567890

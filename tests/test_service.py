@@ -16,11 +16,11 @@ from sqlmodel import Session, col, select
 from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.chats import Chats
 from watcher.db import open_database
-from watcher.models import Delivery
-from watcher.outbox import Outbox
 from watcher.store import MatchedRecord, Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
+from watcher.store.tables import Delivery
 
 
 @pytest.fixture

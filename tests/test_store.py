@@ -11,14 +11,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher import saving
-from watcher.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
-from watcher.models import Author as AuthorRow
-from watcher.models import Delivery
-from watcher.outbox import Outbox
 from watcher.records import Author, Record
-from watcher.saving import name_digest
-from watcher.store import Followed, MatchedRecord, SaveResult, Store
+from watcher.store import Followed, MatchedRecord, SaveResult, Store, saving
+from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
+from watcher.store.outbox import Outbox
+from watcher.store.saving import name_digest
+from watcher.store.tables import Author as AuthorRow
+from watcher.store.tables import Delivery
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ from tests.cli_helpers import run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.test_harvest import NOW, TODAY, client, fake, store
-from watcher.chats import Chats
 from watcher.fetch import ArxivClient
-from watcher.models import Delivery, Paper
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.tables import Delivery, Paper
 from watcher.topics import parse_topic
 
 __all__ = ["client", "fake", "store"]  # fixtures shared with the harvest tests

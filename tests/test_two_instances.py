@@ -24,10 +24,10 @@ from tests.databases import take_leader_lock_away
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
-from watcher.chats import Chats
 from watcher.db import open_database
-from watcher.outbox import Outbox
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ from telegram import Update
 from bot.handlers.common import Context, ServiceHandlers, capped_lines, papers, reply, when
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
-from watcher.parking import ParkedInfo
 from watcher.store import Followed
+from watcher.store.parking import ParkedInfo
 
 PARKED_SHOWN = 5
 

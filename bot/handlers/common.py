@@ -35,10 +35,10 @@ from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
-from watcher.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
-from watcher.models import NO_THREAD
 from watcher.service import ServiceContext
 from watcher.store import Followed
+from watcher.store.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
+from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 /timezone (the clock the digest time is read on).
 
 Anyone may ask; in groups only administrators may change either. Turning the digest off sends
-what it held at once, as one digest (`watcher.digests`).
+what it held at once, as one digest (`watcher.store.digests`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from bot.handlers.common import (
     reply_usage,
 )
 from watcher.aio import in_db_thread
-from watcher.digests import DigestSettings
-from watcher.models import utcnow
 from watcher.schedule import local_time_text
 from watcher.service import ServiceContext
+from watcher.store.digests import DigestSettings
+from watcher.store.tables import utcnow
 
 ZONE_HINT = (
     "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code> or "

@@ -6,7 +6,7 @@ until it comes back. Any command, or being unblocked or added again, brings it b
 deliveries go out at once.
 
 A chat where the bot may not post for now (no rights, a closed topic) is parked by the sender
-(`watcher.parking`). A `my_chat_member` update that shows the bot's rights back, or a topic's
+(`watcher.store.parking`). A `my_chat_member` update that shows the bot's rights back, or a topic's
 "reopened" service message, makes those parked deliveries due at once.
 """
 
@@ -28,7 +28,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 
 from bot.handlers.common import Context, chat_title, topic_of
 from watcher.aio import in_db_thread
-from watcher.chats import Chats
+from watcher.store.chats import Chats
 
 log = logging.getLogger(__name__)
 

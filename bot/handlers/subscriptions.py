@@ -48,7 +48,6 @@ from bot.handlers.common import (
 from bot.handlers.offers import STALE, Offers
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
-from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.errors import ArxivError, UnknownAuthorId
 from watcher.homonyms import NameSurvey
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
@@ -57,6 +56,7 @@ from watcher.rules import PersonRule
 from watcher.service import ServiceContext
 from watcher.sources.author_feed import likely_name
 from watcher.store import Followed
+from watcher.store.chats import MAX_SUBSCRIPTIONS
 
 # Seconds a /subscribe waits for arXiv's count of a new name, its turn on the polite client
 # included (a poll's request may hold it, with retries, for minutes while arXiv struggles):

@@ -32,9 +32,9 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
-from watcher.chats import MAX_SUBSCRIPTIONS
 from watcher.service import ServiceContext
 from watcher.store import Followed
+from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
 
 WATCH_USAGE = f"Usage: /watch WORDS in CATEGORY, e.g. /watch {EXAMPLE}"

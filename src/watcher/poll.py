@@ -34,13 +34,13 @@ from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity
-from watcher.models import utcnow
 from watcher.records import Record
 from watcher.sources import Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
 from watcher.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.store import Followed, MatchedRecord, SaveResult, Store
+from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,8 @@
 `arxiv-watcher run` lands here. The front end is found through the `arxiv_watcher.frontends`
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
-Next to the poll, the scheduler prunes the outbox (at start, then hourly; see `watcher.outbox`).
+Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
+`watcher.store.outbox`).
 
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
@@ -25,15 +26,15 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
-from watcher.chats import Chats
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
 from watcher.leader import Leadership, leader_lock
-from watcher.outbox import Outbox
 from watcher.poll import Poller, PollReport
 from watcher.settings import Settings
 from watcher.status import StatusFile, remove_stale
 from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
 from watcher.text import describe_record
 
 log = logging.getLogger(__name__)

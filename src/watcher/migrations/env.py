@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-import watcher.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import watcher.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 target_metadata = SQLModel.metadata
 engine = context.config.attributes["engine"]

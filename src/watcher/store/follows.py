@@ -20,8 +20,8 @@ from sqlmodel import Session, col, select
 
 from watcher.identity import Identity
 from watcher.match import name_key
-from watcher.models import FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.rules import PersonRule, WatchedRule, rule_key, with_categories
+from watcher.store.tables import FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.topics import Topic
 
 

@@ -5,7 +5,7 @@ stored at the same version announces nothing (other metadata at that version, a 
 journal reference added later, is stored over the old, silently), a newer version is a
 *revision*, and only a paper the store did not have is *new*. A revision replaces everything
 the new version carries: title, abstract, authors, categories, ACM/MSC classes, links. In the
-same transaction it queues one delivery per subscribed chat (see `watcher.outbox`), so a paper
+same transaction it queues one delivery per subscribed chat (see `watcher.store.outbox`), so a paper
 can never be stored without its announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
@@ -24,9 +24,10 @@ from sqlalchemy import Date, Engine, bindparam, text
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import HarvestedPaper, HarvestState, Paper, PaperMatch
-from watcher.outbox import Announcements, Owed
-from watcher.saving import write_batch
+from watcher.kinds import NewsKind
+from watcher.store.announce import Announcements, Owed
+from watcher.store.saving import write_batch
+from watcher.store.tables import HarvestedPaper, HarvestState, Paper, PaperMatch
 
 # The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
 _MARK_HARVESTED = text(
@@ -138,8 +139,8 @@ class PaperStore:
             for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
                 changed = False
                 for kind, followed_ids, found in (
-                    ("new", linked.new_for, result.new),
-                    ("revision", linked.revised_for, result.revisions),
+                    (NewsKind.NEW, linked.new_for, result.new),
+                    (NewsKind.REVISION, linked.revised_for, result.revisions),
                 ):
                     announced = followed_ids & announce_for
                     if announced:

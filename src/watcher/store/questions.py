@@ -19,7 +19,8 @@ from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import (
+from watcher.store.rows import load_records
+from watcher.store.tables import (
     ALL_PAPERS,
     Paper,
     PaperCategory,
@@ -27,7 +28,6 @@ from watcher.models import (
     PaperMatch,
     PaperMatchCategory,
 )
-from watcher.rows import load_records
 
 
 class QuestionStore:

@@ -2,7 +2,7 @@
 
 `/stats`' count of all papers, the count behind `/subject C` and `subjects` over all papers read
 one row each instead of counting up to a million. The rows are filled here from what is stored;
-from then on `watcher.saving` adds to them in the transaction that stores the papers.
+from then on `watcher.store.saving` adds to them in the transaction that stores the papers.
 
 Revision ID: 0012
 Revises: 0011

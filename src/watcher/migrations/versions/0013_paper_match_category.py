@@ -4,7 +4,7 @@ A chat's questions within a category (`/subject C` of a chat, its count, `/subje
 read each of the chat's links and probed the paper's categories: some 1,400 scattered probes at
 a million papers. This table holds a row per (link, category of the paper), indexed
 (followed_author_id, category, published, paper_id), so each becomes one index range per
-author, as `/recent` of a chat already is. Filled here from what is stored; from then on `watcher.saving`
+author, as `/recent` of a chat already is. Filled here from what is stored; from then on `watcher.store.saving`
 keeps it in the transaction that stores the papers; a link's rows go with it (cascade).
 
 Revision ID: 0013

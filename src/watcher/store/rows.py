@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import Author, Paper, PaperAuthor, PaperCategory
+from watcher.store.tables import Author, Paper, PaperAuthor, PaperCategory
 
 
 def load_records(session: Session, papers: Sequence[Paper]) -> list[records.Record]:

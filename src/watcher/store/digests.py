@@ -1,6 +1,6 @@
 """Digests: a chat's papers gathered into one message a day or a week, sent exactly once.
 
-A chat with a digest on has its deliveries queued "held" (`watcher.outbox.HELD`), outside the
+A chat with a digest on has its deliveries queued "held" (`watcher.store.outbox.HELD`), outside the
 due index, so nothing goes out per paper. Its `next_digest_at` (UTC, indexed) is the next
 occurrence of its local schedule (`watcher.schedule`). When that instant has passed, `claim`
 does in ONE transaction everything that makes the digest happen exactly once:
@@ -30,23 +30,23 @@ from datetime import datetime, tzinfo
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
-from watcher.models import (
-    Chat,
-    Delivery,
-    DigestPart,
-    FollowedAuthor,
-    Paper,
-    Subscription,
-    utcnow,
-)
-from watcher.outbox import HELD, PENDING
 from watcher.records import Record
-from watcher.rows import load_records
 from watcher.schedule import (
     DEFAULT_ZONE,
     DigestSchedule,
     next_digest_time,
     zone_of,
+)
+from watcher.store.rows import load_records
+from watcher.store.tables import (
+    Chat,
+    Delivery,
+    DeliveryStatus,
+    DigestPart,
+    FollowedAuthor,
+    Paper,
+    Subscription,
+    utcnow,
 )
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ class Digests:
             chat = session.get(Chat, chat_id)
             held = session.exec(
                 select(func.count()).where(
-                    col(Delivery.chat_id) == chat_id, col(Delivery.status) == HELD
+                    col(Delivery.chat_id) == chat_id, col(Delivery.status) == DeliveryStatus.HELD
                 )
             ).one()
             return _settings(chat, held)
@@ -233,7 +233,7 @@ def _claim_held(
     per destination, pending and due now (parked if the chat is gone for now)."""
     held = session.exec(
         select(Delivery)
-        .where(col(Delivery.chat_id) == chat.id, col(Delivery.status) == HELD)
+        .where(col(Delivery.chat_id) == chat.id, col(Delivery.status) == DeliveryStatus.HELD)
         .order_by(col(Delivery.id))
     ).all()
     if not held:
@@ -279,9 +279,9 @@ def _claim_held(
             ]
             session.exec(
                 update(Delivery)
-                .where(col(Delivery.id).in_(ids), col(Delivery.status) == HELD)
+                .where(col(Delivery.id).in_(ids), col(Delivery.status) == DeliveryStatus.HELD)
                 .values(
-                    status=PENDING,
+                    status=DeliveryStatus.PENDING,
                     digest_part_id=row.id,
                     next_attempt=now,
                     parked=not chat.active,
@@ -312,7 +312,9 @@ def _chat(session: Session, chat_id: int) -> Chat:
 
 def _held(session: Session, chat_id: int) -> int:
     return session.exec(
-        select(func.count()).where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == HELD)
+        select(func.count()).where(
+            col(Delivery.chat_id) == chat_id, col(Delivery.status) == DeliveryStatus.HELD
+        )
     ).one()
 
 

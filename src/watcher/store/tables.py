@@ -12,6 +12,7 @@ same transaction that stores a new paper, and is marked sent only once the far s
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -29,6 +30,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
+
+from watcher.kinds import FollowKind, NewsKind
 
 
 def utcnow() -> datetime:
@@ -109,7 +112,7 @@ ALL_PAPERS = ""  # the `paper_count` scope of every stored paper; the others are
 
 class PaperCount(SQLModel, table=True):
     """How many papers are stored ("" as `scope`) and how many are in each category (the
-    category id as `scope`), kept by the save path (`watcher.saving`) in the same transaction
+    category id as `scope`), kept by the save path (`watcher.store.saving`) in the same transaction
     as the rows it counts, so `/stats`, `/subject`'s count and `subjects` read one row each
     rather than counting a million. Changed only by `papers = papers + delta`, never by a
     value read before: two writers at once add up."""
@@ -138,7 +141,7 @@ class PaperAuthor(SQLModel, table=True):
 class FollowedAuthor(SQLModel, table=True):
     """A follow rule: what the service watches for, and what chats subscribe to.
 
-    `kind` says which rule it is (`watcher.rules`):
+    `kind` says which rule it is (a `FollowKind`; the rules are read in `watcher.rules`):
     - "person": a name and its aliases, matched against each paper's authors; with
       `categories` ("," joined ids), only papers in one of them (primary or cross-list);
     - "identity": an arXiv author id or ORCID iD (`identity`, "arxiv:dong_d_1" or
@@ -152,7 +155,9 @@ class FollowedAuthor(SQLModel, table=True):
     name: str = Field(max_length=100)
     rule_key: str = Field(max_length=255, unique=True)
     kind: str = Field(
-        default="person", max_length=16, sa_column_kwargs={"server_default": "person"}
+        default=FollowKind.PERSON,
+        max_length=16,
+        sa_column_kwargs={"server_default": FollowKind.PERSON.value},
     )
     categories: str = Field(default="", max_length=255, sa_column_kwargs={"server_default": ""})
     identity: str | None = Field(default=None, max_length=255)
@@ -209,7 +214,7 @@ class PaperMatch(SQLModel, table=True):
 
 class PaperMatchCategory(SQLModel, table=True):
     """A followed author's paper in one of its categories: a `paper_match` row times the
-    paper's `paper_category` rows, kept by the save path (`watcher.saving`) in the same
+    paper's `paper_category` rows, kept by the save path (`watcher.store.saving`) in the same
     transaction, so that a chat's questions within a category (`/subject C` of a chat, its
     count, `/subjects` of a chat) read one range of `ix_paper_match_category_newest` per
     author instead of probing each of the chat's papers for the category. Gone with its
@@ -248,7 +253,7 @@ class Chat(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see `watcher.schedule`.
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
-    # Its digest (`watcher.digests`): papers wait ("held") and go out together at this local
+    # Its digest (`watcher.store.digests`): papers wait ("held") and go out together at this local
     # time, every day or on one weekday (0 is Monday). No minute: one message per paper.
     digest_minute: int | None = None  # minutes after local midnight
     digest_weekday: int | None = None
@@ -288,6 +293,18 @@ class Subscription(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 
+class DeliveryStatus(StrEnum):
+    """Where a delivery stands (`Delivery.status`); stored as the plain string."""
+
+    PENDING = "pending"  # owed to the chat, due at `next_attempt`
+    HELD = "held"  # waits for its chat's next digest; not due until the digest claims it
+    SENT = "sent"  # the far side confirmed it
+    FAILED = "failed"  # refused for good; `last_error` says why
+
+
+WAITING = (DeliveryStatus.PENDING, DeliveryStatus.HELD)  # owed to the chat, not yet sent
+
+
 class Delivery(SQLModel, table=True):
     """One announcement of one paper version to one chat: the outbox row.
 
@@ -316,8 +333,8 @@ class Delivery(SQLModel, table=True):
     thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id())
     paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
     version: int
-    kind: str = Field(default="new", max_length=16)
-    status: str = Field(default="pending", max_length=16)
+    kind: str = Field(default=NewsKind.NEW, max_length=16)  # a `NewsKind`
+    status: str = Field(default=DeliveryStatus.PENDING, max_length=16)  # a `DeliveryStatus`
     parked: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     summarize: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     attempts: int = 0

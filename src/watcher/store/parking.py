@@ -21,8 +21,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
-from watcher.models import Chat, Delivery, ParkedDestination, utcnow
-from watcher.outbox import PENDING
+from watcher.store.tables import Chat, Delivery, DeliveryStatus, ParkedDestination, utcnow
 
 # However many refusals in a row, a parked destination is tried at least once an hour.
 PARKED_RETRY_MAX = 3600.0
@@ -139,7 +138,7 @@ class Parking:
             .where(
                 col(Delivery.chat_id) == col(ParkedDestination.chat_id),
                 col(Delivery.thread_id) == col(ParkedDestination.thread_id),
-                col(Delivery.status) == PENDING,
+                col(Delivery.status) == DeliveryStatus.PENDING,
             )
             .exists()
         )
@@ -152,7 +151,7 @@ class Parking:
                 .where(
                     col(Delivery.chat_id) == col(ParkedDestination.chat_id),
                     col(Delivery.thread_id) == col(ParkedDestination.thread_id),
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                 )
                 .scalar_subquery()
             )

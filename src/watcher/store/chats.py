@@ -6,7 +6,7 @@ parked, and they resume when the chat comes back. A chat that is there but may n
 to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic. A chat that
 comes back to more than `summary_threshold` waiting papers gets them as one summary message per
 topic, not one message each. A chat may take its papers as a daily or weekly digest instead
-(`digests`, a `watcher.digests.Digests`), at a local time in its own zone.
+(`digests`, a `watcher.store.digests.Digests`), at a local time in its own zone.
 
 In a forum supergroup each topic subscribes on its own: a subscription and a delivery carry the
 topic's `thread_id`, `NO_THREAD` (0) for General or a chat without topics. The subscription limit
@@ -21,20 +21,21 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
-from watcher.digests import Digests
 from watcher.errors import WatcherError
-from watcher.models import (
+from watcher.store.digests import Digests
+from watcher.store.parking import Parking
+from watcher.store.tables import (
     NO_THREAD,
+    WAITING,
     Chat,
     Delivery,
+    DeliveryStatus,
     FollowedAuthor,
     PaperMatch,
     PollState,
     Subscription,
     utcnow,
 )
-from watcher.outbox import PENDING, WAITING
-from watcher.parking import Parking
 
 MAX_SUBSCRIPTIONS = 50
 SUMMARY_THRESHOLD = 5  # a returning chat with more waiting papers than this gets one summary
@@ -80,7 +81,7 @@ class Chats:
             if came_back:
                 waiting = (
                     col(Delivery.chat_id) == chat_id,
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                 )
                 # Counted per destination: each forum topic gets its own summary, in itself.
                 counts = session.exec(
@@ -119,7 +120,9 @@ class Chats:
             )
             session.exec(
                 update(Delivery)
-                .where(col(Delivery.chat_id) == chat_id, col(Delivery.status) == PENDING)
+                .where(
+                    col(Delivery.chat_id) == chat_id, col(Delivery.status) == DeliveryStatus.PENDING
+                )
                 .values(parked=True)
             )
             session.commit()
@@ -188,7 +191,7 @@ class Chats:
                     session.delete(delivery)
                 else:
                     delivery.chat_id = new_id
-                    delivery.parked = delivery.status == PENDING and not new.active
+                    delivery.parked = delivery.status == DeliveryStatus.PENDING and not new.active
             session.flush()
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)

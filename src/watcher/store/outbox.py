@@ -7,8 +7,9 @@ transaction) only after the far side confirmed the message: a crash in between r
 what was in flight, and never skips anything.
 
 A delivery goes to a chat and, in a forum, to the topic (`thread_id`) that subscribed. Deliveries
-to a parked destination (`watcher.parking`) are not due until its `retry_at`; `due()` marks those
-that are probes of a parked destination, so the sender can release it once one gets through.
+to a parked destination (`watcher.store.parking`) are not due until its `retry_at`; `due()`
+marks those that are probes of a parked destination, so the sender can release it once one gets
+through.
 
 Bounds, so that the queue does not grow for ever (`prune`, run periodically by the service):
 sent and failed rows older than the retention are deleted, in small batches; exactly-once does
@@ -18,7 +19,7 @@ chat inactive for longer than the retention (blocked the bot, deleted account) l
 deliveries, counted and logged. Parked rows (those of inactive chats) are flagged `parked`, so
 the idle checks (`due`, `next_due`) never visit them.
 
-A chat that takes digests (`watcher.digests`) gets its deliveries queued "held": not due, and
+A chat that takes digests (`watcher.store.digests`) gets its deliveries queued "held": not due, and
 outside the due index, until its digest claims them into the messages of one digest
 (`DigestPart`). Then they are pending, each naming its part, and a part goes out as one message
 (`digest_part_for`) and is confirmed like a delivery.
@@ -26,8 +27,6 @@ outside the due index, until its digest claims them into the messages of one dig
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,21 +35,13 @@ from typing import Any
 
 from sqlalchemy import (
     Engine,
-    Executable,
-    Integer,
     Table,
-    Text,
     and_,
     bindparam,
-    case,
-    column,
     delete,
     false,
     func,
-    insert,
-    literal,
     or_,
-    text,
     true,
     update,
 )
@@ -58,25 +49,22 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from watcher.models import (
+from watcher.records import Record
+from watcher.store.rows import load_records
+from watcher.store.tables import (
     NO_THREAD,
+    WAITING,
     Chat,
     Delivery,
+    DeliveryStatus,
     DigestPart,
     Paper,
     ParkedDestination,
-    Subscription,
-    UTCDateTime,
     utcnow,
 )
-from watcher.records import Record
-from watcher.rows import load_records
 
 log = logging.getLogger(__name__)
 
-PENDING, SENT, FAILED = "pending", "sent", "failed"
-HELD = "held"  # waits for its chat's next digest; not due until the digest claims it
-WAITING = (PENDING, HELD)  # owed to the chat, not yet sent
 PRUNE_BATCH = 1000  # rows deleted per transaction: no prune holds the database for long
 SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a second summary
 
@@ -121,159 +109,6 @@ class PruneReport:
     abandoned: int  # pending rows of chats inactive for longer than the retention
 
 
-@dataclass(frozen=True, slots=True)
-class Owed:
-    """A paper version owed to the chats (and forum topics) following any of `followed_ids`."""
-
-    paper_id: int
-    version: int
-    followed_ids: frozenset[int]
-
-
-def enqueue_deliveries(session: Session, *, kind: str, owed: Sequence[Owed]) -> int:
-    """Queue one delivery of each owed paper version to every chat (and forum topic) following
-    one of its `followed_ids`: a topic gets it once, whichever of its authors it came through.
-    One INSERT ... SELECT for all of `owed`, which holds no paper twice (`Announcements`).
-
-    Revisions go only to chats that asked for them. A chat that still waits for an earlier
-    version of the paper (its "new" or an older revision not yet sent) gets no second row: the
-    waiting one moves to this version, so the chat gets one message, with the newest content.
-    Deliveries of an inactive chat are queued parked, those of a chat that takes digests held.
-    Returns how many were queued.
-    """
-    if kind == "revision":
-        for paper in owed:
-            _move_waiting(session, paper_id=paper.paper_id, version=paper.version)
-        session.flush()
-    # The owed (paper, version, followed author) triples travel as one JSON parameter, which
-    # each database reads as a relation (`_OWED_ROWS`).
-    triples = [[o.paper_id, o.version, f] for o in owed for f in sorted(o.followed_ids)]
-    if not triples:
-        return 0
-    dialect = session.get_bind().dialect.name
-    parameters = {"owed": json.dumps(triples), "now": utcnow()}
-    result = session.execute(_queue_statement(kind, dialect), parameters)
-    return int(getattr(result, "rowcount", 0))
-
-
-def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
-    """Move the paper's deliveries still waiting with an earlier version to `version`."""
-    waiting = session.exec(
-        select(Delivery)
-        .where(
-            col(Delivery.paper_id) == paper_id,
-            col(Delivery.status).in_(WAITING),
-            col(Delivery.version) < version,
-        )
-        .order_by(col(Delivery.id))
-    ).all()
-    # Per destination (chat, topic): its oldest waiting row moves to this version. A second
-    # waiting row of the same destination (left from before revisions merged) would then say
-    # the same thing, and break the (chat, thread, paper, version) uniqueness: dropped.
-    moved: set[tuple[int, int]] = set()
-    for delivery in waiting:
-        destination = (delivery.chat_id, delivery.thread_id)
-        if destination in moved:
-            session.delete(delivery)
-            continue
-        moved.add(destination)
-        delivery.version = version
-
-
-class Announcements:
-    """The deliveries one save owes, queued in as few statements as order allows.
-
-    Queuing paper after paper is what the save means; this queues a run of papers of one kind
-    in one `enqueue_deliveries`. A run ends where the kind changes, and before a paper already
-    in it (a record twice in a batch): the second must see the rows the first queued, or a
-    chat following both authors would hear of the paper twice.
-    """
-
-    def __init__(self, session: Session) -> None:
-        self._session = session
-        self._kind = "new"
-        self._run: list[Owed] = []
-        self._papers: set[int] = set()
-
-    def owe(self, kind: str, owed: Owed) -> None:
-        if kind != self._kind or owed.paper_id in self._papers:
-            self.flush()
-            self._kind = kind
-        self._run.append(owed)
-        self._papers.add(owed.paper_id)
-
-    def flush(self) -> None:
-        if self._run:
-            enqueue_deliveries(self._session, kind=self._kind, owed=self._run)
-        self._run, self._papers = [], set()
-
-
-# The owed triples, from the JSON array of `[paper_id, version, followed_id]` that
-# `enqueue_deliveries` binds as `owed`.
-_OWED_ROWS = {
-    "sqlite": "SELECT json_extract(value, '$[0]') AS paper_id, json_extract(value, '$[1]') "
-    "AS version, json_extract(value, '$[2]') AS followed_id FROM json_each(:owed)",
-    "postgresql": "SELECT (e->>0)::int AS paper_id, (e->>1)::int AS version, "
-    "(e->>2)::int AS followed_id FROM json_array_elements(CAST(:owed AS json)) AS e",
-}
-
-
-@functools.cache
-def _queue_statement(kind: str, dialect: str) -> Executable:
-    """`enqueue_deliveries`' one INSERT ... SELECT for `kind`, built once: a paper owed to
-    10,000 chats costs the service no 10,000 objects, and a save announcing a thousand papers
-    no thousand statements (the values are bound: `owed` and `now`)."""
-    owed = (
-        text(_OWED_ROWS[dialect])
-        .columns(
-            column("paper_id", Integer()),
-            column("version", Integer()),
-            column("followed_id", Integer()),
-        )
-        .subquery("owed")
-    )
-    chats = (
-        select(Subscription.chat_id, Subscription.thread_id)
-        .select_from(owed)
-        .join(Subscription, col(Subscription.followed_author_id) == owed.c.followed_id)
-        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
-    )
-    if kind == "revision":
-        chats = chats.where(col(Chat.notify_revisions))
-    # A chat hears of a paper as new once, whichever version and author it came through;
-    # a revision once per version.
-    already = select(Delivery.id).where(
-        col(Delivery.paper_id) == owed.c.paper_id,
-        col(Delivery.chat_id) == col(Subscription.chat_id),
-        col(Delivery.thread_id) == col(Subscription.thread_id),
-    )
-    if kind == "revision":
-        already = already.where(col(Delivery.version) == owed.c.version)
-    now = bindparam("now", type_=UTCDateTime())
-    rows = (
-        chats.where(~already.exists())
-        .with_only_columns(
-            col(Subscription.chat_id),
-            col(Subscription.thread_id),
-            owed.c.paper_id,
-            owed.c.version,
-            literal(kind, Text()),
-            case((col(Chat.next_digest_at).is_not(None), HELD), else_=PENDING),
-            literal(0),
-            now,
-            now,
-            ~col(Chat.active),  # an inactive chat's deliveries wait parked
-        )
-        .distinct()
-        # Ids in the order the papers were stored, then by chat: the order they are sent in.
-        .order_by(owed.c.paper_id, col(Subscription.chat_id), col(Subscription.thread_id))
-    )
-    columns = ["chat_id", "thread_id", "paper_id", "version", "kind", "status", "attempts",
-               "next_attempt", "created", "parked"]  # fmt: skip
-    table: Table = Delivery.__table__  # type: ignore[attr-defined]
-    return insert(table).from_select(columns, rows)  # Core: the parameters are bound, not rows
-
-
 def _parking_of_delivery() -> ColumnElement[bool]:
     """The join condition of a delivery and its destination's parking, if parked."""
     return and_(
@@ -304,7 +139,7 @@ class Outbox:
                 select(Delivery, col(ParkedDestination.chat_id).is_not(None))
                 .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                     col(Delivery.parked) == false(),
                     col(Delivery.next_attempt) <= now,
                     or_(
@@ -332,7 +167,7 @@ class Outbox:
         earliest row.
         """
         parking = select(ParkedDestination.chat_id).where(_parking_of_delivery()).exists()
-        unparked = col(Delivery.status) == PENDING, col(Delivery.parked) == false()
+        unparked = col(Delivery.status) == DeliveryStatus.PENDING, col(Delivery.parked) == false()
         with Session(self.engine) as session:
             earliest = session.exec(
                 select(Delivery.next_attempt)
@@ -363,7 +198,7 @@ class Outbox:
                 .where(
                     col(Delivery.chat_id) == chat_id,
                     col(Delivery.thread_id) == thread_id,
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                     col(Delivery.parked) == false(),
                     col(Delivery.summarize),
                     col(Delivery.digest_part_id).is_(None),  # a digest's part goes out as such
@@ -381,7 +216,7 @@ class Outbox:
                 select(func.min(Delivery.digest_part_id)).where(
                     col(Delivery.chat_id) == chat_id,
                     col(Delivery.thread_id) == thread_id,
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                     col(Delivery.parked) == false(),
                 )
             ).one()
@@ -390,7 +225,10 @@ class Outbox:
                 return None
             ids = session.exec(
                 select(Delivery.id)
-                .where(col(Delivery.digest_part_id) == part.id, col(Delivery.status) == PENDING)
+                .where(
+                    col(Delivery.digest_part_id) == part.id,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
+                )
                 .order_by(col(Delivery.id))
             ).all()
             return PendingDigestPart(
@@ -400,7 +238,7 @@ class Outbox:
 
     def mark_sent(self, delivery_id: int, *, message_id: int | None) -> None:
         """Confirmed by the far side: never send it again."""
-        self._update(delivery_id, status=SENT, sent=utcnow(), message_id=message_id)
+        self._update(delivery_id, status=DeliveryStatus.SENT, sent=utcnow(), message_id=message_id)
 
     def mark_sent_many(self, confirmed: Sequence[tuple[int, int | None]]) -> None:
         """Many confirmations, `(delivery id, message id)` each, in one transaction.
@@ -413,8 +251,12 @@ class Outbox:
         table: Table = Delivery.__table__  # type: ignore[attr-defined]
         statement = (
             update(table)
-            .where(table.c.id == bindparam("delivery_id"), table.c.status == PENDING)
-            .values(status=SENT, sent=utcnow(), message_id=bindparam("confirmed_message_id"))
+            .where(table.c.id == bindparam("delivery_id"), table.c.status == DeliveryStatus.PENDING)
+            .values(
+                status=DeliveryStatus.SENT,
+                sent=utcnow(),
+                message_id=bindparam("confirmed_message_id"),
+            )
         )
         rows = [
             {"delivery_id": delivery_id, "confirmed_message_id": message_id}
@@ -431,14 +273,14 @@ class Outbox:
 
     def mark_failed(self, delivery_id: int | Sequence[int], *, error: str) -> None:
         """A permanent refusal: keep the reason for the admins, and never retry it in a loop."""
-        self._update(delivery_id, status=FAILED, last_error=error)
+        self._update(delivery_id, status=DeliveryStatus.FAILED, last_error=error)
 
     def _update(self, delivery_id: int | Sequence[int], **values: object) -> None:
         ids = [delivery_id] if isinstance(delivery_id, int) else list(delivery_id)
         with Session(self.engine) as session:
             session.exec(
                 update(Delivery)
-                .where(col(Delivery.id).in_(ids), col(Delivery.status) == PENDING)
+                .where(col(Delivery.id).in_(ids), col(Delivery.status) == DeliveryStatus.PENDING)
                 .values(**values)
             )
             session.commit()
@@ -449,7 +291,8 @@ class Outbox:
         `batch` rows a transaction."""
         settled = self._delete_batches(
             select(Delivery.id).where(
-                col(Delivery.status).in_([SENT, FAILED]), col(Delivery.created) < older_than
+                col(Delivery.status).in_([DeliveryStatus.SENT, DeliveryStatus.FAILED]),
+                col(Delivery.created) < older_than,
             ),
             batch,
         )
@@ -511,18 +354,18 @@ class Outbox:
                 .select_from(Delivery)
                 .outerjoin(ParkedDestination, _parking_of_delivery())
                 .where(
-                    col(Delivery.status) == PENDING,
+                    col(Delivery.status) == DeliveryStatus.PENDING,
                     or_(
                         col(Delivery.parked) == true(), col(ParkedDestination.chat_id).is_not(None)
                     ),
                 )
             ).one()
         return OutboxStats(
-            pending=counts.get(PENDING, 0) - parked,
+            pending=counts.get(DeliveryStatus.PENDING, 0) - parked,
             parked=parked,
-            held=counts.get(HELD, 0),
-            sent=counts.get(SENT, 0),
-            failed=counts.get(FAILED, 0),
+            held=counts.get(DeliveryStatus.HELD, 0),
+            sent=counts.get(DeliveryStatus.SENT, 0),
+            failed=counts.get(DeliveryStatus.FAILED, 0),
         )
 
     def failures(self, *, limit: int = 10) -> list[tuple[int, str, str]]:
@@ -531,7 +374,7 @@ class Outbox:
             rows = session.exec(
                 select(Delivery.chat_id, Paper.arxiv_id, Delivery.last_error)
                 .join(Paper, col(Paper.id) == col(Delivery.paper_id))
-                .where(col(Delivery.status) == FAILED)
+                .where(col(Delivery.status) == DeliveryStatus.FAILED)
                 .order_by(col(Delivery.id).desc())
                 .limit(limit)
             ).all()
@@ -547,7 +390,7 @@ def _park_inactive(session: Session, deliveries: Sequence[Delivery]) -> set[int]
     if gone:
         session.exec(
             update(Delivery)
-            .where(col(Delivery.chat_id).in_(gone), col(Delivery.status) == PENDING)
+            .where(col(Delivery.chat_id).in_(gone), col(Delivery.status) == DeliveryStatus.PENDING)
             .values(parked=True)
         )
         session.commit()

@@ -36,7 +36,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.models import (
+from watcher.store.tables import (
     ALL_PAPERS,
     Author,
     Paper,
