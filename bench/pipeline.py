@@ -71,12 +71,13 @@ from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.day import realistic_day  # noqa: E402
 from tests.fakes.oai import OaiItem, render_page  # noqa: E402
 from watcher.db import open_database  # noqa: E402
+from watcher.followed import Followed  # noqa: E402
 from watcher.match import record_matches  # noqa: E402
 from watcher.parse import parse_feed  # noqa: E402
 from watcher.poll import SAVE_CHUNK_MAX, SAVE_CHUNK_MIN, Poller, PollReport  # noqa: E402
 from watcher.records import Author, Record  # noqa: E402
 from watcher.sources.oai import parse_list_records  # noqa: E402
-from watcher.store import Followed, MatchedRecord, SaveResult, Store  # noqa: E402
+from watcher.store import MatchedRecord, SaveResult, Store  # noqa: E402
 
 FOLLOWED = [f"Followed Person{n}" for n in range(10)]
 CATEGORIES = ["cs.DC", "cs.NI", "cs.LG", "math.CO", "hep-th", "quant-ph", "astro-ph.GA"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory
 from watcher.identity import Identity, IdentityError, parse_identity
-from watcher.match import MAX_NAME_LENGTH, check_person_name
+from watcher.names import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
 from watcher.rules import BadRule, PersonRule, split_categories
 from watcher.schedule import (

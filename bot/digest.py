@@ -6,7 +6,7 @@ renderers: the followed authors are marked by `watcher.match.is_same_person`.
 from __future__ import annotations
 
 from bot.render import PaperKind, render_digest
-from watcher.match import is_same_person
+from watcher.names import is_same_person
 from watcher.records import Record
 from watcher.store.digests import DigestContent, RenderedPart
 from watcher.taxonomy import category_name

@@ -81,7 +81,7 @@ from bot.render import (
     render_summary_plain,
 )
 from watcher.aio import in_db_thread
-from watcher.match import is_same_person
+from watcher.names import is_same_person
 from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.store.outbox import Outbox, PendingDelivery

@@ -13,12 +13,13 @@ from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from watcher.errors import UnknownAuthorId
 from watcher.fetch import USER_AGENT, ArxivClient
+from watcher.followed import Followed
 from watcher.identity import Identity
 from watcher.parse import parse_feed
 from watcher.poll import Poller, WatchSource
 from watcher.records import Record
 from watcher.sources.author_feed import likely_name
-from watcher.store import Followed, Store
+from watcher.store import Store
 
 DONG = Identity("arxiv", "dong_d_1")
 ORCID = Identity("orcid", "0000-0002-1825-0097")

@@ -31,11 +31,12 @@ from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_recor
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits, SentMessage
 from tests.fakes.telegram.html_markup import parse_html, utf16_length
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.service import ServiceContext
 from watcher.settings import Settings
-from watcher.store import Followed, MatchedRecord, Store
+from watcher.store import MatchedRecord, Store
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.store.outbox import Outbox
 

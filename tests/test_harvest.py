@@ -18,11 +18,12 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
 from watcher.match import FollowRules
 from watcher.poll import PollReport
 from watcher.records import Record
 from watcher.sources.harvest import HARVEST_NAME, Harvester
-from watcher.store import Followed, MatchedRecord, SaveResult, Store
+from watcher.store import MatchedRecord, SaveResult, Store
 
 TODAY = datetime.now(UTC).date()
 NOW = datetime.now(UTC)
@@ -99,7 +100,7 @@ async def run(harvest: Harvester, store: Store, *, force: bool = True) -> PollRe
         return found
 
     followed: list[Followed] = await in_db_thread(store.followed)
-    await harvest.poll(followed, save=save, report=report, force=force)
+    report.add(await harvest.poll(followed, save=save, force=force))
     return report
 
 
@@ -415,8 +416,10 @@ async def test_a_page_is_saved_once_per_datestamp_whatever_the_follows_that_foun
         report.new.extend(found.new)
         return found
 
-    await harvester(store, client, fake).poll(
-        await in_db_thread(store.followed), save=save, report=report, force=True
+    report.add(
+        await harvester(store, client, fake).poll(
+            await in_db_thread(store.followed), save=save, force=True
+        )
     )
 
     assert report.failures == {}
@@ -442,9 +445,8 @@ async def test_collections_skip_the_follows_during_a_harvest_and_only_then(
         return await in_db_thread(store.save_records, matched, announce_for=announce_for)
 
     for outcome in ("failed", "stored"):
-        report = PollReport()
         followed = await in_db_thread(store.followed)
-        await harvest.poll(followed, save=save, report=report, force=True)
+        report = await harvest.poll(followed, save=save, force=True)
         assert bool(report.failures) == (outcome == "failed")
         assert gc.get_freeze_count() == 0
 

@@ -13,16 +13,9 @@ from hypothesis import strategies as st
 from tests.fakes.corpus import make_record as corpus_record
 from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
 from watcher.folding import fold
-from watcher.match import (
-    _ascii_name_key,
-    _general_name_key,
-    author_query,
-    check_person_name,
-    group_queries,
-    is_same_person,
-    name_key,
-    record_matches,
-)
+from watcher.match import _ascii_name_key, _general_name_key, record_matches
+from watcher.names import check_person_name, is_same_person, name_key
+from watcher.queries import author_query, group_queries
 from watcher.records import Record
 
 DEZUN = ["Dezun Dong", "De-Zun Dong"]

@@ -15,8 +15,9 @@ from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, make_record
 from watcher.failures import retry_delay
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
 from watcher.poll import Poller
-from watcher.store import Followed, Store
+from watcher.store import Store
 from watcher.store.tables import PollState, utcnow
 
 POISONED_TITLE = "A Paper The Database Refuses"

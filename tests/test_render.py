@@ -31,7 +31,7 @@ from bot.render import (
     render_summary_plain,
     visible_length,
 )
-from watcher.match import is_same_person
+from watcher.names import is_same_person
 from watcher.records import Author, Record
 from watcher.taxonomy import category_name
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from watcher.errors import UnknownCategory
-from watcher.match import FollowRules, in_categories, person_query
+from watcher.followed import Followed
+from watcher.match import FollowRules, in_categories
+from watcher.queries import person_query
 from watcher.rules import BadRule, PersonRule, parse_person, rule_key, split_categories
-from watcher.store import Followed
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
+from watcher.followed import Followed
 from watcher.records import Author, Record
-from watcher.store import Followed, MatchedRecord, SaveResult, Store, saving
+from watcher.store import MatchedRecord, SaveResult, Store, saving
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.store.outbox import Outbox
 from watcher.store.saving import name_digest

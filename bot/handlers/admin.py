@@ -13,7 +13,7 @@ from telegram import Update
 from bot.handlers.common import Context, ServiceHandlers, capped_lines, papers, reply, when
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
-from watcher.store import Followed
+from watcher.followed import Followed
 from watcher.store.parking import ParkedInfo
 
 PARKED_SHOWN = 5

@@ -35,8 +35,8 @@ from telegram.ext import ContextTypes
 
 from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
+from watcher.followed import Followed
 from watcher.service import ServiceContext
-from watcher.store import Followed
 from watcher.store.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
 from watcher.store.tables import NO_THREAD
 

@@ -29,9 +29,9 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_PER_PAGE, Message, render_paper, render_paper_list
 from watcher.aio import in_db_thread
-from watcher.match import is_same_person
+from watcher.followed import Followed
+from watcher.names import is_same_person
 from watcher.records import Record
-from watcher.store import Followed
 from watcher.taxonomy import category_name
 
 _MAX_LISTED_CATEGORIES = 40

@@ -49,13 +49,13 @@ from bot.handlers.offers import STALE, Offers
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivError, UnknownAuthorId
+from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.records import Record
 from watcher.rules import PersonRule
 from watcher.service import ServiceContext
 from watcher.sources.author_feed import likely_name
-from watcher.store import Followed
 from watcher.store.chats import MAX_SUBSCRIPTIONS
 
 # Seconds a /subscribe waits for arXiv's count of a new name, its turn on the polite client

@@ -32,8 +32,8 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
+from watcher.followed import Followed
 from watcher.service import ServiceContext
-from watcher.store import Followed
 from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
 

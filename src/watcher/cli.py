@@ -18,7 +18,9 @@ from sqlalchemy import Engine
 
 from watcher import __version__, db
 from watcher.errors import ConfigError, UnknownAuthorId, UnknownCategory, WatcherError
+from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
+from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
@@ -26,7 +28,7 @@ from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings
 from watcher.sources.author_feed import likely_name
 from watcher.status import InstanceState, live_instances
-from watcher.store import Followed, Store
+from watcher.store import Store
 from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
 from watcher.topics import EXAMPLE as TOPIC_EXAMPLE
@@ -178,10 +180,12 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
 
-    async def poll_once() -> tuple[list[tuple[str, Record]], dict[str, str], int]:
+    async def poll_once() -> tuple[list[tuple[NewsKind, Record]], dict[str, str], int]:
         async with arxiv_client(settings) as client:
             report = await build_poller(settings, store, client).poll(force=True)
-        found = [("new", r) for r in report.new] + [("revision", r) for r in report.revisions]
+        found = [(NewsKind.NEW, r) for r in report.new] + [
+            (NewsKind.REVISION, r) for r in report.revisions
+        ]
         return found, report.failures, report.backfilled
 
     found, failures, backfilled = asyncio.run(poll_once())
@@ -193,7 +197,7 @@ def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
         )
     else:
         for kind, record in found:
-            print(("NEW      " if kind == "new" else "REVISED  ") + summary_line(record))
+            print(("NEW      " if kind == NewsKind.NEW else "REVISED  ") + summary_line(record))
         if backfilled:
             print(
                 f"Stored {backfilled} earlier record(s) silently (first poll of an author). "
@@ -350,7 +354,7 @@ def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
 
 def describe_followed(followed: Followed) -> str:
     aliases = f" (also {', '.join(followed.aliases)})" if followed.aliases else ""
-    if followed.kind == "topic":
+    if followed.kind == FollowKind.TOPIC:
         aliases = " (topic)"
     state = f"{followed.record_count} records, last success {ago(followed.last_success)}"
     if followed.consecutive_failures:

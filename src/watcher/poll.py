@@ -32,14 +32,16 @@ from typing import Literal
 from watcher.aio import in_db_thread
 from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity
+from watcher.kinds import FollowKind
 from watcher.records import Record
-from watcher.sources import Source
+from watcher.sources import PollOutcome, Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
 from watcher.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
-from watcher.store import Followed, MatchedRecord, SaveResult, Store
+from watcher.store import MatchedRecord, SaveResult, Store
 from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,11 @@ class PollReport:
     polled: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     backfilled: int = 0  # records stored silently by first polls
+
+    def add(self, outcome: PollOutcome) -> None:
+        """Take in what one source did: the follows it polled, and those that failed."""
+        self.polled.extend(outcome.polled)
+        self.failures.update(outcome.failures)
 
 
 class Poller:
@@ -141,8 +148,8 @@ class Poller:
                 return PollReport()
             followed = [f for f in await in_db_thread(self.store.followed, only) if f.polled]
             report = PollReport()
-            identities = [f for f in followed if f.kind == "identity"]
-            people = [f for f in followed if f.kind != "identity"]
+            identities = [f for f in followed if f.kind == FollowKind.IDENTITY]
+            people = [f for f in followed if f.kind != FollowKind.IDENTITY]
             harvested = [] if only is not None else self.harvested(people)
             harvested_ids = {f.id for f in harvested}
             queried = [f for f in people if f.id not in harvested_ids]
@@ -160,7 +167,7 @@ class Poller:
                 (self.author_feeds, identities),
             ]
             for source, follows in sources:
-                await source.poll(follows, save=save, report=report, force=now)
+                report.add(await source.poll(follows, save=save, force=now))
             return report
 
     def _anything_due(self) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, WatcherError
 from watcher.identity import Identity, IdentityError, parse_identity
-from watcher.match import check_person_name, name_key
+from watcher.names import check_person_name, name_key
 from watcher.taxonomy import is_category_id, resolve_category
 
 MAX_RULE_CATEGORIES = 3

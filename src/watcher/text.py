@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from watcher.kinds import NewsKind
 from watcher.records import Record
 
 
@@ -17,9 +18,9 @@ def summary_line(record: Record) -> str:
     )
 
 
-def describe_record(record: Record, *, kind: str = "new") -> str:
+def describe_record(record: Record, *, kind: NewsKind = NewsKind.NEW) -> str:
     """A paper in full, as the console front end prints it."""
-    heading = "New paper" if kind == "new" else f"Updated to v{record.version}"
+    heading = "New paper" if kind == NewsKind.NEW else f"Updated to v{record.version}"
     lines = [
         f"{heading}: {record.title}",
         f"  {', '.join(record.author_names)}",
@@ -43,8 +44,8 @@ def describe_record(record: Record, *, kind: str = "new") -> str:
     return "\n".join(lines)
 
 
-def record_json(record: Record, *, kind: str | None = None) -> dict[str, Any]:
-    """The JSON object of `--json` output; `kind` ("new"/"revision") only for `poll`."""
+def record_json(record: Record, *, kind: NewsKind | None = None) -> dict[str, Any]:
+    """The JSON object of `--json` output; `kind` (new or revision) only for `poll`."""
     data: dict[str, Any] = {
         "arxiv_id": record.arxiv_id,
         "version": record.version,

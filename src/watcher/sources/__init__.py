@@ -4,25 +4,26 @@
     harvest      arXiv's OAI-PMH feed read once a cycle, matched locally
     author_feed  a person's own feed (arxiv.org/a/<id>.atom), for a follow by identity
 
-A source is given the follows it serves, a `save` callback (the poll step's store-in-parts) and
-the cycle's report; it fetches, matches with `watcher.match`, saves, and records its own
-successes and failures in the store. Which follows go to which source is the poll step's
-choice (`WATCH_SOURCE`); a follow is a rule, and all rules are matched in `watcher.match`.
+A source is given the follows it serves and a `save` callback (the poll step's store-in-parts);
+it fetches, matches with `watcher.match`, saves, records its own successes and failures in the
+store, and returns its `PollOutcome`: which follows it polled and which failed, why. What the
+saves found new is the poll step's to report, as it does the saving. Which follows go to which
+source is the poll step's choice (`WATCH_SOURCE`); a follow is a rule, and all rules are matched
+in `watcher.match`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from watcher.aio import in_db_thread
 from watcher.failures import expected, failure_cause, next_try
-from watcher.store import Followed, MatchedRecord, SaveResult, Store
-
-if TYPE_CHECKING:
-    from watcher.poll import PollReport
+from watcher.followed import Followed
+from watcher.store import MatchedRecord, SaveResult, Store
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +32,23 @@ log = logging.getLogger(__name__)
 Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]
 
 
+@dataclass(slots=True)
+class PollOutcome:
+    """What a source did in one cycle: the follows it polled (by label), and those that failed
+    (by label, or the harvest's name) with the cause in one line."""
+
+    polled: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+
+
 class Source(Protocol):
     """One way of finding papers for the follows it is given."""
 
     async def poll(
-        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
-    ) -> None:
+        self, followed: Sequence[Followed], *, save: Save, force: bool = False
+    ) -> PollOutcome:
         """Find, match and `save` what is new for the due follows (all with `force`); record
-        successes and failures in the store, and what was found or failed in `report`."""
+        successes and failures in the store, and return which follows were polled or failed."""
         ...
 
 
@@ -46,14 +56,14 @@ async def record_poll_failure(
     store: Store,
     follows: Sequence[Followed],
     error: Exception,
-    report: PollReport,
     *,
     first: float,
     cap: timedelta,
     now: datetime,
-) -> None:
+) -> dict[str, str]:
     """A poll of `follows` failed: log the real cause (a bug with its traceback), count it, and
-    put their next poll off, doubling per failure in a row up to `cap`."""
+    put their next poll off, doubling per failure in a row up to `cap`. Returns the failures
+    to report: each follow's label, and the cause."""
     names = ", ".join(f.label for f in follows)
     cause = failure_cause(error)
     failures = max(f.consecutive_failures for f in follows) + 1
@@ -64,7 +74,6 @@ async def record_poll_failure(
         names, cause, failures, retry.total_seconds(),
         exc_info=not expected(error),  # a bug: say where
     )  # fmt: skip
-    report.failures.update({f.label: cause for f in follows})
     try:
         await in_db_thread(
             store.record_poll_failure,
@@ -77,3 +86,4 @@ async def record_poll_failure(
         # The database itself is failing: the log line above is all there can be, and the
         # next tick tries these follows again.
         log.error("could not record the failure of %s: %s", names, failure_cause(recording))
+    return {f.label: cause for f in follows}

@@ -18,20 +18,19 @@ import itertools
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
+from watcher.followed import Followed
 from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
-from watcher.match import FollowRules, group_queries, person_query, query_groups
+from watcher.kinds import FollowKind
+from watcher.match import FollowRules
 from watcher.parse import Page, parse_feed
-from watcher.sources import Save, record_poll_failure
-from watcher.store import Followed, MatchedRecord, Store
+from watcher.queries import group_queries, person_query, query_groups
+from watcher.sources import PollOutcome, Save, record_poll_failure
+from watcher.store import MatchedRecord, Store
 from watcher.topics import topic_from_stored
-
-if TYPE_CHECKING:
-    from watcher.poll import PollReport
 
 log = logging.getLogger(__name__)
 
@@ -85,15 +84,17 @@ class ApiSource:
         return groups + [[f] for f in alone]
 
     async def poll(
-        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
-    ) -> None:
+        self, followed: Sequence[Followed], *, save: Save, force: bool = False
+    ) -> PollOutcome:
         """Poll the follows that are due (all of them with `force`), group by group."""
         now = self.clock()
         due = [f for f in followed if force or f.next_poll is None or f.next_poll <= now]
+        outcome = PollOutcome()
         for group in self.groups(due):
-            await self._poll_group(group, save, report)
+            await self._poll_group(group, save, outcome)
+        return outcome
 
-    async def _poll_group(self, group: list[Followed], save: Save, report: PollReport) -> None:
+    async def _poll_group(self, group: list[Followed], save: Save, outcome: PollOutcome) -> None:
         names = ", ".join(f.name for f in group)
         try:
             matched = await self._fetch_group(group)
@@ -109,10 +110,11 @@ class ApiSource:
         except Exception as error:
             # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this
             # group's failure, recorded and retried later; the other groups are polled on.
-            await record_poll_failure(
-                self.store, group, error, report,
+            failed = await record_poll_failure(
+                self.store, group, error,
                 first=self.retry_first, cap=self.poll_interval, now=self.clock(),
             )  # fmt: skip
+            outcome.failures.update(failed)
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
@@ -121,13 +123,13 @@ class ApiSource:
             len(saved.revisions),
             saved.silent,
         )
-        report.polled.extend(f.name for f in group)
+        outcome.polled.extend(f.label for f in group)
 
     async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
         """Fetch, parse and match every page this group needs; nothing is stored here."""
         rules = FollowRules.of(group)
         ids = frozenset(f.id for f in group)
-        topic = group[0].topic if group[0].kind == "topic" else None
+        topic = group[0].topic if group[0].kind == FollowKind.TOPIC else None
         if topic is not None:
             query = topic_from_stored(topic, group[0].categories).query
         else:
@@ -235,7 +237,7 @@ class ApiSource:
 def _shared_and_alone(followed: Sequence[Followed]) -> tuple[list[Followed], list[Followed]]:
     """The follows that share OR-queries (persons whose history is known, in every category),
     and those that go alone: first polls and persons in some categories, then topics."""
-    persons = [f for f in followed if f.kind != "topic"]
+    persons = [f for f in followed if f.kind != FollowKind.TOPIC]
     shared = [f for f in persons if f.backfilled and not f.categories]
     alone = [f for f in persons if not f.backfilled or f.categories]
-    return shared, alone + [f for f in followed if f.kind == "topic"]
+    return shared, alone + [f for f in followed if f.kind == FollowKind.TOPIC]

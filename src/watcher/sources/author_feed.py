@@ -20,20 +20,17 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivHTTPError, UnknownAuthorId
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
 from watcher.identity import Identity
-from watcher.match import name_key
+from watcher.names import name_key
 from watcher.parse import parse_feed
 from watcher.records import Record
-from watcher.sources import Save, record_poll_failure
-from watcher.store import Followed, MatchedRecord, Store
-
-if TYPE_CHECKING:
-    from watcher.poll import PollReport
+from watcher.sources import PollOutcome, Save, record_poll_failure
+from watcher.store import MatchedRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -98,15 +95,17 @@ class AuthorFeedSource:
         return page.records
 
     async def poll(
-        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
-    ) -> None:
+        self, followed: Sequence[Followed], *, save: Save, force: bool = False
+    ) -> PollOutcome:
         """Poll the identities that are due (all of them with `force`), one feed each."""
         now = self.clock()
+        outcome = PollOutcome()
         for follow in followed:
             if force or follow.next_poll is None or follow.next_poll <= now:
-                await self._poll_one(follow, save, report)
+                await self._poll_one(follow, save, outcome)
+        return outcome
 
-    async def _poll_one(self, follow: Followed, save: Save, report: PollReport) -> None:
+    async def _poll_one(self, follow: Followed, save: Save, outcome: PollOutcome) -> None:
         try:
             records = await self._fetch(follow)
             matched = [MatchedRecord(record, frozenset({follow.id})) for record in records]
@@ -122,16 +121,17 @@ class AuthorFeedSource:
         except Exception as error:
             # The boundary of one identity: whatever went wrong is its failure, recorded and
             # retried later; the other identities are polled on.
-            await record_poll_failure(
-                self.store, [follow], error, report,
+            failed = await record_poll_failure(
+                self.store, [follow], error,
                 first=self.retry_first, cap=self.poll_interval, now=self.clock(),
             )  # fmt: skip
+            outcome.failures.update(failed)
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
             follow.label, len(saved.new), len(saved.revisions), saved.silent,
         )  # fmt: skip
-        report.polled.append(follow.label)
+        outcome.polled.append(follow.label)
 
     async def _fetch(self, follow: Followed) -> list[Record]:
         """The identity's list, with an empty one believed only where nothing can be lost."""

@@ -29,21 +29,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivOAIError
 from watcher.failures import expected, failure_cause, next_try
 from watcher.fetch import ArxivClient
+from watcher.followed import Followed
+from watcher.kinds import FollowKind
 from watcher.match import FollowRules
 from watcher.parse import parse_feed
 from watcher.records import Record
-from watcher.sources import Save
+from watcher.sources import PollOutcome, Save
 from watcher.sources.oai import BAD_RESUMPTION_TOKEN, OaiPage, OaiRecord, parse_list_records
-from watcher.store import Followed, MatchedRecord, Store
-
-if TYPE_CHECKING:
-    from watcher.poll import PollReport
+from watcher.store import MatchedRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -113,16 +112,16 @@ class Harvester:
         return ",".join(self.sets)
 
     async def poll(
-        self, followed: Sequence[Followed], *, save: Save, report: PollReport, force: bool = False
-    ) -> None:
+        self, followed: Sequence[Followed], *, save: Save, force: bool = False
+    ) -> PollOutcome:
         """Harvest once for `followed` (all backfilled), unless a failed harvest waits its turn
         or the last one is younger than POLL_INTERVAL (`force` harvests anyway)."""
         if not followed:
-            return
+            return PollOutcome()
         state = await in_db_thread(self.store.harvest_state, self.scope)
         now = self.clock()
         if not force and state is not None and state.next_attempt and now < state.next_attempt:
-            return
+            return PollOutcome()
         try:
             outcome = await self.harvest(followed, save=save)
             now = self.clock()
@@ -140,23 +139,23 @@ class Harvester:
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
-            await self._record_failure(followed, error, report)
-            return
+            cause = await self._record_failure(followed, error)
+            return PollOutcome(failures={HARVEST_NAME: cause})
         self.last = outcome
-        report.polled.extend(f.name for f in followed)
         log.info(
             "harvested %d records in %d page(s) through %s for %d follows: %d matched, "
             "%d API request(s) for versions; %d new, %d revised, %d stored silently",
             outcome.records, outcome.pages, outcome.through or "(nothing new)", len(followed),
             outcome.matched, outcome.looked_up, outcome.new, outcome.revisions, outcome.silent,
         )  # fmt: skip
+        return PollOutcome(polled=[f.label for f in followed])
 
     async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
         """Read the window, store every page's matches; raises on any failure (mark unmoved)."""
         rules = self.rules_for(followed)
         announce_for = Announced(
             frozenset(f.id for f in followed if f.backfilled),
-            {f.id: f.created.date() for f in followed if f.kind == "topic" and f.created},
+            {f.id: f.created.date() for f in followed if f.kind == FollowKind.TOPIC and f.created},
         )
         state = await in_db_thread(self.store.harvest_state, self.scope)
         start = self._from_day(state.harvested_through if state else None, followed)
@@ -286,10 +285,9 @@ class Harvester:
             }
         return [arxiv_id for arxiv_id in matched if arxiv_id in moved or arxiv_id in unlinked]
 
-    async def _record_failure(
-        self, followed: Sequence[Followed], error: Exception, report: PollReport
-    ) -> None:
-        """Log the cause, count it, put the next harvest off (doubling, capped); the mark stays."""
+    async def _record_failure(self, followed: Sequence[Followed], error: Exception) -> str:
+        """Log the cause, count it, put the next harvest off (doubling, capped); the mark stays.
+        Returns the cause, in one line."""
         cause = failure_cause(error)
         now = self.clock()
         state = await _quietly(in_db_thread(self.store.harvest_state, self.scope))
@@ -301,7 +299,6 @@ class Harvester:
             cause, failures, retry.total_seconds(),
             exc_info=not expected(error),  # a bug: say where
         )  # fmt: skip
-        report.failures[HARVEST_NAME] = cause
         await _quietly(
             in_db_thread(
                 self.store.record_harvest_failure,
@@ -322,6 +319,7 @@ class Harvester:
                     next_poll=now + retry,
                 )
             )
+        return cause
 
 
 @contextmanager

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from watcher.store.follows import Followed, FollowStore, key_of
+from watcher.followed import Followed
+from watcher.store.follows import FollowStore, key_of
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
 from watcher.store.questions import QuestionStore
 

@@ -30,6 +30,7 @@ from datetime import datetime, tzinfo
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
+from watcher.kinds import NewsKind
 from watcher.records import Record
 from watcher.schedule import (
     DEFAULT_ZONE,
@@ -57,7 +58,7 @@ CLAIMS_PER_CALL = 50  # chats claimed per `claim_due` call: the database thread 
 @dataclass(frozen=True, slots=True)
 class DigestItem:
     record: Record
-    kind: str  # "new" or "revision"
+    kind: NewsKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +251,7 @@ def _claim_held(
     parts = 0
     for thread_id, rows in destinations.items():
         content = DigestContent(
-            items=tuple(DigestItem(records[row.paper_id], row.kind) for row in rows),
+            items=tuple(DigestItem(records[row.paper_id], NewsKind(row.kind)) for row in rows),
             since=since,
             zone=zone,
             followed_names=_followed_names(session, chat.id, thread_id),

@@ -10,7 +10,6 @@ it has.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -18,80 +17,15 @@ from sqlalchemy import Engine, delete, func, or_, update
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
+from watcher.followed import Followed
 from watcher.identity import Identity
-from watcher.match import name_key
-from watcher.rules import PersonRule, WatchedRule, rule_key, with_categories
+from watcher.kinds import FollowKind
+from watcher.names import name_key
+from watcher.rules import PersonRule, WatchedRule, rule_key
 from watcher.store.tables import FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.topics import Topic
 
-
-@dataclass(frozen=True, slots=True)
-class Followed:
-    """A followed author with its poll state, as the CLI and the bot show it."""
-
-    id: int
-    name: str
-    aliases: tuple[str, ...]
-    record_count: int
-    last_attempt: datetime | None
-    last_success: datetime | None
-    last_error: str | None
-    consecutive_failures: int
-    next_poll: datetime | None
-    watched: bool = True
-    subscribers: int = 0
-    kind: str = "person"
-    categories: tuple[str, ...] = ()
-    identity: str | None = None
-    topic: str | None = None
-    created: datetime | None = None
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return (self.name, *self.aliases)
-
-    @property
-    def key(self) -> str:
-        """The rule's unique key: a person's (`watcher.rules.rule_key`), a topic's
-        (`watcher.topics.Topic.rule_key`: "topic:" and its label), or an identity's
-        ("arxiv:dong_d_1"), never to be confused with its name's."""
-        if self.kind == "topic":
-            return f"topic:{self.label}"
-        if self.identity is not None:
-            return self.identity
-        return rule_key(self.name, self.categories)
-
-    @property
-    def label(self) -> str:
-        """How the rule is shown: "Wei Wang in cs.DC,cs.NI", "Dezun Dong (arxiv:dong_d_1)" for
-        a person followed by identity, or just the name."""
-        if self.identity is not None:
-            shown = identity_shown(self.identity)
-            return self.name if self.name == shown else f"{self.name} ({shown})"
-        return with_categories(self.name, self.categories)
-
-    @property
-    def polled(self) -> bool:
-        """Whether anyone wants its papers: the operator watches it, or a chat subscribes."""
-        return self.watched or self.subscribers > 0
-
-    @property
-    def backfilled(self) -> bool:
-        """Whether its history has been fetched once; until then nothing of it is announced."""
-        return self.last_success is not None
-
-
 MAX_SHOWN_NAME = 100  # followed_author.name
-
-
-def identity_shown(key: str) -> str:
-    """How a stored identity key reads: "arxiv:dong_d_1", "ORCID 0000-0002-1825-0097"."""
-    try:
-        return Identity.from_key(key).shown
-    except ValueError:
-        return key  # not written by `follow_identity`; shown as stored
-
-
 _IDS_PER_QUERY = 1000
 
 
@@ -151,7 +85,7 @@ class FollowStore:
         """The person followed as `name` (or having it as an alias) in exactly `categories`:
         by the rule's unique key (one index look-up), else among the follows with aliases."""
         key, wanted = key_of(name), set(categories)
-        person = col(FollowedAuthor.kind) == "person"
+        person = col(FollowedAuthor.kind) == FollowKind.PERSON
         with Session(self.engine) as session:
             found = session.exec(
                 select(FollowedAuthor.id).where(
@@ -185,7 +119,7 @@ class FollowStore:
         new = FollowedAuthor(
             name=(name or identity.shown)[:MAX_SHOWN_NAME],
             rule_key=identity.key,
-            kind="identity",
+            kind=FollowKind.IDENTITY,
             identity=identity.key,
         )
         with Session(self.engine) as session:
@@ -316,7 +250,7 @@ class FollowStore:
         new = FollowedAuthor(
             name=topic.text,
             rule_key=topic.rule_key,
-            kind="topic",
+            kind=FollowKind.TOPIC,
             categories=",".join(topic.categories),
             topic=topic.text,
         )
@@ -383,7 +317,7 @@ def _as_followed(row: Sequence[Any]) -> Followed:
         next_poll=next_poll,
         watched=watched,
         subscribers=chats or 0,
-        kind=kind,
+        kind=FollowKind(kind),
         categories=tuple(c for c in categories.split(",") if c),
         identity=identity,
         topic=topic,

@@ -49,6 +49,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
+from watcher.kinds import NewsKind
 from watcher.records import Record
 from watcher.store.rows import load_records
 from watcher.store.tables import (
@@ -73,7 +74,7 @@ SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a sec
 class PendingDelivery:
     id: int
     chat_id: int
-    kind: str  # "new" or "revision"
+    kind: NewsKind
     attempts: int
     record: Record
     thread_id: int = NO_THREAD  # the forum topic it goes to
@@ -413,7 +414,7 @@ def _pending(
         PendingDelivery(
             id=delivery.id or 0,
             chat_id=delivery.chat_id,
-            kind=delivery.kind,
+            kind=NewsKind(delivery.kind),
             attempts=delivery.attempts,
             record=by_paper[delivery.paper_id],
             thread_id=delivery.thread_id,
