@@ -13,8 +13,14 @@ from hypothesis import strategies as st
 from tests.fakes.corpus import make_record as corpus_record
 from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
 from watcher.folding import fold
-from watcher.match import _ascii_name_key, _general_name_key, record_matches
-from watcher.names import check_person_name, is_same_person, name_key
+from watcher.match import record_matches
+from watcher.names import (
+    _ascii_name_key,
+    _general_name_key,
+    check_person_name,
+    is_same_person,
+    name_key,
+)
 from watcher.queries import author_query, group_queries
 from watcher.records import Record
 

@@ -1,23 +1,31 @@
-"""The store: every read and write of papers, follows and their state, one transaction a call.
+"""The store: every table and every transaction of the service. Nothing outside this package
+opens a database session (`watcher.db` only opens the engine and runs the migrations).
 
-It is split by what each part owns:
-- `follows`: followed authors and their poll state;
-- `papers`: saving records (new, revised, silent) and the harvest's high-water mark;
+One module per thing it owns:
+- `tables`: the tables (SQLModel), `DeliveryStatus`, and the column types they share;
+- `follows`: follow rules (persons, identities, topics) and their poll state;
+- `papers`: saving records (new, revised, silent) and the harvest's high-water mark, with
+  `saving` (the rows a batch of records writes) and `rows` (records read back from rows);
+- `announce`: the deliveries a save owes, queued in the save's own transaction (the outbox's
+  write half);
+- `outbox`: the deliveries owed, read and confirmed by the front end, and pruned (the read half);
+- `chats`: chats, their subscriptions and settings, with `parking` (destinations that refuse
+  messages for a while) and `digests` (held deliveries claimed into one message a day or week);
 - `questions`: the lists and counts the bot and the CLI ask for.
 
-`Store` joins them over one engine, so callers hold one object.
+`Store` joins follows, papers and questions over one engine, so callers hold one object;
+`Chats` and `Outbox` are the front end's, each over the same engine.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from watcher.followed import Followed
 from watcher.store.follows import FollowStore, key_of
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
 from watcher.store.questions import QuestionStore
 
-__all__ = ["Followed", "MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
+__all__ = ["MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
 
 
 class Store(FollowStore, PaperStore, QuestionStore):
