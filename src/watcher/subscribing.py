@@ -15,8 +15,8 @@ stored, and then the poller is asked for a round now (`Poller.poll_soon`) to fet
 A rule stored for a request that then found the chat full is removed again, so that nothing
 nobody follows is polled.
 
-Every store and chats call runs on the database thread (`in_db_thread`); the methods whose name
-starts with an underscore run there.
+Every store and chats call runs on the database thread (`in_db_thread`); the methods that run
+there say so ("Database thread").
 """
 
 from __future__ import annotations
@@ -276,6 +276,7 @@ class Subscribing:
     def _follow_in_category(
         self, chat_id: int, thread_id: int, rule: PersonRule
     ) -> Subscribed | Already | OverLimit:
+        """Database thread: follow a name in the category picked, for this chat."""
         subscribed = self.chats.subscribed_ids(chat_id, thread_id=thread_id)
         followed, created = self.store.follow_person(rule, watched=False)
         if followed.id in subscribed:
@@ -310,6 +311,7 @@ class Subscribing:
     def _follow_identity(
         self, chat_id: int, thread_id: int, identity: Identity, found: list[Record]
     ) -> Subscribed | OverLimit:
+        """Database thread: follow an author id arXiv knows (it claimed `found`)."""
         followed, created = self.store.follow_identity(
             identity, name=likely_name(found), watched=False
         )
@@ -337,6 +339,7 @@ class Subscribing:
         return outcome
 
     def _watch_topic(self, chat_id: int, thread_id: int, topic: Topic) -> Subscribed | OverLimit:
+        """Database thread: watch the topic for this chat."""
         followed, created = self.store.watch_topic(topic, watched=False)
         if not self._subscribe(chat_id, thread_id, followed.id, added=created):
             return OverLimit()
