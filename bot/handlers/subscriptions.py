@@ -87,7 +87,8 @@ class Subscriptions(ServiceHandlers):
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        if identity is None and rule is None:
+        asked = identity or rule
+        if asked is None:
             joined = await self.subscribing.subscribe_watched(
                 place.chat_id, place.thread_id, self.settings.followed_specs
             )
@@ -97,13 +98,13 @@ class Subscriptions(ServiceHandlers):
         # so that this chat's next commands and every other chat are served meanwhile. Its
         # errors still reach `on_error` through the update.
         context.application.create_task(
-            self._subscribe_one(update, context, place, identity or rule),
+            self._subscribe_one(update, context, place, asked),
             update=update,
             name=f"subscribe-{place.chat_id}",
         )
 
     async def _subscribe_one(
-        self, update: Update, context: Context, place: Place, asked: Identity | PersonRule | None
+        self, update: Update, context: Context, place: Place, asked: Identity | PersonRule
     ) -> None:
         """/subscribe NAME or AUTHOR-ID: the core decides, the chat hears its outcome once."""
         answer: str | Message
@@ -113,7 +114,6 @@ class Subscriptions(ServiceHandlers):
             )
             answer = identity_answer(place, asked, outcome, self.settings)
         else:
-            assert asked is not None
             outcome = await self.subscribing.subscribe_person(place.chat_id, place.thread_id, asked)
             if isinstance(outcome, NeedsChoice):
                 # One name, several people? Ask which (nothing is followed until answered).
