@@ -1,8 +1,7 @@
 """Building the python-telegram-bot Application: token, API address, handlers, error handler,
 and the order in which updates are handled.
 
-`build_application` is what the front end (`bot.frontend`) starts; `COMMANDS` is the menu it
-publishes with setMyCommands. Nothing here runs anything.
+`build_application` is what the front end (`bot.frontend`) starts. Nothing here runs anything.
 
 Updates of different chats are handled concurrently, those of one chat one after the other
 (`PerChatUpdates`): a reply waits for its chat's send slot (1 a second in a private chat, 20 a
@@ -14,38 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseUpdateProcessor
 
-from bot.handlers import LOOKUP_PATIENCE, CommandBudget, register
+from bot.handlers import CommandBudget, DeliveryEvents, register
 from watcher.errors import ConfigError
 from watcher.service import ServiceContext
+from watcher.subscribing import LOOKUP_PATIENCE
 
 # Whatever the rate limiter's argument type, the application is used the same way.
 BotApplication = Application[Any, Any, Any, Any, Any, Any]
-
-COMMANDS: list[BotCommand] = [
-    BotCommand("start", "What this bot does"),
-    BotCommand("subscribe", "Follow the watched authors, a NAME [in CATEGORY], or an author id"),
-    BotCommand("unsubscribe", "Stop following NAME, or everything"),
-    BotCommand("watch", 'Follow a topic: /watch "phrase" word in cs.DC'),
-    BotCommand("unwatch", "Stop watching a topic"),
-    BotCommand("subscriptions", "What this chat follows"),
-    BotCommand("recent", "The newest papers: /recent [N]"),
-    BotCommand("subject", "Newest papers in a category: /subject cs.DC"),
-    BotCommand("subjects", "Categories of the stored papers"),
-    BotCommand("paper", "One paper in full: /paper 2604.01234"),
-    BotCommand("revisions", "New versions of papers: /revisions on|off"),
-    BotCommand("digest", "One message a day or week: /digest daily 08:00, or off"),
-    BotCommand("timezone", "This chat's time zone: /timezone Europe/Berlin"),
-    BotCommand("stats", "Service health (administrators)"),
-    BotCommand("help", "Every command, with examples"),
-]
-
 
 # Updates handled at once, all chats together; beyond that they wait their turn. Each chat has
 # at most a few at a time (its CommandBudget), so this is many chats, not one chat's flood.
@@ -108,16 +89,12 @@ def build_application(
     *,
     rate_limiter: BaseRateLimiter[Any] | None = None,
     command_budget: CommandBudget | None = None,
-    on_chat_back: Callable[[], None] | None = None,
+    events: DeliveryEvents | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
-    on_unsubscribed: Callable[[int], None] | None = None,
-    on_digest_changed: Callable[[], None] | None = None,
 ) -> BotApplication:
     """The bot, with every command registered and one error handler; not yet started.
 
-    `on_chat_back()` runs when a blocked or removed chat comes back, `on_unsubscribed(chat_id)`
-    after /unsubscribe, `on_digest_changed()` after /digest or /timezone (see
-    `bot.handlers.register`).
+    `events` hears what the delivery side must act on (see `bot.handlers.register`).
     """
     settings = context.settings
     if settings.telegram_bot_token is None:
@@ -135,9 +112,7 @@ def build_application(
         application,
         context,
         budget=command_budget,
-        on_chat_back=on_chat_back,
+        events=events,
         lookup_patience=lookup_patience,
-        on_unsubscribed=on_unsubscribed,
-        on_digest_changed=on_digest_changed,
     )
     return application

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from watcher.errors import UnknownCategory
+from watcher.errors import UnknownCategory, UsageError
 from watcher.identity import Identity, IdentityError, parse_identity
 from watcher.names import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
@@ -28,10 +28,6 @@ DEFAULT_COUNT = 5
 MAX_COUNT = 20
 _ON = frozenset({"on", "yes", "true", "1"})
 _OFF = frozenset({"off", "no", "false", "0"})
-
-
-class UsageError(ValueError):
-    """The arguments are wrong; the message is the one-line answer for the user."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ import logging
 
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
-from bot.app import COMMANDS, BotApplication, build_application
+from bot.app import BotApplication, build_application
+from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
 from bot.sender import DeliverySender
 from watcher.errors import ConfigError
@@ -27,7 +28,8 @@ FIRST_PAUSE, MAX_PAUSE = 5, 300  # seconds between tries to reach the Bot API at
 
 
 class TelegramFrontend:
-    """Commands over long polling, and delivery of the outbox, until `stop()`."""
+    """Commands over long polling, and delivery of the outbox, until `stop()`. It is the
+    commands' `DeliveryEvents`: what they report, it passes on to the delivery sender."""
 
     def __init__(self, context: ServiceContext) -> None:
         if context.settings.telegram_bot_token is None:
@@ -39,13 +41,7 @@ class TelegramFrontend:
         self._sender_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        app = build_application(
-            self.context,
-            rate_limiter=self.rate_limiter,
-            on_chat_back=self._chat_back,
-            on_unsubscribed=self._unsubscribed,
-            on_digest_changed=self._digest_changed,
-        )
+        app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
         self.application = app
         await self._initialize(app)
         try:
@@ -95,17 +91,19 @@ class TelegramFrontend:
         elif report.new:
             self.sender.wake()
 
-    def _unsubscribed(self, chat_id: int) -> None:
+    # -- the commands' `DeliveryEvents`, handed to the sender -------------------------------
+
+    def unsubscribed(self, chat_id: int) -> None:
         """/unsubscribe dropped deliveries: the sender must not send what it fetched of them."""
         if self.sender is not None:
             self.sender.forget(chat_id)
 
-    def _digest_changed(self) -> None:
+    def digest_changed(self) -> None:
         """/digest or /timezone moved a digest, or turned one off and so claimed it now."""
         if self.sender is not None:
             self.sender.digests_changed()
 
-    def _chat_back(self) -> None:
+    def chat_back(self) -> None:
         """A blocked or removed chat came back: its parked deliveries are due now."""
         if self.sender is not None:
             self.sender.wake()

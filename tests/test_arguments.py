@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot import arguments
-from bot.arguments import ListButton, PaperArguments, SubjectArguments, UsageError
+from bot.arguments import ListButton, PaperArguments, SubjectArguments
+from watcher.errors import UsageError
 from watcher.rules import PersonRule
 
 

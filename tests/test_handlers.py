@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from bot.app import COMMANDS, BotApplication, PerChatUpdates, build_application
+from bot.app import BotApplication, PerChatUpdates, build_application
 from bot.frontend import TelegramFrontend
-from bot.handlers import HELP, LOOKUP_PATIENCE, SORRY, CommandBudget
+from bot.handlers import COMMANDS, HELP, SORRY, CommandBudget
 from bot.handlers.common import fit_reply
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
@@ -39,6 +39,7 @@ from watcher.settings import Settings
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.store.outbox import Outbox
+from watcher.subscribing import LOOKUP_PATIENCE
 
 USER = 42
 ADMIN_CHAT = 4242

@@ -20,8 +20,8 @@ from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
 from watcher.match import FollowRules
-from watcher.poll import PollReport
 from watcher.records import Record
+from watcher.sources import PollReport
 from watcher.sources.harvest import HARVEST_NAME, Harvester
 from watcher.store import MatchedRecord, SaveResult, Store
 

@@ -2,8 +2,10 @@
 
 One module per area, each a small class bound to the core through a `ServiceContext`:
 
-- `welcome`: /start, /help, unknown commands and plain text;
-- `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions;
+- `commands`: the one table of commands: the menu, the routing below, and /help;
+- `welcome`: /start, unknown commands and plain text;
+- `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions, and their answers
+  (`follow_answers`) to what the core decided (`watcher.subscribing`);
 - `digest`: /digest and /timezone;
 - `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
@@ -19,11 +21,11 @@ One module per area, each a small class bound to the core through a `ServiceCont
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 from telegram import Update
 from telegram.ext import (
+    Application,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
@@ -33,28 +35,28 @@ from telegram.ext import (
 )
 
 from bot.handlers.admin import Admin
-from bot.handlers.budget import CommandBudget
-from bot.handlers.common import ON_CHAT_MIGRATED, keyboard
+from bot.handlers.budget import BackfillBudget, CommandBudget
+from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, Handlers
+from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.questions import Questions
-from bot.handlers.subscriptions import LOOKUP_PATIENCE, Subscriptions
+from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.topics import Topics
-from bot.handlers.welcome import HELP, Welcome
+from bot.handlers.welcome import Welcome
 from watcher.service import ServiceContext
-
-if TYPE_CHECKING:
-    from bot.app import BotApplication
+from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
 
 __all__ = [
+    "COMMANDS",
     "HELP",
-    "LOOKUP_PATIENCE",
     "SLOW_DOWN",
     "SORRY",
     "CommandBudget",
+    "DeliveryEvents",
     "keyboard",
     "register",
 ]
@@ -65,68 +67,62 @@ _GATE_GROUP = -1  # runs before every handler, and may stop the update there
 
 
 def register(
-    application: BotApplication,
+    application: Application[Any, Any, Any, Any, Any, Any],
     service: ServiceContext,
     *,
     budget: CommandBudget | None = None,
-    on_chat_back: Callable[[], None] | None = None,
+    events: DeliveryEvents | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
-    on_unsubscribed: Callable[[int], None] | None = None,
-    on_digest_changed: Callable[[], None] | None = None,
 ) -> None:
-    """Attach every command, the gate before them, and the error handler to `application`.
+    """Attach every command (routed by `COMMAND_TABLE`), the gate before them, and the error
+    handler to `application`.
 
-    `on_chat_back()` is called when a parked chat (blocked, removed) comes back, by a command
-    or by letting the bot in again: its pending deliveries are due now. `on_unsubscribed(chat)`
-    after /unsubscribe dropped the deliveries the chat no longer wants. `on_digest_changed()`
-    after /digest or /timezone changed when a digest is due (or sent one at once).
+    `events` hears what the delivery side must act on (`DeliveryEvents`): a parked chat came
+    back, a chat unsubscribed, a digest moved. `lookup_patience`: seconds a /subscribe waits for
+    arXiv's look-up of a new name or author id.
     """
-    membership = Membership(service.chats, on_chat_back=on_chat_back)
+    events = events or NoDelivery()
+    membership = Membership(service.chats, events=events)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
-    welcome = Welcome(service)
-    subscriptions = Subscriptions(
-        service, lookup_patience=lookup_patience, on_unsubscribed=on_unsubscribed
+    subscribing = Subscribing(
+        store=service.store,
+        chats=service.chats,
+        poller=service.poller,
+        # One budget of arXiv look-ups a chat, for names, author ids and topics.
+        budget=BackfillBudget(per_hour=service.settings.backfills_per_chat_hour),
+        patience=lookup_patience,
     )
-    topics = Topics(
-        service, backfills=subscriptions.backfills, on_unsubscribed=on_unsubscribed
-    )  # one budget of arXiv look-ups a chat, for names and topics
-    questions = Questions(service)
-    admin = Admin(service)
-    digest = DigestCommands(service, on_changed=on_digest_changed)
+    handlers = Handlers(
+        welcome=Welcome(service),
+        subscriptions=Subscriptions(service, subscribing=subscribing, events=events),
+        topics=Topics(service, subscribing=subscribing, events=events),
+        questions=Questions(service),
+        digest=DigestCommands(service, events=events),
+        admin=Admin(service),
+    )
 
     gate = Gate(membership, budget or CommandBudget())
     application.add_handler(TypeHandler(Update, gate.check), group=_GATE_GROUP)
-    by_name = {
-        "start": welcome.start,
-        "help": welcome.help,
-        "subscribe": subscriptions.subscribe,
-        "unsubscribe": subscriptions.unsubscribe,
-        "subscriptions": subscriptions.subscriptions,
-        "watch": topics.watch,
-        "unwatch": topics.unwatch,
-        "recent": questions.recent,
-        "subject": questions.subject,
-        "subjects": questions.subjects,
-        "paper": questions.paper,
-        "revisions": subscriptions.revisions,
-        "digest": digest.digest,
-        "timezone": digest.timezone,
-        "stats": admin.stats,
-    }
-    for name, callback in by_name.items():
-        application.add_handler(CommandHandler(name, callback, filters=_FRESH))
-    application.add_handler(CallbackQueryHandler(subscriptions.choose, pattern=f"^{OFFER_PREFIX}"))
-    application.add_handler(CallbackQueryHandler(questions.page))
+    for command in COMMAND_TABLE:
+        application.add_handler(
+            CommandHandler(command.name, command.route(handlers), filters=_FRESH)
+        )
+    application.add_handler(
+        CallbackQueryHandler(handlers.subscriptions.choose, pattern=f"^{OFFER_PREFIX}")
+    )
+    application.add_handler(CallbackQueryHandler(handlers.questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))
     application.add_handler(
         MessageHandler(filters.StatusUpdate.FORUM_TOPIC_REOPENED, membership.topic_reopened)
     )
-    application.add_handler(MessageHandler(filters.COMMAND & _FRESH, welcome.unknown_command))
+    application.add_handler(
+        MessageHandler(filters.COMMAND & _FRESH, handlers.welcome.unknown_command)
+    )
     application.add_handler(
         MessageHandler(
             filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE,
-            welcome.plain_text,
+            handlers.welcome.plain_text,
         )
     )
     application.add_error_handler(ErrorHandler(membership).on_error)

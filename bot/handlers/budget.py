@@ -1,8 +1,9 @@
 """Flood control: a token bucket of commands per chat, so one flooding chat costs others nothing,
 and a budget of arXiv look-ups per chat, so no chat can queue unbounded work for the poller.
 
-`CommandBudget` is used by `bot.handlers.gate` before every handler; `BackfillBudget` by
-/subscribe before it asks arXiv about a new name. Pure: the clock is a parameter.
+`CommandBudget` is used by `bot.handlers.gate` before every handler; `BackfillBudget` is the
+`LookupBudget` of `watcher.subscribing`, spent before it asks arXiv about a new name, author id
+or topic. Pure: the clock is a parameter.
 """
 
 from __future__ import annotations

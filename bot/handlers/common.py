@@ -1,5 +1,6 @@
 """What every handler shares: replying, usage answers, the group-administrator check, the inline
-keyboard of a rendered message, the base class holding the core, and small text helpers.
+keyboard of a rendered message, the base class holding the core, what the commands tell the
+delivery side (`DeliveryEvents`), and small text helpers.
 
 Replies are HTML with link previews off; anything a user typed is escaped before it is echoed.
 A reply lands in the forum topic of the command it answers, and in groups it quotes that command.
@@ -17,6 +18,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from telegram import (
     Chat,
@@ -33,11 +35,10 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import ChatMigrated
 from telegram.ext import ContextTypes
 
-from bot.arguments import UsageError
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
+from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.service import ServiceContext
-from watcher.store.chats import MAX_SUBSCRIPTIONS, SubscriptionLimit
 from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
@@ -75,30 +76,31 @@ class ServiceHandlers:
         self.store = service.store
         self.chats = service.chats
 
-    def _can_take(
-        self, place: Place, existing: Followed | None, *, already: str, full: str
-    ) -> str | Followed | None:
-        """Database thread: before a chat (topic) takes a rule, `existing` (the stored rule, or
-        None if nobody follows it yet), or the answer why it cannot: it has the rule already
-        (`already`), or it follows the most allowed (`full`)."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if existing is not None and existing.id in subscribed:
-            return already
-        if len(subscribed) >= MAX_SUBSCRIPTIONS:
-            return full
-        return existing
 
-    def _subscribe(self, place: Place, followed_id: int, *, added: bool = False) -> bool:
-        """Database thread: subscribe the chat (topic), the limit checked again: other requests
-        ran meanwhile. False if it is full; a rule `added` for this request alone is then
-        removed again, so that nothing nobody follows is polled."""
-        try:
-            self.chats.subscribe(place.chat_id, followed_id, thread_id=place.thread_id)
-        except SubscriptionLimit:
-            if added and self.chats.subscribers(followed_id) == 0:
-                self.store.unfollow(followed_id)
-            return False
-        return True
+class DeliveryEvents(Protocol):
+    """What the commands tell the delivery side (the front end hands them to the sender)."""
+
+    def chat_back(self) -> None:
+        """A parked chat (blocked, removed) came back: its pending deliveries are due now."""
+
+    def unsubscribed(self, chat_id: int) -> None:
+        """/unsubscribe or /unwatch dropped deliveries the chat no longer wants."""
+
+    def digest_changed(self) -> None:
+        """/digest or /timezone changed when a digest is due (or sent one at once)."""
+
+
+class NoDelivery:
+    """`DeliveryEvents` when nothing delivers: the commands alone, as in the handler tests."""
+
+    def chat_back(self) -> None:
+        return None
+
+    def unsubscribed(self, chat_id: int) -> None:
+        return None
+
+    def digest_changed(self) -> None:
+        return None
 
 
 # --- where an update belongs -----------------------------------------------------------------

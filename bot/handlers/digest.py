@@ -8,15 +8,14 @@ what it held at once, as one digest (`watcher.store.digests`).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from telegram import Update
 
 from bot import arguments
-from bot.arguments import UsageError
 from bot.digest import render_digest_parts
 from bot.handlers.common import (
     Context,
+    DeliveryEvents,
     ServiceHandlers,
     papers,
     refuse_non_admin,
@@ -24,6 +23,7 @@ from bot.handlers.common import (
     reply_usage,
 )
 from watcher.aio import in_db_thread
+from watcher.errors import UsageError
 from watcher.schedule import local_time_text
 from watcher.service import ServiceContext
 from watcher.store.digests import DigestSettings
@@ -36,14 +36,12 @@ ZONE_HINT = (
 
 
 class DigestCommands(ServiceHandlers):
-    """/digest and /timezone. `on_changed()` after a change: the sender looks again."""
+    """/digest and /timezone. `events.digest_changed()` after a change: the sender looks again."""
 
-    def __init__(
-        self, service: ServiceContext, *, on_changed: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.digests = service.chats.digests
-        self.on_changed = on_changed
+        self.events = events
 
     async def digest(self, update: Update, context: Context) -> None:
         """/digest [daily HH:MM | weekly DAY HH:MM | off]: show or change the digest."""
@@ -64,8 +62,7 @@ class DigestCommands(ServiceHandlers):
         settings, flushed = await in_db_thread(
             self.digests.set_schedule, chat.id, schedule, render=render_digest_parts
         )
-        if self.on_changed is not None:
-            self.on_changed()
+        self.events.digest_changed()
         if schedule is None:
             sent = (
                 f" The {papers(flushed.papers)} waiting go out now, as one digest."
@@ -102,8 +99,7 @@ class DigestCommands(ServiceHandlers):
         if await refuse_non_admin(update, context, what="its time zone"):
             return
         settings = await in_db_thread(self.digests.set_zone, chat.id, zone)
-        if self.on_changed is not None:
-            self.on_changed()
+        self.events.digest_changed()
         now = local_time_text(utcnow(), settings.zone)
         answer = f"✅ Time zone: <b>{html.escape(zone)}</b>; it is {now} here."
         if settings.schedule is not None and settings.next_at is not None:

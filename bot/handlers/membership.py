@@ -2,7 +2,7 @@
 
 A chat that blocks the bot (or removes it) is deactivated: its deliveries stay pending, parked,
 until it comes back. Any command, or being unblocked or added again, brings it back, and then
-`on_chat_back` is called (the front end wakes the delivery sender with it), so the parked
+`events.chat_back()` is called (the front end wakes the delivery sender with it), so the parked
 deliveries go out at once.
 
 A chat where the bot may not post for now (no rights, a closed topic) is parked by the sender
@@ -13,7 +13,6 @@ A chat where the bot may not post for now (no rights, a closed topic) is parked 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from telegram import (
     Chat,
@@ -26,7 +25,7 @@ from telegram import (
 )
 from telegram.constants import ChatMemberStatus, ChatType
 
-from bot.handlers.common import Context, chat_title, topic_of
+from bot.handlers.common import Context, DeliveryEvents, chat_title, topic_of
 from watcher.aio import in_db_thread
 from watcher.store.chats import Chats
 
@@ -38,9 +37,9 @@ _GONE = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
 class Membership:
     """The chats' reachability, kept in `Chats`."""
 
-    def __init__(self, chats: Chats, *, on_chat_back: Callable[[], None] | None = None) -> None:
+    def __init__(self, chats: Chats, *, events: DeliveryEvents) -> None:
         self.chats = chats
-        self.on_chat_back = on_chat_back
+        self.events = events
 
     async def seen(self, chat: Chat) -> None:
         """The chat spoke to us or let us in: it is reachable (again)."""
@@ -49,8 +48,7 @@ class Membership:
         )
         if came_back:
             log.info("chat %s is back; its parked deliveries are due", chat.id)
-            if self.on_chat_back is not None:
-                self.on_chat_back()
+            self.events.chat_back()
 
     async def gone(self, chat_id: int, *, reason: str) -> None:
         """The chat refused us: park its deliveries until it comes back."""
@@ -87,8 +85,7 @@ class Membership:
         parked = await in_db_thread(parking.retry_now, chat_id, thread_id=thread_id)
         if parked:
             log.info("chat %s: %s; its parked deliveries are due", chat_id, why)
-            if self.on_chat_back is not None:
-                self.on_chat_back()
+            self.events.chat_back()
 
     async def migrated(self, update: Update, context: Context) -> None:
         """A group became a supergroup: its chat id changes, and so must ours."""
@@ -99,8 +96,7 @@ class Membership:
     async def moved(self, old_id: int, new_id: int) -> None:
         """The chat `old_id` is now `new_id`: its subscriptions and deliveries move with it."""
         await in_db_thread(self.chats.migrate, old_id, new_id)
-        if self.on_chat_back is not None:
-            self.on_chat_back()  # what it was owed is due at its new id
+        self.events.chat_back()  # what it was owed is due at its new id
 
 
 def may_post(member: ChatMember, *, chat_type: str) -> bool:

@@ -14,7 +14,6 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot import arguments
-from bot.arguments import UsageError
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
@@ -29,6 +28,7 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_PER_PAGE, Message, render_paper, render_paper_list
 from watcher.aio import in_db_thread
+from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.names import is_same_person
 from watcher.records import Record

@@ -14,14 +14,13 @@ papers that came before it.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from telegram import Update
 
-from bot.arguments import UsageError
-from bot.handlers.budget import BackfillBudget, minutes
 from bot.handlers.common import (
     Context,
+    DeliveryEvents,
     Place,
     ServiceHandlers,
     capped_lines,
@@ -30,11 +29,13 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
+from bot.handlers.follow_answers import topic_answer
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
+from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.service import ServiceContext
-from watcher.store.chats import MAX_SUBSCRIPTIONS
+from watcher.subscribing import Subscribing
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
 
 WATCH_USAGE = f"Usage: /watch WORDS in CATEGORY, e.g. /watch {EXAMPLE}"
@@ -51,18 +52,15 @@ def topic_argument(args: Sequence[str], *, usage: str) -> Topic:
 
 
 class Topics(ServiceHandlers):
-    """/watch and /unwatch. `on_unsubscribed(chat_id)` as for /unsubscribe."""
+    """/watch and /unwatch; `subscribing` decides. `events.unsubscribed(chat_id)` as for
+    /unsubscribe."""
 
     def __init__(
-        self,
-        service: ServiceContext,
-        *,
-        backfills: BackfillBudget,
-        on_unsubscribed: Callable[[int], None] | None = None,
+        self, service: ServiceContext, *, subscribing: Subscribing, events: DeliveryEvents
     ) -> None:
         super().__init__(service)
-        self.backfills = backfills
-        self.on_unsubscribed = on_unsubscribed
+        self.subscribing = subscribing
+        self.events = events
 
     async def watch(self, update: Update, context: Context) -> None:
         """/watch WORDS in CATEGORY: follow the new papers on a topic."""
@@ -76,48 +74,8 @@ class Topics(ServiceHandlers):
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        prepared = await in_db_thread(self._prepare, place, topic)
-        if isinstance(prepared, str):
-            await reply(update, context, prepared)
-            return
-        if prepared is None or not prepared.polled:
-            # Nobody watches it now: its recent papers are fetched once, silently.
-            wait = self.backfills.take(place.chat_id)
-            if wait is not None:
-                await reply(update, context, self._budget_spent(wait))
-                return
-        answer = await in_db_thread(self._watch, place, topic)
-        if prepared is None or not prepared.backfilled or not prepared.polled:
-            self.service.poller.poll_soon()
-        await reply(update, context, answer)
-
-    def _prepare(self, place: Place, topic: Topic) -> str | Followed | None:
-        """Database thread: the topic if someone watches it already (None if nobody does), or
-        the answer why this chat cannot watch it."""
-        already = (
-            f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
-            "/subscriptions lists what it follows."
-        )
-        existing = self.store.find_topic(topic)
-        return self._can_take(place, existing, already=already, full=_full_message())
-
-    def _watch(self, place: Place, topic: Topic) -> str:
-        """Database thread: watch the topic for this chat; the answer."""
-        followed, created = self.store.watch_topic(topic, watched=False)
-        if not self._subscribe(place, followed.id, added=created):
-            return _full_message()
-        categories = ", ".join(topic.categories)
-        return (
-            f"✅ {place.here} now watches <b>{html.escape(topic.text)}</b> in {categories}: "
-            "new papers whose title or abstract holds every word and phrase will be posted "
-            "here. Papers that came out before now are not announced."
-        )
-
-    def _budget_spent(self, wait: float) -> str:
-        return (
-            f"This chat has started {self.backfills.per_hour} new follows within the last hour, "
-            f"the most allowed. Try again in {minutes(wait)}."
-        )
+        outcome = await self.subscribing.watch_topic(place.chat_id, place.thread_id, topic)
+        await reply(update, context, topic_answer(place, topic, outcome, self.settings))
 
     async def unwatch(self, update: Update, context: Context) -> None:
         """/unwatch [N | TOPIC]: stop watching a topic; alone, list them."""
@@ -139,8 +97,7 @@ class Topics(ServiceHandlers):
         if await refuse_non_admin(update, context):
             return
         answer = await in_db_thread(self._unwatch, place, number, topic)
-        if self.on_unsubscribed is not None:
-            self.on_unsubscribed(place.chat_id)
+        self.events.unsubscribed(place.chat_id)
         await reply(update, context, answer)
 
     def _watched(self, place: Place) -> list[Followed]:
@@ -184,10 +141,3 @@ class Topics(ServiceHandlers):
 
 def _is(followed: Followed, topic: Topic) -> bool:
     return followed.topic == topic.text and tuple(followed.categories) == topic.categories
-
-
-def _full_message() -> str:
-    return (
-        f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed. "
-        "Stop one first with /unsubscribe NAME or /unwatch."
-    )

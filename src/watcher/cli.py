@@ -17,7 +17,13 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 
 from watcher import __version__, db
-from watcher.errors import ConfigError, UnknownAuthorId, UnknownCategory, WatcherError
+from watcher.errors import (
+    ConfigError,
+    UnknownAuthorId,
+    UnknownCategory,
+    UsageError,
+    WatcherError,
+)
 from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.kinds import FollowKind, NewsKind
@@ -29,6 +35,7 @@ from watcher.settings import Settings, load_settings
 from watcher.sources.author_feed import likely_name
 from watcher.status import InstanceState, live_instances
 from watcher.store import Store
+from watcher.subscribing import find_named
 from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
 from watcher.topics import EXAMPLE as TOPIC_EXAMPLE
@@ -40,10 +47,6 @@ MAX_LIST = 1000
 # This many failed polls in a row make an author, and so the service, unhealthy: one or two are
 # a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
 UNHEALTHY_FAILURES = 3
-
-
-class UsageError(WatcherError):
-    """The command line was understood but its values are wrong (exit 2)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,14 +296,11 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
 def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     try:
-        identity = parse_identity(args.name)
-        name, categories = split_categories(args.name) if identity is None else ("", ())
+        parse_identity(args.name)  # an author id meant but wrong is refused, not read as a name
+        name, categories = split_categories(args.name)
     except (IdentityError, WatcherError) as error:
         raise UsageError(f"cannot unfollow that: {error}") from None
-    if identity is not None:
-        followed = store.find_identity(identity.key)
-    else:
-        followed = store.find_followed(name, categories=categories)
+    followed = find_named(store, name, categories)
     if followed is None:
         raise UsageError(f"{args.name[:100]!r} is not followed; see: arxiv-watcher authors")
     store.unfollow(followed.id)

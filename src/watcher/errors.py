@@ -1,17 +1,34 @@
-"""The exception tree of the watcher core.
+"""The exception tree of the project: every exception class it defines lives here, or is listed
+here with where it lives and why.
 
-    WatcherError                 anything the core raises on purpose
-    ├── ConfigError              a setting is missing or malformed (names the variable)
-    ├── ArxivError(url, attempt) talking to arXiv failed
-    │   ├── ArxivHTTPError(status, retry_after)  a non-2xx answer that retries did not cure
-    │   ├── ArxivAPIError(message)      arXiv's own error feed (HTTP 400, entry titled "Error")
-    │   ├── ArxivUnreachable            timeouts and connection errors after all retries
-    │   ├── ArxivBadFeed                HTML, a truncated body, anything that is not a whole feed
-    │   ├── ArxivEmptyPage              an empty page where records are known to exist
-    │   ├── ArxivOAIError(code)         the OAI-PMH service's own error (badResumptionToken, ...)
-    │   ├── ArxivTooManyResults(total, limit)  more results than a history may hold
-    │   └── UnknownAuthorId(author_id)  an author feed arXiv does not know (HTTP 400 or 404)
-    └── UnknownCategory(category, suggestions)
+    Exception
+    ├── WatcherError                    anything the core raises on purpose
+    │   ├── ConfigError                 a setting is missing or malformed (names the variable)
+    │   ├── UsageError (also a ValueError)  wrong arguments to a chat command or to the command
+    │   │                               line; the message is the whole answer (the CLI exits 2)
+    │   ├── ArxivError(url, attempt)    talking to arXiv failed
+    │   │   ├── ArxivHTTPError(status, retry_after)  a non-2xx answer that retries did not cure
+    │   │   ├── ArxivAPIError(message)  arXiv's own error feed (HTTP 400, entry titled "Error")
+    │   │   ├── ArxivUnreachable        timeouts and connection errors after all retries
+    │   │   ├── ArxivBadFeed            HTML, a truncated body, anything that is not a whole feed
+    │   │   ├── ArxivEmptyPage          an empty page where records are known to exist
+    │   │   ├── ArxivOAIError(code)     the OAI-PMH service's own error (badResumptionToken, ...)
+    │   │   ├── ArxivTooManyResults(total, limit)  more results than a history may hold
+    │   │   └── UnknownAuthorId(author_id)  an author feed arXiv does not know (HTTP 400 or 404)
+    │   ├── UnknownCategory(category, suggestions)
+    │   ├── BadRule                     in `watcher.rules`: a follow rule that cannot be followed;
+    │   │   │                           beside the parser that raises it
+    │   │   └── TopicError              in `watcher.topics`: a /watch topic that cannot be watched
+    │   └── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
+    │                                   allowed; raised and caught inside the core
+    │                                   (`watcher.subscribing`)
+    ├── ValueError
+    │   ├── IdentityError               in `watcher.identity`: text meant as an author id or ORCID
+    │   │                               iD, but wrong; a ValueError, as its parser is a converter
+    │   └── BadSchedule                 in `watcher.schedule`: a digest time, day or time zone
+    │                                   that cannot be read; a ValueError, likewise
+    └── _OutOfMarks                     in `bot.latex`: private, stops a walk of a LaTeX tree
+                                        early; it never leaves the module
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
 """
@@ -25,6 +42,11 @@ class WatcherError(Exception):
 
 class ConfigError(WatcherError):
     """A setting is missing or malformed; the message names the variable."""
+
+
+class UsageError(WatcherError, ValueError):
+    """The arguments are wrong; the message is the one-line answer for the user (in a chat, or
+    on the command line, which then exits 2)."""
 
 
 class ArxivError(WatcherError):

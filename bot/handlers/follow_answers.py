@@ -1,0 +1,212 @@
+"""What a chat is told when it asks to follow someone or something: the one answer to each outcome
+of `watcher.subscribing`, for /subscribe (alone, NAME, AUTHOR-ID), the homonym question's
+buttons and /watch. Pure functions: HTML text, whatever the user typed escaped.
+"""
+
+from __future__ import annotations
+
+import html
+
+from bot.handlers.budget import minutes
+from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers
+from watcher.errors import ArxivError
+from watcher.followed import Followed
+from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity
+from watcher.rules import PersonRule
+from watcher.settings import Settings
+from watcher.store.chats import MAX_SUBSCRIPTIONS
+from watcher.subscribing import (
+    AllFollowed,
+    Already,
+    BudgetSpent,
+    NeedsChoice,
+    NotFound,
+    NothingWatched,
+    Outcome,
+    OverLimit,
+    Start,
+    Subscribed,
+    TooCommon,
+    TooSlow,
+    TopicOutcome,
+    Unreachable,
+    WatchedOutcome,
+)
+from watcher.topics import Topic
+
+FULL = (
+    f"This chat already follows {MAX_SUBSCRIPTIONS} authors, the most allowed. "
+    "Stop one first with /unsubscribe NAME."
+)
+FULL_OF_TOPICS = (
+    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed. "
+    "Stop one first with /unsubscribe NAME or /unwatch."
+)
+
+
+def watched_answer(place: Place, outcome: WatchedOutcome) -> str:
+    """/subscribe alone: the chat follows the authors the service watches."""
+    if isinstance(outcome, NothingWatched):
+        return "I watch nobody yet; follow someone with /subscribe NAME."
+    if isinstance(outcome, AllFollowed):
+        return (
+            f"{place.here} already follows {bold_names(outcome.watched)}. "
+            "/recent shows the newest papers."
+        )
+    if isinstance(outcome, OverLimit):
+        return FULL
+    added = outcome.added
+    details = "; ".join(
+        f"<b>{html.escape(f.label)}</b> ({papers(f.record_count)} on record)"
+        if f.backfilled
+        else f"<b>{html.escape(f.label)}</b> (papers not fetched yet)"
+        for f in added[:MAX_NAMES_IN_A_SENTENCE]
+    )
+    if len(added) > MAX_NAMES_IN_A_SENTENCE:
+        details += f"; and {len(added) - MAX_NAMES_IN_A_SENTENCE} more"
+    return f"✅ {place.here} now follows {details}. New papers will be posted here."
+
+
+def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Settings) -> str:
+    """/subscribe NAME, whatever became of it but the homonym question."""
+    shown = f"<b>{html.escape(str(rule))}</b>"
+    if isinstance(outcome, Subscribed) and outcome.start is Start.NEW:
+        followed = outcome.followed
+        return (
+            f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "
+            f"{papers(outcome.found)} under that name{' there' if followed.categories else ''}. "
+            "Their history is being fetched; new papers will be posted here."
+        )
+    if isinstance(outcome, NotFound):
+        return (
+            f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
+            "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
+        )
+    if isinstance(outcome, TooCommon):
+        return (
+            f"arXiv lists {outcome.total:,} papers under {shown}, more than one name may bring "
+            f"(at most {outcome.limit:,}), so this chat does not follow it. A name that common is "
+            "many people: try a fuller one, with the given names spelled out as arXiv lists "
+            "them (e.g. /subscribe Dezun Dong rather than /subscribe D. Dong)."
+        )
+    assert not isinstance(outcome, NeedsChoice), "the homonym question is asked by the handler"
+    return _common_answer(place, str(rule), outcome, settings)
+
+
+def identity_answer(place: Place, identity: Identity, outcome: Outcome, settings: Settings) -> str:
+    """/subscribe AUTHOR-ID, whatever became of it."""
+    if isinstance(outcome, Subscribed) and outcome.start is Start.NEW:
+        return (
+            f"✅ {place.here} now follows <b>{html.escape(outcome.followed.label)}</b>: arXiv "
+            f"lists {papers(outcome.found)} they claimed. Their history is being fetched; new "
+            "papers will be posted here (only those they claim on arXiv)."
+        )
+    if isinstance(outcome, NotFound):
+        return unknown_identity(identity)
+    return _common_answer(place, identity.shown, outcome, settings)
+
+
+def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings) -> str:
+    """The answers a name and an author id share: `name` is what the chat asked for."""
+    if isinstance(outcome, Already):
+        return _already(place, outcome.followed)
+    if isinstance(outcome, OverLimit):
+        return FULL
+    if isinstance(outcome, BudgetSpent):
+        return (
+            f"This chat has looked up {settings.backfills_per_chat_hour} new names on arXiv "
+            f"within the last hour, the most allowed. Try again in {minutes(outcome.wait)}; "
+            "authors I already follow can be added now."
+        )
+    if isinstance(outcome, TooSlow):
+        return (
+            f"⚠️ arXiv is slow to answer just now, so this chat does not follow "
+            f"<b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+        )
+    if isinstance(outcome, Unreachable):
+        return _unreachable(name, outcome.error)
+    assert isinstance(outcome, Subscribed), outcome
+    followed = outcome.followed
+    shown = f"<b>{html.escape(followed.label)}</b>"
+    if outcome.start is Start.RESUMED:
+        return (
+            f"✅ {place.here} now follows {shown} ({papers(followed.record_count)} on record). "
+            "Its papers are being fetched again; new ones will be posted here."
+        )
+    if not followed.backfilled:
+        return (
+            f"✅ {place.here} now follows {shown}. Its papers are being fetched from arXiv; "
+            "new ones will be posted here."
+        )
+    return (
+        f"✅ {place.here} now follows {shown}: {papers(followed.record_count)} found on arXiv. "
+        "New ones will be posted here; /recent shows the newest."
+    )
+
+
+def chosen_answer(place: Place, rule: PersonRule, outcome: Subscribed | Already | OverLimit) -> str:
+    """A button of the homonym question: the name in one category (`rule` has it), or whole."""
+    if isinstance(outcome, OverLimit):
+        return FULL
+    if isinstance(outcome, Already):
+        return _already(place, outcome.followed)
+    shown = f"<b>{html.escape(outcome.followed.label)}</b>"
+    if not rule.categories:
+        return (
+            f"✅ {place.here} now follows {shown}: arXiv lists {papers(outcome.found)} under "
+            "that name. Their history is being fetched; new papers will be posted here."
+        )
+    return (
+        f"✅ {place.here} now follows {shown}: their papers listed in "
+        f"{', '.join(rule.categories)}, primary or cross-list. Their history is being "
+        "fetched; new papers will be posted here."
+    )
+
+
+def topic_answer(place: Place, topic: Topic, outcome: TopicOutcome, settings: Settings) -> str:
+    """/watch TOPIC, whatever became of it."""
+    if isinstance(outcome, Already):
+        return (
+            f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
+            "/subscriptions lists what it follows."
+        )
+    if isinstance(outcome, OverLimit):
+        return FULL_OF_TOPICS
+    if isinstance(outcome, BudgetSpent):
+        return (
+            f"This chat has started {settings.backfills_per_chat_hour} new follows within the "
+            f"last hour, the most allowed. Try again in {minutes(outcome.wait)}."
+        )
+    return (
+        f"✅ {place.here} now watches <b>{html.escape(topic.text)}</b> in "
+        f"{', '.join(topic.categories)}: new papers whose title or abstract holds every word "
+        "and phrase will be posted here. Papers that came out before now are not announced."
+    )
+
+
+def unknown_identity(identity: Identity) -> str:
+    """The answer to an author id (or ORCID iD) that arXiv has no author feed for."""
+    if identity.kind == "orcid":
+        return (
+            f"arXiv knows no author with ORCID iD {identity.value}: arXiv knows an ORCID iD only "
+            "when its owner linked it to their arXiv account. Try the arXiv author id instead, "
+            f"the end of their arXiv author page's address, like {EXAMPLE_ARXIV_PAGE}."
+        )
+    return (
+        f"arXiv knows no author id {html.escape(identity.value)}; the id is the end of your arXiv "
+        f"author page's address, like {EXAMPLE_ARXIV_PAGE}."
+    )
+
+
+def _unreachable(name: str, error: ArxivError) -> str:
+    return (
+        f"⚠️ I could not reach arXiv just now ({html.escape(str(error)[:200])}), so this chat "
+        f"does not follow <b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+    )
+
+
+def _already(place: Place, followed: Followed) -> str:
+    return (
+        f"{place.here} already follows <b>{html.escape(followed.label)}</b>. "
+        "/subscriptions lists what it follows."
+    )
