@@ -54,6 +54,7 @@ from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.identity import Identity
+from watcher.kinds import FollowKind
 from watcher.rules import PersonRule
 from watcher.service import ServiceContext
 from watcher.subscribing import NeedsChoice, Subscribing, find_named
@@ -207,8 +208,8 @@ class Subscriptions(ServiceHandlers):
                 f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
                 "/subscribe NAME follows anyone; /watch follows a topic."
             )
-        topics = [f for f in followed if f.kind == "topic"]
-        followed = [f for f in followed if f.kind != "topic"]
+        topics = [f for f in followed if f.kind == FollowKind.TOPIC]
+        followed = [f for f in followed if f.kind != FollowKind.TOPIC]
         head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
         head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
         revisions = info is not None and info.notify_revisions

@@ -34,6 +34,7 @@ from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
+from watcher.kinds import FollowKind
 from watcher.service import ServiceContext
 from watcher.subscribing import Subscribing
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
@@ -102,7 +103,7 @@ class Topics(ServiceHandlers):
 
     def _watched(self, place: Place) -> list[Followed]:
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        return [f for f in self.store.followed(subscribed) if f.kind == "topic"]
+        return [f for f in self.store.followed(subscribed) if f.kind == FollowKind.TOPIC]
 
     def _listing(self, place: Place) -> str:
         """Database thread: the chat's topics, numbered for /unwatch N."""
