@@ -13,18 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tests.databases import fresh_postgres_schema
+from tests.harness.databases import BACKEND, POSTGRES_URL, fresh_postgres_schema
 from watcher.db import open_database
 
 # PTB 22 warns about int `retry_after` unless opted in (see bot/__init__.py); warnings are errors.
 os.environ.setdefault("PTB_TIMEDELTA", "true")
-
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "tests" / "data"  # fixtures recorded from arXiv; see SOURCES.md there
-POSTGRES_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-BACKEND = os.environ.get("TEST_DATABASE", "sqlite")
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Commands in groups, forum topics and upgraded groups: where the answer lands, whom it quotes,
 and who may change the subscriptions. The real Application on the fake Bot API (see
-`tests.test_handlers`), which refuses a reply that leaves the command's topic.
+`tests.bot.test_handlers`), which refuses a reply that leaves the command's topic.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from sqlalchemy import Engine
 
 from bot.handlers.common import POST_AS_YOURSELF
 from bot.handlers.errors import UPGRADED
+from tests.bot.test_handlers import ADMIN_CHAT, USER, Bot, running_bot, running_front_end
 from tests.fakes.corpus import make_record
-from tests.test_handlers import ADMIN_CHAT, USER, Bot, running_bot, running_front_end
 from watcher.models import utcnow
 from watcher.store import MatchedRecord
 

@@ -7,15 +7,15 @@ import json
 import random
 import re
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.latex import latex_to_text
+from tests.harness.paths import DATA
 
 # The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
-RECORDS_FILE = Path(__file__).resolve().parent / "data" / "followed-author-records.json"
+RECORDS_FILE = DATA / "followed-author-records.json"
 
 
 def load_records() -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -31,11 +30,12 @@ from bot.render import (
     render_summary_plain,
     visible_length,
 )
+from tests.harness.paths import DATA
 from watcher.match import is_same_person
 from watcher.records import Author, Record
 from watcher.taxonomy import category_name
 
-RECORDS_FILE = Path(__file__).resolve().parent / "data" / "followed-author-records.json"
+RECORDS_FILE = DATA / "followed-author-records.json"
 FOLLOWED = ["Dezun Dong"]
 
 

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.handlers.budget import BackfillBudget
+from tests.bot.test_handlers import USER, Bot, running_bot
 from tests.fakes.corpus import make_record
-from tests.test_handlers import USER, Bot, running_bot
 from watcher.homonyms import SURVEY_SAMPLE
 
 OTHER = USER + 1

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine
 
+from tests.bot.test_handlers import GROUP, USER, Bot, running_bot, running_front_end
 from tests.fakes.corpus import make_record
-from tests.test_handlers import GROUP, USER, Bot, running_bot, running_front_end
 from watcher.topics import parse_topic
 
 WATCH = '/watch "remote direct memory access" RDMA in cs.DC'

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import (
     LOOKALIKES_BY_THE_AUTHOR,
@@ -19,6 +18,7 @@ from tests.fakes.corpus import (
     lookalike_records,
     make_record,
 )
+from tests.harness.cli_helpers import run_cli
 from watcher.db import MIGRATIONS
 
 JSON_KEYS = {

@@ -26,10 +26,10 @@ import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
+from tests.harness.paths import REPO
 from watcher.db import create_db_engine
 from watcher.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "Dockerfile"
 DOCKERIGNORE = REPO / ".dockerignore"

@@ -29,11 +29,12 @@ from tests.fakes.corpus import (
     lookalike_records,
     make_record,
 )
+from tests.harness.paths import DATA, REPO
 from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.parse import Page, parse_feed
 from watcher.records import Author, Record
 
-REAL = Path(__file__).resolve().parent / "data" / "arxiv-api"
+REAL = DATA / "arxiv-api"
 REAL_FEEDS = sorted(p for p in REAL.glob("*.xml") if "error" not in p.name)
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -420,9 +421,8 @@ def test_concurrent_connections_are_counted(fake: FakeArxiv) -> None:
 
 @pytest.mark.slow
 def test_runs_standalone_for_a_manual_demo() -> None:
-    repo = Path(__file__).resolve().parents[1]
     command = [sys.executable, "-m", "tests.fakes.arxiv_api", "--port", "0"]
-    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True) as process:
         try:
             assert process.stdout is not None
             banner = process.stdout.readline()

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.core.test_harvest import FIRST, NOW, TODAY, client, fake, store
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from tests.test_harvest import FIRST, NOW, TODAY, client, fake, store
+from tests.harness.cli_helpers import run_cli
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
 from watcher.models import utcnow

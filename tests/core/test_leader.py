@@ -13,9 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-from tests.conftest import BACKEND, POSTGRES_URL
-from tests.databases import fresh_postgres_schema, take_leader_lock_away
+from tests.harness.cli_helpers import run_cli
+from tests.harness.databases import (
+    BACKEND,
+    POSTGRES_URL,
+    fresh_postgres_schema,
+    take_leader_lock_away,
+)
 from watcher.leader import LeaderLock, Leadership, leader_lock
 from watcher.status import StatusFile
 

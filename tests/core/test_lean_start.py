@@ -10,7 +10,8 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
-from tests.conftest import BACKEND, REPO
+from tests.harness.databases import BACKEND
+from tests.harness.paths import REPO
 from watcher.db import (
     alembic_config,
     create_db_engine,

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from tests.conftest import DATA
+from tests.harness.paths import DATA
 from watcher.errors import ArxivBadFeed, ArxivOAIError
 from watcher.match import FollowRules
 from watcher.sources.oai import OaiPage, parse_list_records

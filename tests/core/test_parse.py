@@ -7,16 +7,15 @@ for where they come from). Broken bodies are made by cutting or editing those re
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
+from tests.harness.paths import DATA
 from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.parse import Page, normalise_whitespace, parse_feed, split_arxiv_id
 from watcher.records import Author, Record
 
 # The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
-DATA = Path(__file__).resolve().parent / "data"
 API_DIR = DATA / "arxiv-api"
 
 QUERY_TESTING = "query_all-testing_start0_max10.xml"

@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from tests.cli_helpers import run_cli
+from tests.core.test_harvest import NOW, TODAY, client, fake, store
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from tests.test_harvest import NOW, TODAY, client, fake, store
+from tests.harness.cli_helpers import run_cli
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
 from watcher.models import Delivery, Paper

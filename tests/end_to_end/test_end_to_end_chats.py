@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ServiceProcess
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, SentMessage
+from tests.harness.cli_helpers import ServiceProcess
 
 pytestmark = pytest.mark.slow
 

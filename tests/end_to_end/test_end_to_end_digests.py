@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ServiceProcess
-from tests.conftest import BACKEND
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.fakes.zones import write_zone
+from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.databases import BACKEND
 
 pytestmark = pytest.mark.slow
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.cli_helpers import ServiceProcess, run_cli
 from watcher.db import open_database
 from watcher.records import Author
 from watcher.store import Store

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
-from tests.harvest_world import FIRST, SECOND, TODAY, fakes, harvests, service_for, texts
+from tests.harness.harvest_world import FIRST, SECOND, TODAY, fakes, harvests, service_for, texts
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.models import Delivery, Paper

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
-from tests.harvest_world import (
+from tests.harness.harvest_world import (
     DAOYI,
     FIRST,
     LOOKALIKE,

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.cli_helpers import ServiceProcess, run_cli
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.models import Delivery

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ServiceProcess, run_cli
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.cli_helpers import ServiceProcess, run_cli
 
 TOKEN = "123456:TEST-the-token-telegram-knows"
 WRONG_TOKEN = "654321:TEST-a-token-telegram-refuses"

@@ -19,11 +19,11 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.sender import DeliverySender
-from tests.cli_helpers import ServiceProcess, run_cli
-from tests.databases import take_leader_lock_away
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
+from tests.harness.cli_helpers import ServiceProcess, run_cli
+from tests.harness.databases import take_leader_lock_away
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.outbox import Outbox

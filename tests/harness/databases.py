@@ -1,5 +1,6 @@
-"""Throwaway databases for tests and benchmarks (a fresh PostgreSQL schema, a temporary SQLite
-file); and what an outage or an operator can do to a service's leader lock."""
+"""The database the tests run on (`TEST_DATABASE`); throwaway databases for tests and benchmarks
+(a fresh PostgreSQL schema, a temporary SQLite file); and what an outage or an operator can do to
+a service's leader lock."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from watcher.leader import PostgresLeaderLock
+
+# The backend the tests run on (`TEST_DATABASE`), and the PostgreSQL they use when it is postgres.
+BACKEND = os.environ.get("TEST_DATABASE", "sqlite")
+POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
 
 
 @contextlib.contextmanager

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ServiceProcess
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.cli_helpers import ServiceProcess
 from watcher.records import Record
 
 TOKEN = "123456:TEST-harvest-end-to-end"
