@@ -1,19 +1,17 @@
 """Commands in groups, forum topics and upgraded groups: where the answer lands, whom it quotes,
 and who may change the subscriptions. The real Application on the fake Bot API (see
-`tests.bot.test_handlers`), which refuses a reply that leaves the command's topic.
+`tests.harness.bots`), which refuses a reply that leaves the command's topic.
 """
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import Engine
 
 from bot.handlers.common import POST_AS_YOURSELF
 from bot.handlers.errors import UPGRADED
-from tests.bot.test_handlers import ADMIN_CHAT, USER, Bot, running_bot, running_front_end
 from tests.fakes.corpus import make_record
+from tests.harness.bots import ADMIN_CHAT, USER, Bot, running_front_end
 from watcher.models import utcnow
 from watcher.store import MatchedRecord
 
@@ -21,12 +19,6 @@ FORUM = -1005555555555
 GROUP, SUPERGROUP = -500, -1001111111111
 OWN_CHANNEL = -1002222222222
 ADMIN, MEMBER = 7, 9
-
-
-@pytest.fixture
-async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
-    async with running_bot(engine, database_url) as running:
-        yield running
 
 
 def dezun_id(bot: Bot) -> int:

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.handlers.offers import STALE
-from tests.bot.test_handlers import GROUP, USER, Bot, running_bot
 from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.bots import GROUP, USER, Bot, running_bot
 from watcher.store import Followed
 
 DONG_FEED = "dong_d_1"

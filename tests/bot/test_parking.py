@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.sender import is_chat_refusal
-from tests.bot.test_sender import TOKEN, World, eventually, make_world, sending, sent_count
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.delivery import TOKEN, World, eventually, make_world, sending, sent_count
 from watcher.models import utcnow
 from watcher.parking import PARKED_RETRY_MAX, parked_retry_delay
 

@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import string
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy import Engine
 
 from bot.handlers.budget import BackfillBudget
-from tests.bot.test_handlers import USER, Bot, running_bot
 from tests.fakes.corpus import make_record
+from tests.harness.bots import USER, Bot, running_bot
 from watcher.homonyms import SURVEY_SAMPLE
 
 OTHER = USER + 1
 GENEROUS = 5.0  # seconds: a wait, never a measure of speed
-
-
-@pytest.fixture
-async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
-    async with running_bot(engine, database_url) as running:
-        yield running
 
 
 def made_up(number: int) -> str:

@@ -4,24 +4,17 @@ and the delivery sender."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
 
-from tests.bot.test_handlers import GROUP, USER, Bot, running_bot, running_front_end
 from tests.fakes.corpus import make_record
+from tests.harness.bots import GROUP, USER, Bot, running_front_end
 from watcher.topics import parse_topic
 
 WATCH = '/watch "remote direct memory access" RDMA in cs.DC'
 SHOWN = '"remote direct memory access" rdma'
-
-
-@pytest.fixture
-async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
-    async with running_bot(engine, database_url) as running:
-        yield running
 
 
 def topics(bot: Bot) -> list[str]:

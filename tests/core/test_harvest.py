@@ -5,74 +5,33 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
 
 import pytest
-from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
+from tests.harness.harvest_day import (
+    DAY,
+    FIRST,
+    NOW,
+    SECOND,
+    TODAY,
+    client,
+    day_id,
+    fake,
+    paper,
+    store,
+)
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
 from watcher.match import FollowRules
 from watcher.poll import PollReport
-from watcher.records import Record
 from watcher.sources.harvest import HARVEST_NAME, Harvester
 from watcher.store import Followed, MatchedRecord, SaveResult, Store
-
-TODAY = datetime.now(UTC).date()
-NOW = datetime.now(UTC)
-
-
-def day_id(number: int) -> str:
-    """An arXiv id of TODAY's month: 30001 and up sort after every record of the day's pages
-    (ordered by datestamp, then id) whatever the month."""
-    return f"{TODAY:%y%m}.{number:05d}"
-
-
-DAY = realistic_day(TODAY, count=600)  # a small day: the 2,500-record one is end-to-end's
-
-
-def paper(arxiv_id: str, title: str, *, authors: tuple[str, ...] = ("Dezun Dong",)) -> Record:
-    published = datetime.combine(TODAY, datetime.min.time(), UTC) + timedelta(hours=3)
-    return make_record(arxiv_id=arxiv_id, title=title, authors=list(authors), published=published)
-
-
-FIRST = paper(day_id(30001), "Adaptive Routing on Dragonfly+", authors=("Ke Wu", "Dezun Dong"))
-SECOND = paper(day_id(30002), "Congestion Control for HyperX", authors=("Dong Dezun",))
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeArxiv]:
-    with FakeArxiv([*dezun_dong_records(), *DAY]) as server:
-        server.oai_page_size = 250
-        yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=5, max_retries=2, backoff_base=0.01, backoff_max=2
-    ) as arxiv:
-        yield arxiv
-
-
-@pytest.fixture
-def store(engine: Engine) -> Store:
-    """Dezun Dong followed, his history stored (as the API backfill leaves it) yesterday."""
-    store = Store(engine)
-    followed, _ = store.follow(["Dezun Dong"])
-    store.save_records(
-        [MatchedRecord(r, frozenset({followed.id})) for r in dezun_dong_records()],
-        announce_for=frozenset(),
-    )
-    yesterday = NOW - timedelta(days=1)
-    store.record_poll_success([followed.id], now=yesterday, next_poll=yesterday)
-    return store
 
 
 def harvester(store: Store, client: ArxivClient, fake: FakeArxiv, **options: object) -> Harvester:
@@ -87,6 +46,9 @@ def harvester(store: Store, client: ArxivClient, fake: FakeArxiv, **options: obj
         **options,
     }
     return Harvester(**settings)  # type: ignore[arg-type]
+
+
+__all__ = ["client", "fake", "store"]  # fixtures from the harness
 
 
 async def run(harvest: Harvester, store: Store, *, force: bool = True) -> PollReport:

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_harvest import FIRST, NOW, TODAY, client, fake, store
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli
+from tests.harness.harvest_day import FIRST, NOW, TODAY, client, fake, store
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
 from watcher.models import utcnow
 from watcher.poll import HARVEST_REQUESTS, Poller
 from watcher.store import Store
 
-__all__ = ["client", "fake", "store"]  # fixtures shared with the protocol tests
+__all__ = ["client", "fake", "store"]  # fixtures from the harness
 
 
 def follow_many(store: Store, count: int) -> None:

@@ -9,19 +9,16 @@ used. Dropping `ix_paper_category_newest` fails it; see the last test.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, text
 
 from tests.fakes.corpus import make_record
+from tests.harness.query_plans import Question, plans
 from watcher.store import MatchedRecord, Store
 
 BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author", "paper_match_category")
-Question = Callable[[Store, list[int]], object]
 
 
 @pytest.fixture
@@ -44,46 +41,6 @@ def store(engine: Engine) -> Store:
     ]
     store.save_records(papers, announce_for=frozenset())
     return store
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[tuple[str, Any]]]:
-    """The SQL statements (with their parameters) sent through `engine` meanwhile."""
-    sent: list[tuple[str, Any]] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            sent.append((statement, parameters))
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
-
-
-def plans(store: Store, question: Question) -> list[str]:
-    """The plan of each statement `question` sends (for a chat following everyone), one text
-    each."""
-    ids = [f.id for f in store.followed()]
-    with statements(store.engine) as sent:
-        question(store, ids)
-    assert sent
-    found = []
-    with store.engine.connect() as connection:
-        raw: Any = connection.connection.dbapi_connection
-        cursor = raw.cursor()
-        if store.engine.dialect.name == "postgresql":
-            cursor.execute("SET enable_seqscan = off")
-            for statement, parameters in sent:
-                cursor.execute("EXPLAIN " + statement, parameters)
-                found.append("\n".join(row[0] for row in cursor.fetchall()))
-        else:
-            for statement, parameters in sent:
-                cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
-                found.append("\n".join(str(row[-1]) for row in cursor.fetchall()))
-        cursor.close()
-    return found
 
 
 def whole_table_reads(plan: str) -> list[str]:

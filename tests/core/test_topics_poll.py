@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from tests.core.test_harvest import NOW, TODAY, client, fake, store
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli
+from tests.harness.harvest_day import NOW, TODAY, client, fake, store
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
 from watcher.models import Delivery, Paper
@@ -23,7 +23,7 @@ from watcher.records import Record
 from watcher.store import Store
 from watcher.topics import parse_topic
 
-__all__ = ["client", "fake", "store"]  # fixtures shared with the harvest tests
+__all__ = ["client", "fake", "store"]  # fixtures from the harness
 
 RDMA = parse_topic('"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI')
 ABSTRACT = "We build remote direct memory access (RDMA) transports for clusters."

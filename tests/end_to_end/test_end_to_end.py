@@ -15,7 +15,7 @@ import pytest
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
-from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
 
 pytestmark = pytest.mark.slow
 
@@ -42,15 +42,7 @@ def world(
     tmp_path: Path, database_url: str
 ) -> Iterator[tuple[FakeArxiv, FakeTelegram, ServiceProcess]]:
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN) as telegram:
-        service = ServiceProcess(
-            cwd=tmp_path,
-            DATABASE_URL=database_url,
-            ARXIV_API_URL=arxiv.url,
-            ARXIV_MIN_INTERVAL="0",
-            POLL_INTERVAL="1",
-            TELEGRAM_BOT_TOKEN=TOKEN,
-            TELEGRAM_API_URL=telegram.base_url,
-        )
+        service = service_on_fakes(arxiv, telegram, cwd=tmp_path, database_url=database_url)
         try:
             service.wait_for(lambda: "stored silently" in service.output)
             service.wait_for(lambda: bool(telegram.commands))
@@ -136,14 +128,12 @@ def test_a_new_names_history_is_fetched_at_once_not_at_the_next_round(
     tmp_path: Path, database_url: str
 ) -> None:
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN) as telegram:
-        service = ServiceProcess(
+        service = service_on_fakes(
+            arxiv,
+            telegram,
             cwd=tmp_path,
-            DATABASE_URL=database_url,
-            ARXIV_API_URL=arxiv.url,
-            ARXIV_MIN_INTERVAL="0",
+            database_url=database_url,
             POLL_INTERVAL="3600",  # the scheduler's next round is a minute away
-            TELEGRAM_BOT_TOKEN=TOKEN,
-            TELEGRAM_API_URL=telegram.base_url,
         )
         try:
             service.wait_for(lambda: "stored silently" in service.output)

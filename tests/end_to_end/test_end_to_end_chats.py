@@ -17,7 +17,7 @@ import pytest
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, SentMessage
-from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
 
 pytestmark = pytest.mark.slow
 
@@ -33,14 +33,11 @@ def service(
     """The service on the fakes, after its first poll and with its command menu set."""
     records = [*dezun_dong_records(), *lookalike_records()]
     with FakeArxiv(records) as arxiv, FakeTelegram(TOKEN) as telegram:
-        process = ServiceProcess(
+        process = service_on_fakes(
+            arxiv,
+            telegram,
             cwd=tmp_path,
-            DATABASE_URL=database_url,
-            ARXIV_API_URL=arxiv.url,
-            ARXIV_MIN_INTERVAL="0",
-            POLL_INTERVAL="1",
-            TELEGRAM_BOT_TOKEN=TOKEN,
-            TELEGRAM_API_URL=telegram.base_url,
+            database_url=database_url,
             # A group's 20 messages a minute would space these few by 3 s each; the fake Bot API
             # still holds the bot to Telegram's limits.
             TELEGRAM_RATE_GROUP="600",

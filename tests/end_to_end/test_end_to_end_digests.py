@@ -21,7 +21,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.fakes.zones import write_zone
-from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
 from tests.harness.databases import BACKEND
 
 pytestmark = pytest.mark.slow
@@ -33,16 +33,7 @@ PERSON, GROUP, ADMIN, MEMBER, OTHER = 41, -4242, 7, 8, 42
 def start(
     tmp_path: Path, database_url: str, arxiv: FakeArxiv, telegram: FakeTelegram, **extra: str
 ) -> ServiceProcess:
-    return ServiceProcess(
-        cwd=tmp_path,
-        **extra,
-        DATABASE_URL=database_url,
-        ARXIV_API_URL=arxiv.url,
-        ARXIV_MIN_INTERVAL="0",
-        POLL_INTERVAL="1",
-        TELEGRAM_BOT_TOKEN=TOKEN,
-        TELEGRAM_API_URL=telegram.base_url,
-    )
+    return service_on_fakes(arxiv, telegram, cwd=tmp_path, database_url=database_url, **extra)
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""Running the real `arxiv-watcher` entry point as a subprocess, with a clean environment."""
+"""Running the real `arxiv-watcher` entry point as a subprocess, with a clean environment; and
+the service's settings against the fake arXiv and the fake Bot API."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.telegram import FakeTelegram
 from watcher.settings import Settings
 
 SETTING_NAMES = {name.upper() for name in Settings.model_fields}
@@ -92,3 +95,19 @@ class ServiceProcess:
     @property
     def output(self) -> str:
         return "\n".join(self.stdout + self.stderr)
+
+
+def service_on_fakes(
+    arxiv: FakeArxiv, telegram: FakeTelegram, *, cwd: Path, database_url: str, **settings: str
+) -> ServiceProcess:
+    """`arxiv-watcher run` on `database_url` against the fakes: no politeness delay between arXiv
+    requests, a round a second; `settings` add to these or replace them."""
+    environment = {
+        "DATABASE_URL": database_url,
+        "ARXIV_API_URL": arxiv.url,
+        "ARXIV_MIN_INTERVAL": "0",
+        "POLL_INTERVAL": "1",
+        "TELEGRAM_BOT_TOKEN": telegram.token,
+        "TELEGRAM_API_URL": telegram.base_url,
+    }
+    return ServiceProcess(cwd=cwd, **{**environment, **settings})

@@ -14,7 +14,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from tests.fakes.telegram import FakeTelegram
-from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
 from watcher.records import Record
 
 TOKEN = "123456:TEST-harvest-end-to-end"
@@ -81,16 +81,14 @@ def harvests(service: ServiceProcess) -> int:
 def service_for(
     arxiv: FakeArxiv, telegram: FakeTelegram, database_url: str, tmp_path: Path
 ) -> ServiceProcess:
-    return ServiceProcess(
+    return service_on_fakes(
+        arxiv,
+        telegram,
         cwd=tmp_path,
-        DATABASE_URL=database_url,
-        ARXIV_API_URL=arxiv.url,
+        database_url=database_url,
         ARXIV_OAI_URL=arxiv.oai_url,
         WATCH_SOURCE="harvest",
-        ARXIV_MIN_INTERVAL="0",
         POLL_INTERVAL="0.5",
-        TELEGRAM_BOT_TOKEN=TOKEN,
-        TELEGRAM_API_URL=telegram.base_url,
     )
 
 
