@@ -46,6 +46,7 @@ def test_one_holder_at_a_time_and_the_next_one_takes_over(
     assert not first.try_acquire()
 
 
+@pytest.mark.database
 def test_services_on_other_schemas_of_one_database_do_not_block_each_other() -> None:
     if BACKEND != "postgres":
         pytest.skip("schemas are PostgreSQL's")
