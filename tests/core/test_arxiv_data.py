@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv, render_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox
@@ -85,7 +86,9 @@ def fake() -> Iterator[FakeArxiv]:
 
 @pytest.fixture
 async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(fake.url, min_interval=0, timeout=5, max_retries=0) as arxiv:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
+    ) as arxiv:
         yield arxiv
 
 

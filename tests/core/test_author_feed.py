@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
+from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.errors import UnknownAuthorId
 from watcher.fetch import USER_AGENT, ArxivClient
 from watcher.identity import Identity
@@ -34,7 +35,12 @@ def fake() -> Iterator[FakeArxiv]:
 @pytest.fixture
 async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
     async with ArxivClient(
-        fake.url, min_interval=0, timeout=2, max_retries=1, backoff_base=0.01, backoff_max=0.05
+        fake.url,
+        min_interval=0,
+        timeout=LOOPBACK_TIMEOUT,
+        max_retries=1,
+        backoff_base=0.01,
+        backoff_max=0.05,
     ) as arxiv:
         yield arxiv
 

@@ -10,8 +10,7 @@ import asyncio
 import itertools
 import logging
 import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -20,6 +19,7 @@ import pytest
 
 from tests.fakes.arxiv_api import FakeArxiv, Fault, FaultKind, SeenRequest
 from tests.fakes.corpus import dezun_dong_records
+from tests.harness.patience import LOOPBACK_TIMEOUT, wait_until
 from watcher import __version__
 from watcher.errors import (
     ArxivAPIError,
@@ -56,14 +56,6 @@ def client_for(
         backoff_base=0.01,
         backoff_max=backoff_max,
     )
-
-
-def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met")
-        time.sleep(0.01)
 
 
 def gaps(requests: list[SeenRequest]) -> list[float]:
@@ -115,9 +107,9 @@ async def test_concurrent_callers_queue_on_one_connection(fake: FakeArxiv) -> No
 async def test_the_server_can_see_more_than_one_connection(fake: FakeArxiv) -> None:
     """Guards the test above: without the client's limits, the fake does count two at once."""
     fake.inject("timeout")
-    async with httpx.AsyncClient(timeout=5) as free_for_all:
+    async with httpx.AsyncClient(timeout=LOOPBACK_TIMEOUT) as free_for_all:
         held = asyncio.create_task(free_for_all.get(fake.url, params={"search_query": "au:x"}))
-        await asyncio.to_thread(wait_until, lambda: bool(fake.requests))
+        await asyncio.to_thread(wait_until, lambda: bool(fake.requests), "the fake holds one")
         await free_for_all.get(fake.url, params={"search_query": "au:x"})
         held.cancel()
         with pytest.raises(asyncio.CancelledError):

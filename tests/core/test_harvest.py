@@ -26,6 +26,7 @@ from tests.harness.harvest_day import (
     paper,
     store,
 )
+from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
 from watcher.fetch import ArxivClient
 from watcher.match import FollowRules
@@ -215,7 +216,7 @@ async def test_an_expired_token_restarts_from_from_and_nothing_doubles(
     fake.add(SECOND, datestamp=TODAY)
     fake.hold_oai(after=2)  # the third page is held...
     task = asyncio.create_task(run(harvester(store, client, fake), store))
-    await asyncio.to_thread(fake.oai_held.wait, 10)
+    assert await asyncio.to_thread(fake.oai_held.wait, PATIENCE), "the third page never came"
     fake.expire_tokens()  # ...while its token expires
     fake.release_oai()
 

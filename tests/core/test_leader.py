@@ -20,6 +20,7 @@ from tests.harness.databases import (
     fresh_postgres_schema,
     take_leader_lock_away,
 )
+from tests.harness.patience import PATIENCE
 from watcher.leader import LeaderLock, Leadership, leader_lock
 from watcher.status import StatusFile
 
@@ -80,7 +81,7 @@ async def test_a_holder_whose_lock_is_taken_away_stops_before_another_takes_over
     assert roles[0] == "active"
 
     take_leader_lock_away(database_url)
-    async with asyncio.timeout(20):
+    async with asyncio.timeout(PATIENCE):
         assert await waiting  # the standby took over
     assert watching.done(), "the new holder began before the old one noticed it lost the lock"
     await active.release()
@@ -98,7 +99,7 @@ async def test_a_standby_stops_waiting_when_the_service_stops(
     waiting = asyncio.create_task(Leadership(second, retry_seconds=60).acquire(until=stopping))
     await asyncio.sleep(0.2)
     stopping.set()
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(PATIENCE):
         assert await waiting is False
 
 

@@ -12,6 +12,7 @@ from sqlalchemy import Engine, text
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.chats import Chats
 from watcher.cli import describe_followed
 from watcher.fetch import ArxivClient
@@ -39,7 +40,9 @@ def fake() -> Iterator[FakeArxiv]:
 
 @pytest.fixture
 async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(fake.url, min_interval=0, timeout=5, max_retries=1) as arxiv:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=1
+    ) as arxiv:
         yield arxiv
 
 

@@ -13,6 +13,7 @@ from sqlmodel import Session, update
 
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.failures import retry_delay
 from watcher.fetch import ArxivClient
 from watcher.models import PollState, utcnow
@@ -31,7 +32,9 @@ def fake() -> Iterator[FakeArxiv]:
 
 @pytest.fixture
 async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(fake.url, min_interval=0, timeout=2, max_retries=0) as arxiv:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
+    ) as arxiv:
         yield arxiv
 
 
@@ -80,7 +83,9 @@ async def test_an_absurd_retry_after_is_honoured_up_to_a_day(
     store.follow(["Dezun Dong"])
     fake.faults.append(Fault("503", retry_after="1e20"))
 
-    async with ArxivClient(fake.url, min_interval=0, timeout=2, max_retries=1) as client:
+    async with ArxivClient(
+        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=1
+    ) as client:
         report = await poller(store, client).poll()
 
     assert "HTTP 503" in report.failures["Dezun Dong"]

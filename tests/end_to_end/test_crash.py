@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from bot.sender import DeliverySender
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
+from tests.harness.patience import PATIENCE, wait_until
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.outbox import Outbox
@@ -37,14 +38,6 @@ KILL_AFTER = 60  # messages the fake has received when the service is killed
 UNCONFIRMED = 5
 # The sender's default; the front end builds it so.
 CONCURRENCY: int = DeliverySender.__init__.__kwdefaults__["concurrency"]
-
-
-def wait_until(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting until {what}")
-        time.sleep(0.02)
 
 
 class Service:
@@ -71,7 +64,7 @@ class Service:
     def signal(self, signum: int) -> int:
         assert self.process is not None
         self.process.send_signal(signum)
-        return self.process.wait(timeout=30)
+        return self.process.wait(timeout=PATIENCE)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""

@@ -16,6 +16,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
+from tests.harness.patience import PATIENCE
 
 pytestmark = pytest.mark.slow
 
@@ -78,8 +79,8 @@ def test_each_subscriber_gets_each_new_paper_once_and_nobody_gets_a_lookalike(
     telegram.set_admins(GROUP, [GROUP_ADMIN])
     telegram.user_sends(GROUP, "/subscribe", user_id=GROUP_MEMBER, chat_type="group", title="Lab")
     telegram.user_sends(GROUP, "/subscribe", user_id=GROUP_ADMIN, chat_type="group", title="Lab")
-    telegram.wait_sync(lambda: all(len(texts(telegram, p)) == 2 for p in PEOPLE), timeout=20)
-    telegram.wait_sync(lambda: len(texts(telegram, GROUP)) == 2, timeout=20)
+    telegram.wait_sync(lambda: all(len(texts(telegram, p)) == 2 for p in PEOPLE), timeout=PATIENCE)
+    telegram.wait_sync(lambda: len(texts(telegram, GROUP)) == 2, timeout=PATIENCE)
     refused, accepted = texts(telegram, GROUP)
     assert "administrators" in refused
     assert "Dezun Dong" in accepted
@@ -90,7 +91,7 @@ def test_each_subscriber_gets_each_new_paper_once_and_nobody_gets_a_lookalike(
     receivers = (11, 12, GROUP)
     telegram.wait_sync(
         lambda: all(any(GENUINE.title in t for t in texts(telegram, c)) for c in receivers),
-        timeout=30,
+        timeout=PATIENCE,
     )
     polls = len(arxiv.api_requests())
     service.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)  # later polls send nothing
@@ -111,7 +112,7 @@ def test_recent_and_subject_answer_from_the_store(
     telegram.user_sends(21, "/recent 3")
     telegram.user_sends(21, "/subject cs.dc")
     telegram.user_sends(21, "/subject cs.xyz")
-    telegram.wait_sync(lambda: len(texts(telegram, 21)) == 3, timeout=20)
+    telegram.wait_sync(lambda: len(texts(telegram, 21)) == 3, timeout=PATIENCE)
     recent, subject, unknown = texts(telegram, 21)
     newest = sorted(dezun_dong_records(), key=lambda r: r.published, reverse=True)[:3]
     for record in newest:
@@ -139,12 +140,12 @@ def test_a_new_names_history_is_fetched_at_once_not_at_the_next_round(
             service.wait_for(lambda: "stored silently" in service.output)
             service.wait_for(lambda: bool(telegram.commands))
             telegram.user_sends(31, "/subscribe Yemao Xu")
-            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 1, timeout=20)
+            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 1, timeout=PATIENCE)
             assert texts(telegram, 31)[0].startswith("✅ This chat now follows Yemao Xu: arXiv")
 
-            service.wait_for(lambda: "polled Yemao Xu" in service.output, timeout=20)
+            service.wait_for(lambda: "polled Yemao Xu" in service.output, timeout=PATIENCE)
             telegram.user_sends(31, "/recent")
-            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 2, timeout=20)
+            telegram.wait_sync(lambda: len(texts(telegram, 31)) == 2, timeout=PATIENCE)
             assert "OD-SGD" in texts(telegram, 31)[1]
         finally:
             code = service.stop()
@@ -160,7 +161,7 @@ def test_a_user_back_after_forty_papers_gets_one_summary_of_them(
     person = 31
     telegram.user_sends(person, "/start")
     telegram.user_sends(person, "/subscribe")
-    telegram.wait_sync(lambda: len(texts(telegram, person)) == 2, timeout=20)
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 2, timeout=PATIENCE)
     telegram.my_chat_member(person, "kicked")  # the user blocks the bot
     service.wait_for(lambda: f"chat {person} is gone" in service.output)
 
@@ -183,7 +184,7 @@ def test_a_user_back_after_forty_papers_gets_one_summary_of_them(
     else:
         telegram.my_chat_member(person, "member")
     telegram.wait_sync(
-        lambda: any("While you were away" in t for t in texts(telegram, person)), timeout=30
+        lambda: any("While you were away" in t for t in texts(telegram, person)), timeout=PATIENCE
     )
     polls = len(arxiv.api_requests())
     service.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)  # later polls send nothing
@@ -207,7 +208,7 @@ def test_a_quick_person_is_never_refused(
     _, telegram, _ = world
     person = 41
     telegram.user_sends(person, "/recent 2")
-    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1, timeout=20)
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1, timeout=PATIENCE)
     (listing,) = telegram.sent(person)
     assert listing.reply_markup is not None
     (older,) = [b["callback_data"] for row in listing.reply_markup["inline_keyboard"] for b in row]
@@ -233,10 +234,10 @@ def test_a_quick_person_is_never_refused(
             telegram.press_button(person, listing.message_id, action)
     commands = sum(action.startswith("/") for action in actions)
     presses = len(actions) - commands
-    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1 + commands, timeout=30)
+    telegram.wait_sync(lambda: len(texts(telegram, person)) == 1 + commands, timeout=PATIENCE)
     telegram.wait_sync(
         lambda: len([a for a in telegram.callback_answers if a.chat_id == person]) == presses,
-        timeout=30,
+        timeout=PATIENCE,
     )
     assert not any("Slow down" in text for text in texts(telegram, person))
     assert not any(

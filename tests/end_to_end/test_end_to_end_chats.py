@@ -18,6 +18,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.fakes.telegram import FakeTelegram, SentMessage
 from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
+from tests.harness.patience import PATIENCE
 
 pytestmark = pytest.mark.slow
 
@@ -104,7 +105,9 @@ def test_a_channel_that_loses_the_right_to_post_gets_each_paper_once_it_is_back(
         telegram.add_channel(CHANNEL, title="Feed")
         telegram.channel_post(CHANNEL, "/subscribe", title="Feed")
         telegram.user_sends(PERSON, "/subscribe")
-        telegram.wait_sync(lambda: in_place(telegram, CHANNEL) and in_place(telegram, PERSON), 20)
+        telegram.wait_sync(
+            lambda: in_place(telegram, CHANNEL) and in_place(telegram, PERSON), PATIENCE
+        )
 
         telegram.my_chat_member(
             CHANNEL, "administrator", old_status="administrator", can_send=False
@@ -113,18 +116,19 @@ def test_a_channel_that_loses_the_right_to_post_gets_each_paper_once_it_is_back(
             arxiv_id="2611.05001", title="Routing While Muted", authors=["Dezun Dong"]
         )
         arxiv.add(muted)
-        telegram.wait_sync(lambda: times_received(telegram, PERSON, muted.title), 30)
-        telegram.wait_sync(lambda: send_statuses(telegram, CHANNEL, muted.title) == [400], 30)
+        telegram.wait_sync(lambda: times_received(telegram, PERSON, muted.title), PATIENCE)
+        telegram.wait_sync(lambda: send_statuses(telegram, CHANNEL, muted.title) == [400], PATIENCE)
         process.wait_for(lambda: "its deliveries are parked" in process.output)
 
         telegram.my_chat_member(CHANNEL, "administrator", old_status="administrator")
-        telegram.wait_sync(lambda: times_received(telegram, CHANNEL, muted.title), 30)
+        telegram.wait_sync(lambda: times_received(telegram, CHANNEL, muted.title), PATIENCE)
         after = make_record(
             arxiv_id="2611.05002", title="Routing After Unmuting", authors=["Dezun Dong"]
         )
         arxiv.add(after)
         telegram.wait_sync(
-            lambda: all(times_received(telegram, c, after.title) for c in (CHANNEL, PERSON)), 30
+            lambda: all(times_received(telegram, c, after.title) for c in (CHANNEL, PERSON)),
+            PATIENCE,
         )
         polls = len(arxiv.api_requests())
         process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 2)  # later polls: nothing
@@ -146,11 +150,11 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
         telegram.user_sends(FORUM, "/subscribe Daoyi Dong", user_id=ADMIN, thread_id=quantum)
         telegram.wait_sync(
             lambda: any("now follows Daoyi Dong" in t for t in in_place(telegram, FORUM, quantum)),
-            30,
+            PATIENCE,
         )
         telegram.wait_sync(
             lambda: any("now follows Dezun Dong" in t for t in in_place(telegram, FORUM, networks)),
-            30,
+            PATIENCE,
         )
         # Each answer is in its command's topic, quoting the command.
         for needle in ("now follows Dezun Dong", "now follows Daoyi Dong"):
@@ -172,18 +176,23 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
         for record in (dezun, daoyi, both):
             arxiv.add(record)
         # The open topic is not held back by the closed one.
-        telegram.wait_sync(lambda: times_received(telegram, FORUM, both.title) == {networks: 1}, 30)
-        telegram.wait_sync(lambda: times_received(telegram, FORUM, dezun.title), 30)
+        telegram.wait_sync(
+            lambda: times_received(telegram, FORUM, both.title) == {networks: 1}, PATIENCE
+        )
+        telegram.wait_sync(lambda: times_received(telegram, FORUM, dezun.title), PATIENCE)
         # The closed topic: refused, parked, tried again after a wait, refused again. The probe
         # is the topic's earliest waiting paper, which of its two depends on which author's
         # poll stored "both" first: count the topic's refusals, whatever paper probed.
-        telegram.wait_sync(lambda: topic_statuses(telegram, FORUM, quantum).count(400) >= 2, 30)
+        telegram.wait_sync(
+            lambda: topic_statuses(telegram, FORUM, quantum).count(400) >= 2, PATIENCE
+        )
         assert set(topic_statuses(telegram, FORUM, quantum)) <= {400, 429}
         process.wait_for(lambda: "Topic_closed" in process.output)
 
         telegram.reopen_topic(FORUM, quantum, announce=False)  # the backoff alone finds it open
         telegram.wait_sync(
-            lambda: times_received(telegram, FORUM, both.title) == {networks: 1, quantum: 1}, 30
+            lambda: times_received(telegram, FORUM, both.title) == {networks: 1, quantum: 1},
+            PATIENCE,
         )
         polls = len(arxiv.api_requests())
         process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 2)  # later polls: nothing

@@ -11,8 +11,7 @@ arXiv does.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.cli_helpers import ServiceProcess, run_cli
+from tests.harness.patience import PATIENCE, wait_until
 from watcher.db import open_database
 from watcher.records import Author
 from watcher.store import Store
@@ -102,14 +102,6 @@ LATE = make_record(
 JANE_LATER = make_record(arxiv_id="2611.30009", title="Back Online", authors=[FAILING])
 
 
-def wait_until(condition: Callable[[], object], what: str, *, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.05)
-
-
 def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
     return [message.text for message in telegram.sent(chat_id)]
 
@@ -164,7 +156,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     arxiv, telegram, settings, service = world
     telegram.user_sends(EVERYONE, "/subscribe")
     telegram.user_sends(BOB_ONLY, "/subscribe Bob Healthy")
-    telegram.wait_sync(lambda: texts(telegram, EVERYONE) and texts(telegram, BOB_ONLY), 20)
+    telegram.wait_sync(lambda: texts(telegram, EVERYONE) and texts(telegram, BOB_ONLY), PATIENCE)
 
     for record in NEW_PAPERS.values():
         arxiv.add(record)
@@ -182,7 +174,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     assert health.returncode == 1
     assert FAILING in health.stdout and "HTTP 503" in health.stdout
     telegram.user_sends(ADMIN, "/stats")
-    telegram.wait_sync(lambda: texts(telegram, ADMIN), 20)
+    telegram.wait_sync(lambda: texts(telegram, ADMIN), PATIENCE)
     (stats,) = texts(telegram, ADMIN)
     (line,) = [line for line in stats.splitlines() if FAILING in line]
     assert "failed in a row" in line and "HTTP 503" in line
@@ -190,8 +182,8 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
 
     # The healthy authors' papers arrive meanwhile, each once; the revision with its v2 authors.
     everyone = [*NEW_PAPERS, REVISED_V1.arxiv_id]
-    telegram.wait_sync(lambda: all(announced(telegram, EVERYONE, i) for i in everyone), 30)
-    telegram.wait_sync(lambda: announced(telegram, BOB_ONLY, REVISED_V1.arxiv_id), 30)
+    telegram.wait_sync(lambda: all(announced(telegram, EVERYONE, i) for i in everyone), PATIENCE)
+    telegram.wait_sync(lambda: announced(telegram, BOB_ONLY, REVISED_V1.arxiv_id), PATIENCE)
     classes = next(t for t in texts(telegram, EVERYONE) if "arXiv:2611.30001v1" in t)
     assert "MSC: Primary 05C50, 15A18; Secondary 05C85" in classes
     assert "ACM: H.5.4; H.3.5" in classes
@@ -202,7 +194,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
 
     # A late paper beyond page 1, older than everything on it, all of which is stored.
     arxiv.add(LATE)
-    telegram.wait_sync(lambda: announced(telegram, EVERYONE, LATE.arxiv_id), 30)
+    telegram.wait_sync(lambda: announced(telegram, EVERYONE, LATE.arxiv_id), PATIENCE)
 
     # arXiv answers again: the failing author recovers (its history stored silently), and its
     # next paper is announced like any other.
@@ -215,7 +207,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
         engine.dispose()
     assert "in a row" not in run_cli("authors", cwd=tmp_path, **settings).stdout
     arxiv.add(JANE_LATER)
-    telegram.wait_sync(lambda: announced(telegram, EVERYONE, JANE_LATER.arxiv_id), 30)
+    telegram.wait_sync(lambda: announced(telegram, EVERYONE, JANE_LATER.arxiv_id), PATIENCE)
     healthy = run_cli("health", cwd=tmp_path, **{**settings, "POLL_INTERVAL": "60"})
     assert healthy.returncode == 0, healthy.stdout
     polls = len(arxiv.api_requests())

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.harvest_world import FIRST, SECOND, TODAY, fakes, harvests, service_for, texts
+from tests.harness.patience import PATIENCE
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.models import Delivery, Paper
@@ -44,7 +45,7 @@ def test_a_harvest_killed_mid_window_loses_nothing_and_doubles_nothing(
     service = service_for(arxiv, telegram, database_url, tmp_path)
     engine: Engine | None = None
     try:
-        service.wait_for(lambda: harvests(service) >= 1, timeout=60)
+        service.wait_for(lambda: harvests(service) >= 1, timeout=PATIENCE)
         engine = open_database(database_url, migrate=False)
         store, chats = Store(engine), Chats(engine)
         (followed,) = store.followed()
@@ -55,7 +56,7 @@ def test_a_harvest_killed_mid_window_loses_nothing_and_doubles_nothing(
         arxiv.add(FIRST, datestamp=TODAY)  # ...after its first page brought this one
         arxiv.add(SECOND, datestamp=TODAY)  # and the last page this one
         arxiv.oai_held.wait(60)
-        telegram.wait_sync(lambda: len(texts(telegram, 21)) == 1, timeout=30)
+        telegram.wait_sync(lambda: len(texts(telegram, 21)) == 1, timeout=PATIENCE)
         service.wait_for(lambda: sent_deliveries(engine, FIRST.arxiv_id) == 1)
         state = store.harvest_state("")
         assert state is not None
@@ -66,9 +67,9 @@ def test_a_harvest_killed_mid_window_loses_nothing_and_doubles_nothing(
         assert state is not None and state.harvested_through == mark  # the window is not done
 
         service = service_for(arxiv, telegram, database_url, tmp_path)
-        telegram.wait_sync(lambda: len(texts(telegram, 21)) == 2, timeout=60)
+        telegram.wait_sync(lambda: len(texts(telegram, 21)) == 2, timeout=PATIENCE)
         seen = harvests(service)
-        service.wait_for(lambda: harvests(service) >= seen + 1, timeout=60)
+        service.wait_for(lambda: harvests(service) >= seen + 1, timeout=PATIENCE)
     finally:
         code = service.stop()
         if engine is not None:

@@ -39,6 +39,7 @@ from tests.harness.harvest_world import (
     service_for,
     texts,
 )
+from tests.harness.patience import PATIENCE
 from watcher.db import open_database
 from watcher.store import Store
 from watcher.topics import parse_topic
@@ -55,12 +56,14 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
     service = service_for(arxiv, telegram, database_url, tmp_path)
     try:
         service.wait_for(lambda: "stored silently" in service.output)  # the API backfill
-        service.wait_for(lambda: harvests(service) >= 1, timeout=60)
+        service.wait_for(lambda: harvests(service) >= 1, timeout=PATIENCE)
         for person in (11, 12):
             telegram.user_sends(person, "/subscribe")
         telegram.user_sends(13, "/subscribe Daoyi Dong")  # a new follow: its history by API
         telegram.user_sends(14, f"/watch {TOPIC}")  # a new topic: its window by API, silently
-        telegram.wait_sync(lambda: all(len(texts(telegram, c)) == 1 for c in (11, 12, 13, 14)), 30)
+        telegram.wait_sync(
+            lambda: all(len(texts(telegram, c)) == 1 for c in (11, 12, 13, 14)), PATIENCE
+        )
         # The day's look-alikes write in cs, math and physics: the homonym guard asks first.
         (question,) = telegram.sent(13)
         assert "looks like several people" in question.text, question.text
@@ -68,10 +71,10 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
         (anyway,) = question.reply_markup["inline_keyboard"][-1]
         assert anyway["text"] == "Subscribe anyway"
         telegram.press_button(13, question.message_id, anyway["callback_data"])
-        telegram.wait_sync(lambda: any(e.chat_id == 13 for e in telegram.edits), 30)
+        telegram.wait_sync(lambda: any(e.chat_id == 13 for e in telegram.edits), PATIENCE)
         (followed,) = [e for e in telegram.edits if e.chat_id == 13]
         assert followed.text is not None and "now follows Daoyi Dong" in followed.text
-        service.wait_for(lambda: "polled Daoyi Dong" in service.output, timeout=30)
+        service.wait_for(lambda: "polled Daoyi Dong" in service.output, timeout=PATIENCE)
         service.wait_for(lambda: f"polled {TOPIC_TEXT}:" in service.output)
 
         for record in (FIRST, SECOND, LOOKALIKE, DAOYI, TOPIC_SAME_DAY):
@@ -85,10 +88,10 @@ def test_a_days_harvest_brings_each_chat_exactly_its_papers_once(
                 and len(texts(telegram, 13)) >= 2
                 and len(texts(telegram, 14)) >= 2
             ),
-            timeout=60,
+            timeout=PATIENCE,
         )
         seen = harvests(service)
-        service.wait_for(lambda: harvests(service) >= seen + 2, timeout=60)  # later: silence
+        service.wait_for(lambda: harvests(service) >= seen + 2, timeout=PATIENCE)  # later: silence
     finally:
         code = service.stop()
     assert code == 0, service.output

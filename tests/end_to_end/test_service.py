@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.cli_helpers import ServiceProcess, run_cli
+from tests.harness.patience import PATIENCE
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.models import Delivery
@@ -118,7 +119,9 @@ def test_the_service_prunes_deliveries_older_than_the_retention(
 def test_a_wrong_database_url_stops_the_service_naming_the_setting(
     tmp_path: Path, url: str
 ) -> None:
-    result = run_cli("run", cwd=tmp_path, DATABASE_URL=url.format(port=closed_port()), timeout=30)
+    result = run_cli(
+        "run", cwd=tmp_path, DATABASE_URL=url.format(port=closed_port()), timeout=PATIENCE
+    )
     assert result.returncode == 2
     assert "DATABASE_URL" in result.stderr
     assert "Traceback" not in result.stderr

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,7 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 from tests.harness.cli_helpers import ServiceProcess, run_cli
 from tests.harness.databases import take_leader_lock_away
+from tests.harness.patience import wait_until
 from watcher.chats import Chats
 from watcher.db import open_database
 from watcher.outbox import Outbox
@@ -89,14 +90,6 @@ def world(tmp_path: Path, database_url: str) -> Iterator[World]:
         assert tg.internal_errors == []
 
 
-def wait_until(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting until {what}")
-        time.sleep(0.02)
-
-
 def first_request_after(requests: list[float], moment: float) -> float | None:
     later = [at for at in requests if at >= moment]
     return min(later) if later else None
@@ -147,7 +140,7 @@ def test_a_standby_does_nothing_until_the_active_one_dies_then_finishes_its_fan_
         assert at_kill < len(CHATS), "killed too late: every message had gone out"
 
         standby.wait_for(lambda: "active:" in standby.output, timeout=TAKEOVER_LIMIT)
-        wait_until(lambda: outbox.stats().sent == len(CHATS), "every delivery is confirmed", 60)
+        wait_until(lambda: outbox.stats().sent == len(CHATS), "every delivery is confirmed")
         assert standby.stop(signal.SIGTERM) == 0
         assert list((world.tmp_path / "b").glob("*.status")) == []  # it cleaned up
         engine.dispose()
@@ -211,7 +204,7 @@ def test_an_active_service_that_loses_its_lock_mid_fan_out_stops_and_one_carries
         )
         standbys = [world.health(name)[1].startswith("ok: standby") for name in ("a", "b")]
         assert sorted(standbys) == [False, True]
-        wait_until(lambda: outbox.stats().sent == len(LOST_LOCK_CHATS), "every chat has it", 60)
+        wait_until(lambda: outbox.stats().sent == len(LOST_LOCK_CHATS), "every chat has it")
         engine.dispose()
         assert first.stop() == 0
         assert second.stop() == 0

@@ -19,6 +19,7 @@ from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records
 from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
+from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
 from watcher.outbox import Outbox
@@ -31,7 +32,6 @@ USER = 42
 ADMIN_CHAT = 4242
 GROUP = -500
 BOT = "arxiv_watcher_bot"
-WAIT = 10.0  # seconds; generous, as machines are noisy: a pass never waits this long
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Bot:
         return self.service.chats
 
     async def until(self, predicate: Callable[[], object]) -> None:
-        await self.telegram.wait_for(predicate, timeout=WAIT)
+        await self.telegram.wait_for(predicate, timeout=PATIENCE)
 
     async def ask(self, chat_id: int, text: str, *, replies: int = 1, **sender: Any) -> list[str]:
         """Send `text` into the chat and return the texts of the next `replies` messages."""
@@ -71,12 +71,16 @@ class Bot:
     async def settled(self) -> None:
         """Wait until every update sent so far has been fetched and fully handled."""
         await self.until(lambda: self.telegram.pending_updates == 0)
-        await asyncio.wait_for(self.app.update_queue.join(), timeout=WAIT)
+        await asyncio.wait_for(self.app.update_queue.join(), timeout=PATIENCE)
 
 
 @asynccontextmanager
 async def running_service(
-    engine: Engine, database_url: str, *, arxiv_timeout: float = 2, arxiv_min_interval: float = 0
+    engine: Engine,
+    database_url: str,
+    *,
+    arxiv_timeout: float = LOOPBACK_TIMEOUT,
+    arxiv_min_interval: float = 0,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
     """The fakes, and the core on the real database after its first poll, as at a start."""
     with (
@@ -122,7 +126,7 @@ async def running_bot(
     database_url: str,
     *,
     budget: CommandBudget | None = None,
-    arxiv_timeout: float = 2,
+    arxiv_timeout: float = LOOPBACK_TIMEOUT,
     arxiv_min_interval: float = 0,
     rate_limiter: TelegramRateLimiter | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,

@@ -15,6 +15,7 @@ from typing import IO
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.patience import PATIENCE
 from watcher.settings import Settings
 
 SETTING_NAMES = {name.upper() for name in Settings.model_fields}
@@ -71,7 +72,7 @@ class ServiceProcess:
         for line in stream:
             lines.append(line.rstrip("\n"))
 
-    def wait_for(self, predicate: Callable[[], bool], *, timeout: float = 30) -> None:
+    def wait_for(self, predicate: Callable[[], bool], *, timeout: float = PATIENCE) -> None:
         deadline = time.monotonic() + timeout
         while not predicate():
             if self.process.poll() is not None:
@@ -80,7 +81,7 @@ class ServiceProcess:
                 raise AssertionError(f"timed out waiting; output so far: {self.output}")
             time.sleep(0.05)
 
-    def stop(self, signum: int = signal.SIGTERM, *, timeout: float = 20) -> int:
+    def stop(self, signum: int = signal.SIGTERM, *, timeout: float = PATIENCE) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signum)
         try:

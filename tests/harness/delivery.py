@@ -19,6 +19,7 @@ from bot.ratelimit import TelegramRateLimiter
 from bot.sender import CONFIRM_LINGER, DeliverySender
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
 from watcher.chats import Chats
 from watcher.fetch import ArxivClient
@@ -130,7 +131,7 @@ async def sending(
             await task
 
 
-async def eventually(check: Callable[[], bool], within: float = 15.0) -> None:
+async def eventually(check: Callable[[], bool], within: float = PATIENCE) -> None:
     """Wait until `check()` (run on the database thread) holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within

@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
+from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.fetch import ArxivClient
 from watcher.records import Record
 from watcher.store import MatchedRecord, Store
@@ -51,7 +52,12 @@ def fake() -> Iterator[FakeArxiv]:
 @pytest.fixture
 async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
     async with ArxivClient(
-        fake.url, min_interval=0, timeout=5, max_retries=2, backoff_base=0.01, backoff_max=2
+        fake.url,
+        min_interval=0,
+        timeout=LOOPBACK_TIMEOUT,
+        max_retries=2,
+        backoff_base=0.01,
+        backoff_max=2,
     ) as arxiv:
         yield arxiv
 
