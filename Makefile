@@ -20,7 +20,8 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/arxiv-watcher run
 
-## Lint, type-check, then the whole suite on SQLite and again on PostgreSQL.
+## Lint, type-check, the whole suite on SQLite, then on PostgreSQL the tests that reach a database
+## (see tests/conftest.py: the database_url fixture or the `database` marker).
 test: lint typecheck test-sqlite test-postgres
 
 test-sqlite: $(STAMP)

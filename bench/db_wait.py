@@ -25,9 +25,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.databases import empty_database  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
+from tests.harness.databases import empty_database  # noqa: E402
 from watcher.aio import in_db_thread  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.fetch import ArxivClient  # noqa: E402

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import Engine, text  # noqa: E402
 
-from tests.databases import empty_database  # noqa: E402
+from tests.harness.databases import empty_database  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.fetch import ArxivClient  # noqa: E402
 from watcher.poll import Poller, WatchSource  # noqa: E402

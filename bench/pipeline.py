@@ -65,11 +65,11 @@ sys.path.insert(0, str(REPO))
 import defusedxml.ElementTree as SafeElementTree  # noqa: E402
 import feedparser  # noqa: E402
 
-from tests.databases import empty_database  # noqa: E402
 from tests.fakes.arxiv_api import render_feed  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.day import realistic_day  # noqa: E402
 from tests.fakes.oai import OaiItem, render_page  # noqa: E402
+from tests.harness.databases import empty_database  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.followed import Followed  # noqa: E402
 from watcher.match import record_matches  # noqa: E402

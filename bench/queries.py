@@ -41,8 +41,8 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import Engine, inspect, text  # noqa: E402
 
-from tests.databases import empty_database  # noqa: E402
-from tests.test_query_plans import plans  # noqa: E402
+from tests.harness.databases import empty_database  # noqa: E402
+from tests.harness.query_plans import plans  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.rules import rule_key  # noqa: E402
 from watcher.store import Store  # noqa: E402

@@ -1,30 +1,28 @@
-"""Shared fixtures: a real database per test (SQLite file, or a fresh PostgreSQL schema).
+"""Shared fixtures: a real database per test (SQLite file, or a fresh PostgreSQL schema); and
+which tests run on which database.
 
-`TEST_DATABASE=postgres` runs the suite on the machine's PostgreSQL (127.0.0.1:5432, user
-postgres, database test); each test gets a schema of its own, dropped afterwards.
+`TEST_DATABASE=sqlite` (the default) runs every test. `TEST_DATABASE=postgres` runs, on the
+machine's PostgreSQL (127.0.0.1:5432, user postgres, database test), only the tests that reach a
+database: those that take the `database_url` fixture, directly or through another fixture
+(`engine`, `bot`, `world`, ...), and those marked `database` (they open PostgreSQL themselves).
+Parsing, rendering, settings and the fakes' own tests run once, on the SQLite pass. Each
+PostgreSQL test gets a schema of its own, dropped afterwards.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
-from tests.databases import fresh_postgres_schema
+from tests.harness.databases import BACKEND, POSTGRES_URL, fresh_postgres_schema
 from watcher.db import open_database
 
 # PTB 22 warns about int `retry_after` unless opted in (see bot/__init__.py); warnings are errors.
 os.environ.setdefault("PTB_TIMEDELTA", "true")
-
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "tests" / "data"  # fixtures recorded from arXiv; see SOURCES.md there
-POSTGRES_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-BACKEND = os.environ.get("TEST_DATABASE", "sqlite")
 
 
 @pytest.fixture
@@ -45,3 +43,24 @@ def engine(database_url: str) -> Iterator[Engine]:
     engine = open_database(database_url)
     yield engine
     engine.dispose()
+
+
+def reaches_the_database(item: pytest.Item) -> bool:
+    """Whether the test takes a database from the fixtures or is marked as opening one itself."""
+    fixtures: Sequence[str] = getattr(item, "fixturenames", ())
+    return "database_url" in fixtures or item.get_closest_marker("database") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On PostgreSQL, keep only the tests that reach the database; refuse a run left empty."""
+    if BACKEND != "postgres" or not items:
+        return
+    kept = [item for item in items if reaches_the_database(item)]
+    if not kept:
+        raise pytest.UsageError(
+            "TEST_DATABASE=postgres runs only tests that reach the database (the database_url "
+            "fixture or the `database` marker), and none of those collected does; run these "
+            "with TEST_DATABASE=sqlite"
+        )
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept

@@ -1,0 +1,1 @@
+"""Tests of src/watcher without Telegram: parsing, matching, polling, the store, the CLI."""

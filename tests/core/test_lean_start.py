@@ -1,0 +1,116 @@
+"""The service starts without what only some paths need: Alembic (only for a pending migration)
+and psycopg (only on PostgreSQL). Each is about 10 MB resident (bench/README.md, Memory)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from alembic import command
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect, text
+
+from tests.harness.databases import BACKEND
+from tests.harness.paths import REPO
+from watcher.db import (
+    alembic_config,
+    create_db_engine,
+    open_database,
+    pending_migrations,
+    script_head,
+)
+
+OPTIONAL = ("alembic", "psycopg")
+# What `run` does before it polls, on the database at argv[1]: migrate it, follow WATCH_AUTHORS.
+BUILD_THE_CORE = (
+    "import sys\n"
+    "from watcher.db import open_database\n"
+    "from watcher.service import arxiv_client, build_context\n"
+    "from watcher.settings import load_settings\n"
+    "settings = load_settings(database_url=sys.argv[1])\n"
+    "engine = open_database(settings.database_url, migrate=False)\n"
+    "build_context(settings, engine, arxiv_client(settings))"
+)
+
+
+def loaded_after(code: str, *args: str) -> list[str]:
+    """Which of OPTIONAL a fresh interpreter has imported after running `code`."""
+    probe = f"{code}\nimport sys\nprint(' '.join(m for m in {OPTIONAL!r} if m in sys.modules))"
+    answer = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return answer.stdout.split()
+
+
+def test_script_head_is_alembics_head(engine: Engine) -> None:
+    assert script_head() == ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+
+
+def test_importing_the_service_and_the_bot_loads_neither() -> None:
+    assert loaded_after("import watcher.cli, watcher.service, bot.app") == []
+
+
+def test_opening_a_database_at_the_head_does_not_load_alembic(
+    engine: Engine, database_url: str
+) -> None:
+    code = "import sys\nfrom watcher.db import open_database\nopen_database(sys.argv[1])"
+    driver = ["psycopg"] if BACKEND == "postgres" else []
+    assert loaded_after(code, database_url) == driver
+
+
+def test_a_service_migrating_a_new_database_does_not_load_alembic(database_url: str) -> None:
+    """The first start of a bare service (no `db upgrade` before it) migrates in a child
+    process: the service itself stays lean, and the database ends at the head."""
+    driver = ["psycopg"] if BACKEND == "postgres" else []
+    assert loaded_after(BUILD_THE_CORE, database_url) == driver
+    engine = create_db_engine(database_url)
+    try:
+        assert pending_migrations(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_a_failed_migration_in_the_child_stops_the_start_with_its_cause(engine: Engine) -> None:
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = 'f00dfeed0001'"))
+    url = engine.url.render_as_string(hide_password=False)
+    answer = subprocess.run(
+        [sys.executable, "-c", BUILD_THE_CORE, url], cwd=REPO, capture_output=True, text=True
+    )
+    assert answer.returncode != 0
+    assert "f00dfeed0001" in answer.stderr  # the child's own error: the revision it cannot find
+    assert "the database migrations failed" in answer.stderr
+
+
+def test_a_new_database_still_gets_every_migration(database_url: str) -> None:
+    engine = open_database(database_url)
+    try:
+        assert pending_migrations(engine) == []
+        assert "paper" in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
+def test_a_database_one_migration_behind_is_brought_to_the_head(engine: Engine) -> None:
+    head = script_head()
+    command.downgrade(alembic_config(engine), "-1")
+    assert pending_migrations(engine) == [head]
+    url = engine.url.render_as_string(hide_password=False)
+    engine.dispose()
+    again = open_database(url)
+    try:
+        assert pending_migrations(again) == []
+    finally:
+        again.dispose()
+    check = create_db_engine(url)
+    try:
+        with check.connect() as connection:
+            assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
+                (head,)
+            ]
+    finally:
+        check.dispose()

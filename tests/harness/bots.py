@@ -1,0 +1,170 @@
+"""The bot's commands on the real core: the real PTB Application long-polling the fake Bot API,
+the real store (SQLite or PostgreSQL) after its first poll of the fake arXiv. `running_bot` is the
+commands alone; `running_front_end` is the whole front end as `arxiv-watcher run` starts it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+
+from bot.app import BotApplication, build_application
+from bot.frontend import TelegramFrontend
+from bot.handlers import LOOKUP_PATIENCE, CommandBudget
+from bot.ratelimit import TelegramRateLimiter
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records, lookalike_records
+from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
+from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
+from watcher.fetch import ArxivClient
+from watcher.poll import Poller
+from watcher.service import ServiceContext
+from watcher.settings import Settings
+from watcher.store import Store
+from watcher.store.chats import Chats
+from watcher.store.outbox import Outbox
+
+USER = 42
+ADMIN_CHAT = 4242
+GROUP = -500
+BOT = "arxiv_watcher_bot"
+
+
+@dataclass
+class Bot:
+    """The running bot and everything around it."""
+
+    telegram: FakeTelegram
+    arxiv: FakeArxiv
+    service: ServiceContext
+    app: BotApplication = field(repr=False)  # PTB's repr shows the bot token
+
+    @property
+    def store(self) -> Store:
+        return self.service.store
+
+    @property
+    def chats(self) -> Chats:
+        return self.service.chats
+
+    async def until(self, predicate: Callable[[], object]) -> None:
+        await self.telegram.wait_for(predicate, timeout=PATIENCE)
+
+    async def ask(self, chat_id: int, text: str, *, replies: int = 1, **sender: Any) -> list[str]:
+        """Send `text` into the chat and return the texts of the next `replies` messages."""
+        before = len(self.telegram.sent(chat_id))
+        self.telegram.user_sends(chat_id, text, **sender)
+        await self.until(lambda: len(self.telegram.sent(chat_id)) >= before + replies)
+        return [message.text for message in self.telegram.sent(chat_id)[before:]]
+
+    async def ask_one(self, chat_id: int, text: str, **sender: Any) -> str:
+        (answer,) = await self.ask(chat_id, text, **sender)
+        return answer
+
+    def last(self, chat_id: int) -> SentMessage:
+        return self.telegram.sent(chat_id)[-1]
+
+    async def settled(self) -> None:
+        """Wait until every update sent so far has been fetched and fully handled."""
+        await self.until(lambda: self.telegram.pending_updates == 0)
+        await asyncio.wait_for(self.app.update_queue.join(), timeout=PATIENCE)
+
+
+@asynccontextmanager
+async def running_service(
+    engine: Engine,
+    database_url: str,
+    *,
+    arxiv_timeout: float = LOOPBACK_TIMEOUT,
+    arxiv_min_interval: float = 0,
+) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
+    """The fakes, and the core on the real database after its first poll, as at a start."""
+    with (
+        FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
+        FakeArxiv([*dezun_dong_records(), *lookalike_records()]) as arxiv,
+    ):
+        settings = Settings(
+            _env_file=None,
+            database_url=database_url,
+            arxiv_api_url=arxiv.url,
+            arxiv_min_interval=0,
+            watch_authors=["Dezun Dong"],
+            telegram_bot_token=telegram.token,
+            telegram_api_url=telegram.base_url,
+            admin_chat_ids=[ADMIN_CHAT],
+        )
+        async with ArxivClient(
+            arxiv.url,
+            min_interval=arxiv_min_interval,
+            timeout=arxiv_timeout,
+            max_retries=1,
+            backoff_base=0.01,
+            backoff_max=0.02,
+        ) as client:
+            store = Store(engine)
+            for rule in settings.followed_specs:
+                store.follow_watched(rule)
+            poller = Poller(
+                store=store,
+                client=client,
+                poll_interval=3600,
+                author_feed_url=arxiv.author_feed_url,
+            )
+            service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+            await poller.poll()  # the watched author's history, as the service does at start
+            yield telegram, arxiv, service
+        assert telegram.internal_errors == []
+
+
+@asynccontextmanager
+async def running_bot(
+    engine: Engine,
+    database_url: str,
+    *,
+    budget: CommandBudget | None = None,
+    arxiv_timeout: float = LOOPBACK_TIMEOUT,
+    arxiv_min_interval: float = 0,
+    rate_limiter: TelegramRateLimiter | None = None,
+    lookup_patience: float = LOOKUP_PATIENCE,
+) -> AsyncIterator[Bot]:
+    """The commands alone: the Application long-polling the fake, no delivery sender."""
+    async with running_service(
+        engine, database_url, arxiv_timeout=arxiv_timeout, arxiv_min_interval=arxiv_min_interval
+    ) as (
+        telegram,
+        arxiv,
+        service,
+    ):
+        app = build_application(
+            service,
+            command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1),
+            rate_limiter=rate_limiter,
+            lookup_patience=lookup_patience,
+        )
+        await app.initialize()
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0, timeout=1)
+        try:
+            yield Bot(telegram, arxiv, service, app)
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.shutdown()
+
+
+@asynccontextmanager
+async def running_front_end(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery."""
+    async with running_service(engine, database_url) as (telegram, arxiv, service):
+        front_end = TelegramFrontend(service)
+        await front_end.start()
+        try:
+            assert front_end.application is not None
+            yield Bot(telegram, arxiv, service, front_end.application)
+        finally:
+            await front_end.stop()

@@ -1,0 +1,114 @@
+"""Running the real `arxiv-watcher` entry point as a subprocess, with a clean environment; and
+the service's settings against the fake arXiv and the fake Bot API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.telegram import FakeTelegram
+from tests.harness.patience import PATIENCE
+from watcher.settings import Settings
+
+SETTING_NAMES = {name.upper() for name in Settings.model_fields}
+
+
+def clean_env(**settings: str) -> dict[str, str]:
+    """The test runner's environment without any arxiv-watcher setting, plus `settings`."""
+    env = {k: v for k, v in os.environ.items() if k.upper() not in SETTING_NAMES}
+    env.update(settings)
+    return env
+
+
+def run_cli(
+    *args: str, cwd: Path, timeout: float = 60, **settings: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "watcher", *args],
+        cwd=cwd,
+        env=clean_env(**settings),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+class ServiceProcess:
+    """`arxiv-watcher run` as a child process whose output lines are collected as they come."""
+
+    def __init__(self, *, cwd: Path, **settings: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "watcher", "run"],
+            cwd=cwd,
+            env=clean_env(**settings),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._collect, args=(stream, lines), daemon=True)
+            for stream, lines in (
+                (self.process.stdout, self.stdout),
+                (self.process.stderr, self.stderr),
+            )
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _collect(stream: IO[str] | None, lines: list[str]) -> None:
+        assert stream is not None
+        for line in stream:
+            lines.append(line.rstrip("\n"))
+
+    def wait_for(self, predicate: Callable[[], bool], *, timeout: float = PATIENCE) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if self.process.poll() is not None:
+                raise AssertionError(f"service exited ({self.process.returncode}): {self.output}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting; output so far: {self.output}")
+            time.sleep(0.05)
+
+    def stop(self, signum: int = signal.SIGTERM, *, timeout: float = PATIENCE) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        for reader in self._readers:
+            reader.join(timeout=5)
+        return code
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.stdout + self.stderr)
+
+
+def service_on_fakes(
+    arxiv: FakeArxiv, telegram: FakeTelegram, *, cwd: Path, database_url: str, **settings: str
+) -> ServiceProcess:
+    """`arxiv-watcher run` on `database_url` against the fakes: no politeness delay between arXiv
+    requests, a round a second; `settings` add to these or replace them."""
+    environment = {
+        "DATABASE_URL": database_url,
+        "ARXIV_API_URL": arxiv.url,
+        "ARXIV_MIN_INTERVAL": "0",
+        "POLL_INTERVAL": "1",
+        "TELEGRAM_BOT_TOKEN": telegram.token,
+        "TELEGRAM_API_URL": telegram.base_url,
+    }
+    return ServiceProcess(cwd=cwd, **{**environment, **settings})
