@@ -57,7 +57,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
@@ -72,15 +71,9 @@ from telegram.error import (
 
 from bot.digest import render_digest_parts
 from bot.ratelimit import retry_after_seconds
-from bot.render import (
-    Message,
-    PaperKind,
-    render_paper,
-    render_paper_plain,
-    render_summary,
-    render_summary_plain,
-)
+from bot.render import Message, render_paper, render_summary
 from watcher.aio import in_db_thread
+from watcher.kinds import NewsKind
 from watcher.match import is_same_person
 from watcher.models import utcnow
 from watcher.outbox import Outbox, PendingDelivery
@@ -111,8 +104,6 @@ CONFIRM_RETRY_FIRST, CONFIRM_RETRY_MAX = 0.5, 30.0
 # on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
 
-Kind = Literal["new", "revision"]
-
 # Refusals that describe the chat, not the message: they pass once an admin restores the bot's
 # rights or reopens the topic (Telegram's wording, compared in lower case).
 CHAT_REFUSALS = (
@@ -142,7 +133,6 @@ def backoff_delay(attempts: int, *, jitter: Callable[[], float] = random.random)
 @dataclass(frozen=True, slots=True)
 class _Rendered:
     message: Message
-    plain: str
     markup: InlineKeyboardMarkup | None
 
 
@@ -523,11 +513,8 @@ class DeliverySender:
         ids = [pending.id for pending in covered]
         if not ids:
             return  # another summary covered it already
-        papers: list[tuple[Record, PaperKind]] = [
-            (pending.record, "revision" if pending.kind == "revision" else "new")
-            for pending in covered
-        ]
-        rendered = _Rendered(render_summary(papers), render_summary_plain(papers), None)
+        papers = [(pending.record, NewsKind.of(pending.kind)) for pending in covered]
+        rendered = _Rendered(render_summary(papers), None)
         await self._send_covering(delivery, ids, rendered, f"a summary of {len(ids)} papers")
 
     async def _attempt_digest_part(self, delivery: PendingDelivery) -> None:
@@ -540,7 +527,7 @@ class DeliverySender:
         await self._send_covering(
             delivery,
             part.delivery_ids,
-            _Rendered(Message(part.html), part.plain, None),
+            _Rendered(Message(part.html, part.plain), None),
             f"digest message {part.position} of {part.parts}",
         )
 
@@ -695,7 +682,7 @@ class DeliverySender:
             )
             sent = await self.bot.send_message(
                 chat_id,
-                rendered.plain,
+                rendered.message.plain,
                 message_thread_id=thread,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
                 reply_markup=rendered.markup,
@@ -714,12 +701,10 @@ class DeliverySender:
         def marked(author: str) -> bool:
             return any(is_same_person(author, known) for known in names)
 
-        paper_kind: Kind = "revision" if kind == "revision" else "new"
-        message = render_paper(record, marked=marked, kind=paper_kind, category_name=category_name)
-        plain = render_paper_plain(
-            record, marked=marked, kind=paper_kind, category_name=category_name
+        message = render_paper(
+            record, marked=marked, kind=NewsKind.of(kind), category_name=category_name
         )
-        rendered = _Rendered(message, plain, _markup(message))
+        rendered = _Rendered(message, _markup(message))
         self._rendered[key] = rendered
         if len(self._rendered) > RENDER_CACHE_SIZE:
             self._rendered.popitem(last=False)
