@@ -22,9 +22,11 @@ from sqlmodel import Session, col, select
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
+from bot.delivery.answers import backoff_delay
+from bot.delivery.confirmations import CONFIRM_LINGER, confirm_retry_delay
+from bot.delivery.sender import DeliverySender
 from bot.ratelimit import TelegramRateLimiter
 from bot.render import render_paper
-from bot.sender import CONFIRM_LINGER, DeliverySender, backoff_delay, confirm_retry_delay
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from watcher.aio import in_db_thread

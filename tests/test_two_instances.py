@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from bot.sender import DeliverySender
+from bot.delivery import DeliverySender
 from tests.cli_helpers import ServiceProcess, run_cli
 from tests.databases import take_leader_lock_away
 from tests.fakes.arxiv_api import FakeArxiv
