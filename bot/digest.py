@@ -5,9 +5,9 @@ renderers: the followed authors are marked by `watcher.match.is_same_person`.
 
 from __future__ import annotations
 
-from bot.render import PaperKind, render_digest
+from bot.render import render_digest
+from watcher.kinds import NewsKind
 from watcher.names import is_same_person
-from watcher.records import Record
 from watcher.store.digests import DigestContent, RenderedPart
 from watcher.taxonomy import category_name
 
@@ -18,16 +18,14 @@ def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
     def marked(author: str) -> bool:
         return any(is_same_person(author, names) for names in content.followed_names)
 
-    papers: list[tuple[Record, PaperKind]] = [
-        (item.record, "revision" if item.kind == "revision" else "new") for item in content.items
-    ]
+    papers = [(item.record, NewsKind.of(item.kind)) for item in content.items]
     pages = render_digest(
         papers,
         since=since_text(content),
         marked=marked,
         category_name=category_name,
     )
-    return [RenderedPart(page.message.html, page.plain, page.covers) for page in pages]
+    return [RenderedPart(page.message.html, page.message.plain, page.covers) for page in pages]
 
 
 def since_text(content: DigestContent) -> str:

@@ -15,9 +15,9 @@ import logging
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from bot.app import BotApplication, build_application
+from bot.delivery import DeliverySender
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
-from bot.sender import DeliverySender
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
 from watcher.service import ServiceContext

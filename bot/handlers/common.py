@@ -160,7 +160,7 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
     in the forum topic it came from; in a group, quoting the command it answers."""
     chat = update.effective_chat
     assert chat is not None
-    message = answer if isinstance(answer, Message) else Message(answer)
+    message = answer if isinstance(answer, Message) else Message.from_html(answer)
     text, markup = fit_reply(message.html), keyboard(message)
     asked = update.message or update.channel_post  # a command; not a button under our message
     try:

@@ -131,4 +131,4 @@ def question(
     rows: list[tuple[Button, ...]] = [tuple(buttons)] if buttons else []
     if anyway:
         rows.append((Button("Subscribe anyway", callback_data=f"{PREFIX}{token}:{ANYWAY}"),))
-    return Message(text, tuple(rows))
+    return Message.from_html(text, tuple(rows))

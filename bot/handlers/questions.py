@@ -26,7 +26,7 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from bot.render import MAX_PER_PAGE, Message, render_paper, render_paper_list
+from bot.render import MAX_PER_PAGE, Message, render_paper_list, render_paper_lookup
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
@@ -82,7 +82,7 @@ class Questions(ServiceHandlers):
         answer = await in_db_thread(
             self._list, place_of(update), wanted.category, wanted.per_page, wanted.page
         )
-        message = answer if isinstance(answer, Message) else Message(answer)
+        message = answer if isinstance(answer, Message) else Message.from_html(answer)
         try:
             await query.edit_message_text(
                 message.html,
@@ -179,16 +179,17 @@ class Questions(ServiceHandlers):
             )
             return
         record, names = found
-        message = render_paper(
+        message = render_paper_lookup(
             record,
             marked=lambda author: is_same_person(author, names),
-            kind="lookup",
             category_name=category_name,
         )
         note = ""
         if wanted.version is not None and wanted.version != record.version:
             note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
-        await reply(update, context, Message(message.html + note, message.buttons))
+        await reply(
+            update, context, Message(message.html + note, message.plain + note, message.buttons)
+        )
 
     def _paper(self, arxiv_id: str, place: Place) -> tuple[Record, list[str]] | None:
         """Database thread: the stored paper, and the names to mark ★ in it: those of the

@@ -31,6 +31,7 @@ here with where it lives and why.
                                         early; it never leaves the module
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
+Where an error is told in a log line or an answer, `first_line` gives its first line.
 """
 
 from __future__ import annotations
@@ -130,3 +131,10 @@ class UnknownCategory(WatcherError):
         super().__init__(f"Unknown arXiv category {category!r}.{self.hint}")
         self.category = category
         self.suggestions = suggestions
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message, or its type's name when it has none: what a log
+    line or a one-line answer tells of it (a database error goes on with the SQL, and more)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__

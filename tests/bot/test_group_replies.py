@@ -117,7 +117,7 @@ async def test_rights_restored_send_the_parked_paper_at_once(
 ) -> None:
     # The sender looks at the outbox often, but the parked backoff (a minute by default) does not
     # come within the test's wait: only the my_chat_member update showing the right to post can.
-    monkeypatch.setattr("bot.sender.IDLE_RECHECK", 0.2)
+    monkeypatch.setattr("bot.delivery.sender.IDLE_RECHECK", 0.2)
     async with running_front_end(engine, database_url) as bot:
         bot.telegram.add_channel(OWN_CHANNEL, title="Feed")
         bot.telegram.channel_post(OWN_CHANNEL, "/subscribe", title="Feed")
@@ -144,7 +144,7 @@ async def test_a_reopened_topic_gets_its_parked_paper_at_once(
 ) -> None:
     # As above: the parked backoff (a minute) is out of reach; the "topic reopened" service
     # message Telegram posts into the topic is what sends the paper.
-    monkeypatch.setattr("bot.sender.IDLE_RECHECK", 0.2)
+    monkeypatch.setattr("bot.delivery.sender.IDLE_RECHECK", 0.2)
     async with running_front_end(engine, database_url) as bot:
         papers = bot.telegram.create_topic(FORUM, "Papers")
         bot.telegram.set_admins(FORUM, [ADMIN])

@@ -410,7 +410,7 @@ async def test_a_chat_that_comes_back_gets_its_parked_paper_at_once(
 ) -> None:
     # Left alone, the sender looks at the outbox again only after its idle recheck. Make that an
     # hour: the paper can then arrive within the test only because the chat's return woke it.
-    monkeypatch.setattr("bot.sender.IDLE_RECHECK", 3600.0)
+    monkeypatch.setattr("bot.delivery.sender.IDLE_RECHECK", 3600.0)
     async with running_front_end(engine, database_url) as bot:
         await bot.ask(USER, "/subscribe")
         dezun = bot.store.find_followed("Dezun Dong")

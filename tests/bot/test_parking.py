@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine
 
-from bot.sender import is_chat_refusal
+from bot.delivery.answers import is_chat_refusal
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.delivery import TOKEN, World, eventually, make_world, sending, sent_count
 from watcher.store.parking import PARKED_RETRY_MAX, parked_retry_delay

@@ -25,9 +25,8 @@ from bot.render import (
     page_from_callback,
     render_paper,
     render_paper_list,
-    render_paper_plain,
+    render_paper_lookup,
     render_summary,
-    render_summary_plain,
     visible_length,
 )
 from tests.harness.paths import DATA
@@ -197,7 +196,7 @@ def test_every_real_record_renders_valid_html_with_the_author_marked(index: int)
     record = real_record(index)
     message = render_paper(record, marked=follows, category_name=category_name)
     text = check_message(message)
-    assert text == render_paper_plain(record, marked=follows, category_name=category_name)
+    assert text == message.plain
     assert message.html.count("<u>") == 1
     assert "★ <b><u>Dezun Dong</u></b>" in message.html
     assert "$" not in text
@@ -214,14 +213,14 @@ def test_revision_says_which_version_and_both_dates() -> None:
 
 def test_a_looked_up_paper_is_headed_as_a_paper_not_as_news() -> None:
     first = make_record()
-    message = render_paper(first, marked=follows, kind="lookup")
+    message = render_paper_lookup(first, marked=follows)
     text = check_message(message)
     assert message.html.startswith("📄 <b>Paper</b> · arXiv:<code>2604.01234v1</code>\n")
     assert lines_of(text)[0] == "📄 Paper · arXiv:2604.01234v1"
     assert "📅 Submitted 2026-04-03" in lines_of(text)
-    assert text == render_paper_plain(first, marked=follows, kind="lookup")
+    assert text == message.plain
 
-    revised = check_message(render_paper(make_record(version=3), marked=follows, kind="lookup"))
+    revised = check_message(render_paper_lookup(make_record(version=3), marked=follows))
     assert lines_of(revised)[0] == "📄 Paper · arXiv:2604.01234v3"
     assert "📅 v1 2026-04-03 · v3 2026-04-10" in lines_of(revised)
     assert "Updated" not in revised
@@ -391,7 +390,7 @@ def test_everything_huge_at_once_stays_within_bounds() -> None:
     )
     message = render_paper(record, marked=lambda name: True, category_name=lambda c: "&" * 500)
     text = check_message(message)
-    plain = render_paper_plain(record, marked=lambda name: True, category_name=lambda c: "&" * 500)
+    plain = message.plain
     assert text == plain
     assert "✂ Abstract shortened" in text
 
@@ -400,10 +399,9 @@ def test_plain_fallback_has_the_same_text_and_no_markup() -> None:
     record = make_record(
         title="Fast $O(n^2)$ <sorting>", abstract="We sort & merge.", authors=("Dezun Dong",)
     )
-    plain = render_paper_plain(record, marked=follows, kind="new", category_name=category_name)
-    assert plain == check_message(
-        render_paper(record, marked=follows, kind="new", category_name=category_name)
-    )
+    message = render_paper(record, marked=follows, kind="new", category_name=category_name)
+    plain = message.plain
+    assert plain == check_message(message)
     assert lines_of(plain) == [
         "🆕 New paper · arXiv:2604.01234v1",
         "Fast O(n²) <sorting>",
@@ -717,7 +715,7 @@ def test_a_summary_counts_the_papers_and_links_each_title() -> None:
         message.html
     )
     assert message.buttons == ()
-    assert render_summary_plain(papers) == text  # type: ignore[arg-type]
+    assert message.plain == text
 
 
 def test_a_summary_names_revisions_with_their_version() -> None:

@@ -18,9 +18,10 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
 
+from bot.delivery.answers import backoff_delay
+from bot.delivery.confirmations import confirm_retry_delay
 from bot.ratelimit import TelegramRateLimiter
-from bot.render import render_paper_plain
-from bot.sender import backoff_delay, confirm_retry_delay
+from bot.render import render_paper
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.harness.delivery import (
@@ -254,7 +255,7 @@ async def test_html_telegram_cannot_parse_is_sent_again_as_plain_text(
     assert world.requests_to(11) == [400, 200]
     (message,) = world.fake.sent(11)
     assert message.parse_mode is None
-    expected = render_paper_plain(record, marked=lambda name: name == "Dezun Dong")
+    expected = render_paper(record, marked=lambda name: name == "Dezun Dong").plain
     assert message.text.splitlines()[:2] == expected.splitlines()[:2]
     assert record.abstract in message.text
     assert message.reply_markup is not None

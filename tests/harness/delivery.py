@@ -15,8 +15,9 @@ from sqlmodel import Session, col, select
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
+from bot.delivery.confirmations import CONFIRM_LINGER
+from bot.delivery.sender import DeliverySender
 from bot.ratelimit import TelegramRateLimiter
-from bot.sender import CONFIRM_LINGER, DeliverySender
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.patience import PATIENCE

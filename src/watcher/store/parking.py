@@ -1,11 +1,11 @@
 """Parked destinations: chats and forum topics that may not be written to until an admin acts.
 
-Telegram refuses some messages for a reason that is the chat's, not the message's: the bot lost
-its right to post, the topic is closed or gone (see `bot.sender`). Failing those deliveries would
-lose every paper announced meanwhile; retrying each in a loop would hammer Telegram. Instead the
-destination (chat, topic) is parked: its deliveries stay pending, and once `retry_at` comes, one
-of them probes again. Each refusal in a row doubles the wait, from the first delay up to an hour;
-a probe that gets through releases the destination, and news that the bot's rights are back
+Telegram refuses some messages for a reason that is the chat's, not the message's: the bot lost its
+right to post, the topic is closed or gone (see `bot.delivery.answers`). Failing those deliveries
+would lose every paper announced meanwhile; retrying each in a loop would hammer Telegram. Instead
+the destination (chat, topic) is parked: its deliveries stay pending, and once `retry_at` comes, one
+of them probes again. Each refusal in a row doubles the wait, from the first delay up to an hour; a
+probe that gets through releases the destination, and news that the bot's rights are back
 (`retry_now`) makes every parked topic of the chat due at once.
 
 Parking is per topic (`thread_id`, `NO_THREAD` for General or a chat without topics): a closed

@@ -1,0 +1,150 @@
+"""What each send carries, and how it goes out: the message for one delivery (news of a
+paper), for a summary and for a digest part, with its keyboard; `send` posts it as HTML, and
+as plain text when Telegram refuses the HTML, never with a link preview. Deliveries to a forum
+topic carry its `message_thread_id`, and so do summaries and digest parts.
+
+A paper goes to many chats, so its message is rendered once for every chat that marks the same
+followed authors in it (`PaperMessages`, a small cache; `Follows` says whom each chat marks).
+
+A chat that came back to many waiting papers (`PendingDelivery.summarize`, see
+`watcher.store.chats`) gets one summary message instead of one message each: its flagged
+deliveries go out together, and are marked sent together once Telegram confirmed that one
+message. A crash in between re-sends at most that summary.
+
+Digests (`watcher.store.digests`) work the same way: a claimed digest's messages are pending rows,
+and a delivery carrying a digest part sends the destination's earliest unsent part, every
+delivery of that part confirmed by its one message. Parts go out under the same limits and
+answers as any delivery (429, parking, an inactive chat); a crash re-sends at most the part
+in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+
+from bot.delivery.answers import cannot_parse
+from bot.render import Message, render_paper, render_summary
+from watcher.kinds import NewsKind
+from watcher.names import is_same_person
+from watcher.records import Record
+from watcher.store.outbox import PendingDelivery, PendingDigestPart
+from watcher.taxonomy import category_name
+
+log = logging.getLogger(__name__)
+
+RENDER_CACHE_SIZE = 64  # one paper goes to many chats: render it once
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)  # a paper's links are its buttons
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """One message ready to send: text (HTML, and plain) and the keyboard under it."""
+
+    message: Message
+    markup: InlineKeyboardMarkup | None = None
+
+    def text(self, *, plain: bool = False) -> tuple[str, ParseMode | None]:
+        """The text to send and its parse mode: the HTML, or with `plain` the text without
+        markup, for when Telegram refused the HTML."""
+        return (self.message.plain, None) if plain else (self.message.html, ParseMode.HTML)
+
+
+def compose_summary(covered: Sequence[PendingDelivery]) -> Composed:
+    """One message for the waiting deliveries a summary covers, in their order."""
+    papers = [(pending.record, NewsKind.of(pending.kind)) for pending in covered]
+    return Composed(render_summary(papers))
+
+
+def compose_digest_part(part: PendingDigestPart) -> Composed:
+    """A digest message as it was rendered when the digest was claimed."""
+    return Composed(Message(part.html, part.plain))
+
+
+@dataclass(frozen=True, slots=True)
+class Follows:
+    """Who is marked ★ in a chat's message: the followed authors THAT chat (topic) subscribes to."""
+
+    names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # by followed author id
+    # (chat id, thread id) -> the followed author ids that topic subscribes to
+    topics: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
+
+
+class PaperMessages:
+    """News of a paper, composed once for every chat that marks the same followed authors in
+    it; the last `size` of them are kept. `follows` is set for the chats about to be served."""
+
+    def __init__(self, size: int = RENDER_CACHE_SIZE) -> None:
+        self.size = size
+        self.follows = Follows()
+        self._composed: OrderedDict[tuple[str, int, NewsKind, frozenset[int]], Composed] = (
+            OrderedDict()
+        )
+
+    def compose(self, record: Record, kind: NewsKind, chat_id: int, thread_id: int) -> Composed:
+        """The message for news of `record` in a chat's topic, its followed authors marked."""
+        follows = self.follows.topics.get((chat_id, thread_id), frozenset())
+        key = (record.arxiv_id, record.version, kind, follows)
+        composed = self._composed.get(key)
+        if composed is not None:
+            self._composed.move_to_end(key)
+            return composed
+        names = self.follows.names
+        followed = [names[i] for i in sorted(follows) if i in names]
+
+        def marked(author: str) -> bool:
+            return any(is_same_person(author, known) for known in followed)
+
+        message = render_paper(record, marked=marked, kind=kind, category_name=category_name)
+        composed = Composed(message, _markup(message))
+        self._composed[key] = composed
+        if len(self._composed) > self.size:
+            self._composed.popitem(last=False)
+        return composed
+
+
+async def send(bot: Bot, composed: Composed, chat_id: int, thread_id: int, what: str) -> int:
+    """Send the HTML message to the chat (and forum topic), falling back to plain text if
+    Telegram cannot parse it; the id of the message Telegram has. Other refusals raise."""
+    try:
+        return await _send_text(bot, composed, chat_id, thread_id)
+    except TelegramError as error:
+        if not cannot_parse(error):
+            raise
+        log.warning(
+            "Telegram could not parse the HTML of %s (%s); sending plain text to chat %d",
+            what,
+            error.message,
+            chat_id,
+        )
+        return await _send_text(bot, composed, chat_id, thread_id, plain=True)
+
+
+async def _send_text(
+    bot: Bot, composed: Composed, chat_id: int, thread_id: int, *, plain: bool = False
+) -> int:
+    text, parse_mode = composed.text(plain=plain)
+    sent = await bot.send_message(
+        chat_id,
+        text,
+        message_thread_id=thread_id or None,
+        parse_mode=parse_mode,
+        link_preview_options=NO_PREVIEW,
+        reply_markup=composed.markup,
+    )
+    return sent.message_id
+
+
+def _markup(message: Message) -> InlineKeyboardMarkup | None:
+    rows = [
+        [InlineKeyboardButton(button.text, url=button.url) for button in row if button.url]
+        for row in message.buttons
+    ]
+    rows = [row for row in rows if row]
+    return InlineKeyboardMarkup(rows) if rows else None

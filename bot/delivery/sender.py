@@ -1,0 +1,486 @@
+"""The delivery loop: drains the outbox into Telegram, each announcement once per chat,
+surviving crashes.
+
+A delivery is marked sent only after Telegram answered the sendMessage with the message, so a
+crash (or a lost answer) can re-send at most what was in flight, and never skips anything:
+pending deliveries are rows in the database, and a restarted sender simply finds them again.
+
+Several sends run at once (`concurrency`), so throughput reaches the rate limiter's pace, but
+never two to the same chat: that keeps each chat's announcements in order and its limit honest.
+A send keeps its slot until its confirmation is committed (`bot.delivery.confirmations`, many
+to a transaction), so a crash re-sends at most `concurrency` messages. What each of Telegram's
+answers means (retry, park, fail, migrate, deactivate) is `bot.delivery.answers`; this loop acts
+on it.
+
+Summaries and digest parts are one message for many deliveries (see `bot.delivery.compose`); the
+sender claims the digests that fell due (rendered by `bot.digest`, one transaction a chat).
+
+The sender holds what it fetched until a slot frees up. `forget(chat)` (after /unsubscribe) and
+`refresh()` (after a revision moved a waiting delivery to a newer version) make it drop that and
+read the outbox again, so nothing the outbox no longer owes, nor an outdated version, goes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import assert_never
+
+from telegram import Bot
+from telegram.error import TelegramError
+
+from bot.delivery.answers import (
+    Deactivate,
+    Fail,
+    Migrate,
+    Outcome,
+    Park,
+    Retry,
+    Sent,
+    backoff_delay,
+    outcome_of,
+)
+from bot.delivery.compose import (
+    Composed,
+    Follows,
+    PaperMessages,
+    compose_digest_part,
+    compose_summary,
+    send,
+)
+from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
+from bot.digest import render_digest_parts
+from watcher.aio import in_db_thread
+from watcher.kinds import NewsKind
+from watcher.service import ServiceContext
+from watcher.store.outbox import PendingDelivery
+from watcher.store.tables import utcnow
+
+log = logging.getLogger(__name__)
+
+# With nothing due, the outbox is looked at again this often anyway: a chat that came back with
+# /start has parked deliveries that are due at once, and nobody wakes the sender for it.
+IDLE_RECHECK = 10.0
+STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
+# Sends at once. Enough to keep pace while each waits on Telegram: at the default 30 messages a
+# second, 8 sends cover a round trip of up to 260 ms. More costs CPU on the event loop (about a
+# sixth more per message at 16, measured in bench/README.md) and raises the crash bound: a crash
+# re-sends at most this many messages.
+CONCURRENCY = 8
+# Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
+# on between rounds, and the rest are claimed in the next ones.
+DIGEST_CLAIMS = 50
+
+
+class DeliverySender:
+    """Sends due outbox rows until stopped. `wake()` after queuing deliveries; `stop()` to end."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        context: ServiceContext,
+        *,
+        concurrency: int = CONCURRENCY,
+        batch: int = 200,
+        retry_delay: Callable[[int], float] = backoff_delay,
+        confirm_linger: float = CONFIRM_LINGER,
+    ) -> None:
+        """`retry_delay(attempts)`: seconds before retrying after a network fault or 5xx.
+
+        `confirm_linger`: seconds a confirmation may wait to share a transaction with others.
+        """
+        if concurrency < 1 or batch < 1:
+            raise ValueError("concurrency and batch must be at least 1")
+        self.bot = bot
+        self.context = context
+        self.concurrency = concurrency
+        self.batch = batch
+        self.retry_delay = retry_delay
+        self._queue: list[PendingDelivery] = []  # fetched, not yet started
+        self._in_flight: dict[int, asyncio.Task[None]] = {}  # by delivery id
+        self._busy_chats: set[int] = set()
+        self._summarized: set[int] = set()  # delivery ids covered by a summary in flight
+        self._next_digest: datetime | None = None  # when to claim digests; None: look now
+        # Bumped by forget(), refresh() and a summary's end: a refill that read the outbox
+        # before is dropped, and the outbox read again.
+        self._generation = 0
+        self._wakeup = asyncio.Event()
+        self._stopping = False
+        self._stopped = asyncio.Event()
+        self._stopped.set()
+        self._papers = PaperMessages()  # who is marked ★ in each chat's messages, and the cache
+        self._confirmations = ConfirmationWriter(
+            context.outbox, in_flight=lambda: len(self._in_flight), linger=confirm_linger
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """New deliveries were queued: look at the outbox now rather than at the next recheck."""
+        self._wakeup.set()
+
+    def forget(self, chat_id: int, thread_id: int | None = None) -> None:
+        """The chat's (or one forum topic's) deliveries changed (/unsubscribe dropped some):
+        read them again."""
+        self._generation += 1
+        self._forget_chat(chat_id, thread_id)
+        self._wakeup.set()
+
+    def digests_changed(self) -> None:
+        """A chat's digest was turned on, moved or off (which claims what it held): look at
+        the digests and the outbox again now."""
+        self._next_digest = None
+        self._wakeup.set()
+
+    def refresh(self) -> None:
+        """Waiting deliveries changed (moved to a newer version): read the outbox again."""
+        self._generation += 1
+        self._queue.clear()
+        self._wakeup.set()
+
+    async def stop(self) -> None:
+        """Stop starting sends; the ones in flight get `STOP_GRACE` seconds to finish.
+
+        A send cut short may have reached Telegram unconfirmed: it is sent again after a
+        restart, which is the only way a chat can see a message twice.
+        """
+        self._stopping = True
+        self._wakeup.set()
+        await self._stopped.wait()
+
+    async def run(self) -> None:
+        """Deliver until `stop()`. Safe to restart: everything it needs is in the outbox."""
+        self._stopping = False
+        self._stopped.clear()
+        try:
+            while not self._stopping:
+                self._wakeup.clear()
+                try:
+                    await self._claim_digests()
+                    if not self._startable() and len(self._in_flight) < self.concurrency:
+                        await self._refill()
+                    self._start_ready()
+                    if self._stopping:
+                        break
+                    if self._startable() and len(self._in_flight) < self.concurrency:
+                        continue
+                    timeout = await self._idle_timeout()
+                except Exception:
+                    # The database may be restarting; the outbox is still the truth later.
+                    log.exception("reading the outbox failed; trying again in %.0fs", IDLE_RECHECK)
+                    timeout = IDLE_RECHECK
+                await self._idle(timeout)
+        finally:
+            self._queue.clear()
+            await self._finish_in_flight()
+            await self._confirmations.close(STOP_GRACE)
+            self._stopped.set()
+
+    async def _finish_in_flight(self) -> None:
+        tasks = list(self._in_flight.values())
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=STOP_GRACE)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- the loop's steps ------------------------------------------------------------------
+
+    async def _claim_digests(self) -> None:
+        """Claim the digests due now (a bounded number a round); note when the next falls due."""
+        now = utcnow()
+        if self._next_digest is not None and self._next_digest > now:
+            return
+        digests = self.context.chats.digests
+        claimed = await in_db_thread(
+            digests.claim_due, render=render_digest_parts, now=now, limit=DIGEST_CLAIMS
+        )
+        if len(claimed) >= DIGEST_CLAIMS:
+            self._next_digest = None  # more may be due: the next round claims on
+        else:
+            upcoming = await in_db_thread(digests.next_due)
+            # Still due: a claim failed (logged), and is tried again after the idle recheck.
+            # None: no chat takes digests; `digests_changed` says when one starts.
+            recheck = now + timedelta(seconds=IDLE_RECHECK)
+            self._next_digest = recheck if upcoming is None or upcoming <= now else upcoming
+        if any(report.papers for report in claimed):
+            self._wakeup.set()
+
+    def _startable(self) -> bool:
+        return any(delivery.chat_id not in self._busy_chats for delivery in self._queue)
+
+    async def _refill(self) -> None:
+        """Fetch due deliveries, looking past the ones already queued or in flight."""
+        # Confirmed but not yet marked sent: still due in the table, but Telegram has them.
+        known = (
+            {delivery.id for delivery in self._queue}
+            | set(self._in_flight)
+            | self._confirmations.unwritten()
+            | self._summarized
+        )
+        generation = self._generation
+        due = await in_db_thread(
+            self.context.outbox.due, limit=len(known) + self.batch + self.concurrency
+        )
+        if generation != self._generation:
+            self._wakeup.set()  # read before a forget() or refresh(): read again
+            return
+        known |= self._summarized  # a summary may have started meanwhile
+        fresh = [delivery for delivery in due if delivery.id not in known]
+        if fresh:
+            self._queue.extend(fresh)
+            # Kept for the chats queued or in flight only, so it never outgrows the queue.
+            chats = {delivery.chat_id for delivery in self._queue} | self._busy_chats
+            self._papers.follows = await in_db_thread(self._who_follows_whom, chats)
+
+    def _who_follows_whom(self, chat_ids: set[int]) -> Follows:
+        """Database thread: whom each chat's topics follow, and the names of those follows (to
+        mark them in a message), read for them alone."""
+        topics = self.context.chats.subscriptions_of(chat_ids)
+        wanted = set().union(*topics.values())
+        names = {f.id: f.names for f in self.context.store.followed(wanted)} if wanted else {}
+        return Follows(names, topics)
+
+    def _start_ready(self) -> None:
+        """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
+        waiting: list[PendingDelivery] = []
+        for index, delivery in enumerate(self._queue):
+            if len(self._in_flight) >= self.concurrency:
+                # Every slot is taken: the rest waits as it is, unscanned (it runs per send).
+                waiting.extend(self._queue[index:])
+                break
+            if delivery.chat_id in self._busy_chats:
+                waiting.append(delivery)
+                continue
+            self._busy_chats.add(delivery.chat_id)
+            self._in_flight[delivery.id] = asyncio.create_task(
+                self._deliver(delivery), name=f"deliver-{delivery.id}"
+            )
+        self._queue = waiting
+
+    async def _idle_timeout(self) -> float | None:
+        """How long to sleep: until a send ends (None), or until the next delivery is due."""
+        if self._in_flight or self._queue:
+            return None  # a finishing send wakes the loop
+        next_due = await in_db_thread(self.context.outbox.next_due)
+        if self._next_digest is not None:
+            next_due = min(next_due or self._next_digest, self._next_digest)
+        if next_due is None:
+            return IDLE_RECHECK
+        return min(IDLE_RECHECK, max(0.0, (next_due - utcnow()).total_seconds()))
+
+    async def _idle(self, seconds: float | None) -> None:
+        if seconds == 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wakeup.wait()
+
+    def _forget_chat(self, chat_id: int, thread_id: int | None = None) -> None:
+        """Drop queued deliveries of a chat that moved or left, or of one of its topics that was
+        parked; the outbox still has them."""
+        self._queue = [
+            delivery
+            for delivery in self._queue
+            if delivery.chat_id != chat_id
+            or (thread_id is not None and delivery.thread_id != thread_id)
+        ]
+
+    # -- one delivery ----------------------------------------------------------------------
+
+    async def _deliver(self, delivery: PendingDelivery) -> None:
+        try:
+            await self._attempt(delivery)
+        except Exception:
+            # A bug or a database fault: the row stays pending and is tried again later.
+            log.exception(
+                "delivery %d of %s to chat %d crashed; it stays pending",
+                delivery.id,
+                delivery.record.arxiv_id,
+                delivery.chat_id,
+            )
+            try:
+                delay = self.retry_delay(delivery.attempts)
+                await self._retry_later([delivery.id], "internal error", delay)
+            except Exception:
+                log.exception("could not reschedule delivery %d", delivery.id)
+        finally:
+            self._busy_chats.discard(delivery.chat_id)
+            del self._in_flight[delivery.id]
+            self._wakeup.set()
+
+    async def _attempt(self, delivery: PendingDelivery) -> None:
+        if delivery.digest_part is not None:
+            await self._attempt_digest_part(delivery)
+            return
+        if not delivery.summarize:
+            composed = self._papers.compose(
+                delivery.record, NewsKind.of(delivery.kind), delivery.chat_id, delivery.thread_id
+            )
+            await self._attempt_send(delivery, [delivery.id], composed, delivery.record.arxiv_id)
+            return
+        covered = await in_db_thread(
+            self.context.outbox.summary_for, delivery.chat_id, delivery.thread_id
+        )
+        ids = [pending.id for pending in covered]
+        if not ids:
+            return  # another summary covered it already
+        composed = compose_summary(covered)
+        await self._send_covering(delivery, ids, composed, f"a summary of {len(ids)} papers")
+
+    async def _attempt_digest_part(self, delivery: PendingDelivery) -> None:
+        """Send the destination's earliest unsent digest message, confirming its deliveries."""
+        part = await in_db_thread(
+            self.context.outbox.digest_part_for, delivery.chat_id, delivery.thread_id
+        )
+        if part is None or not part.delivery_ids:
+            return  # sent meanwhile
+        await self._send_covering(
+            delivery,
+            part.delivery_ids,
+            compose_digest_part(part),
+            f"digest message {part.position} of {part.parts}",
+        )
+
+    async def _send_covering(
+        self, delivery: PendingDelivery, ids: list[int], composed: Composed, what: str
+    ) -> None:
+        """Send one message for several deliveries of the chat (a summary, a digest part); the
+        refills meanwhile skip them, and what was fetched of them is dropped afterwards."""
+        self._summarized.update(ids)
+        try:
+            await self._attempt_send(delivery, ids, composed, what)
+        finally:
+            self._summarized.difference_update(ids)
+            # Fetched while this was in flight: the chat was busy, so none has started.
+            # A refill still reading may have seen them pending: it is dropped (generation).
+            self._generation += 1
+            self._queue = [pending for pending in self._queue if pending.id not in ids]
+
+    async def _attempt_send(
+        self, delivery: PendingDelivery, ids: list[int], composed: Composed, what: str
+    ) -> None:
+        """Send one message for the deliveries `ids` (one, or a summary's) of one chat, and act
+        on Telegram's answer (see `bot.delivery.answers`)."""
+        try:
+            message_id = await send(self.bot, composed, delivery.chat_id, delivery.thread_id, what)
+            outcome: Outcome = Sent(message_id)
+        except TelegramError as error:
+            outcome = outcome_of(error)
+        attempt = delivery.attempts + 1
+        match outcome:
+            case Sent(message_id):
+                await self._confirm(delivery, ids, message_id, what)
+            case Migrate(new_id):
+                log.info(
+                    "chat %d became %d; moving it, %s goes out to the new id",
+                    delivery.chat_id,
+                    new_id,
+                    what,
+                )
+                # The outbox row moves with the chat (or merges into one the new chat already
+                # owed); the next refill sends whatever is still pending, exactly once.
+                await in_db_thread(self.context.chats.migrate, delivery.chat_id, new_id)
+                self._forget_chat(delivery.chat_id)
+                self.wake()
+            case Retry(reason, wait) if wait is not None:
+                log.warning(
+                    "flood control on chat %d for %s (attempt %d): retry in %.0fs",
+                    delivery.chat_id,
+                    what,
+                    attempt,
+                    wait,
+                )
+                await self._retry_later(ids, reason, wait)
+            case Retry(reason):
+                delay = self.retry_delay(delivery.attempts)
+                log.warning(
+                    "sending %s to chat %d failed (attempt %d): %s; retry in %.0fs",
+                    what,
+                    delivery.chat_id,
+                    attempt,
+                    reason,
+                    delay,
+                )
+                await self._retry_later(ids, reason, delay)
+            case Deactivate(reason):
+                log.warning(
+                    "chat %d refused %s (%s): chat deactivated, its deliveries parked",
+                    delivery.chat_id,
+                    what,
+                    reason,
+                )
+                await in_db_thread(self.context.chats.deactivate, delivery.chat_id, reason=reason)
+                self._forget_chat(delivery.chat_id)
+            case Park(reason):
+                await self._park(delivery, reason)
+            case Fail(reason):
+                log.error(
+                    "Telegram refused %s for chat %d (attempt %d): %s; not retried",
+                    what,
+                    delivery.chat_id,
+                    attempt,
+                    reason,
+                )
+                await in_db_thread(self.context.outbox.mark_failed, ids, error=reason)
+            case _:
+                assert_never(outcome)
+
+    async def _confirm(
+        self, delivery: PendingDelivery, ids: list[int], message_id: int, what: str
+    ) -> None:
+        """Telegram has the message: mark its deliveries sent, and release a parked chat."""
+        # One message confirms every delivery it carried; they share one transaction unless
+        # the writer is mid-commit (then a crash between the two re-sends this one message).
+        if len(ids) == 1:
+            await self._confirmations.confirm(ids[0], message_id)
+        else:
+            await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
+        log.info(
+            "delivered %s to chat %d (delivery %d, attempt %d)",
+            what if len(ids) > 1 or delivery.digest_part else delivery.record.versioned_id,
+            delivery.chat_id,
+            delivery.id,
+            delivery.attempts + 1,
+        )
+        if delivery.probing:
+            parking = self.context.chats.parking
+            if await in_db_thread(parking.release, delivery.chat_id, delivery.thread_id):
+                log.info(
+                    "chat %d%s takes messages again; its parked deliveries go out",
+                    delivery.chat_id,
+                    _topic(delivery.thread_id),
+                )
+
+    async def _park(self, delivery: PendingDelivery, reason: str) -> None:
+        """The chat or topic refused for a reason of its own: hold its deliveries, probe later."""
+        parked = await in_db_thread(
+            self.context.chats.parking.park,
+            delivery.chat_id,
+            delivery.thread_id,
+            reason=reason,
+            first_retry=self.context.settings.parked_retry_first,
+        )
+        log.warning(
+            "chat %d%s refused %s (%s): its deliveries are parked, refusal %d in a row; "
+            "next try at %s",
+            delivery.chat_id,
+            _topic(delivery.thread_id),
+            delivery.record.arxiv_id,
+            reason,
+            parked.failures,
+            f"{parked.retry_at:%Y-%m-%d %H:%M:%S} UTC",
+        )
+        self._forget_chat(delivery.chat_id, delivery.thread_id)
+
+    async def _retry_later(self, ids: list[int], error: str, seconds: float) -> None:
+        at: datetime = utcnow() + timedelta(seconds=seconds)
+        await in_db_thread(self.context.outbox.retry_later, ids, error=error, at=at)
+
+
+def _topic(thread_id: int) -> str:
+    return f" (topic {thread_id})" if thread_id else ""

@@ -1,0 +1,47 @@
+"""Pure renderers: stored `Record`s in, Telegram messages (HTML text, its plain-text fallback,
+and buttons) out.
+
+Nothing here does I/O or touches python-telegram-bot: a `Message` is a plain dataclass that the
+sending code turns into PTB objects. Every message is built once, as lines of styled spans, and
+its HTML and its plain text are two views of those lines (`styled`), so they say the same thing
+and the visible length Telegram counts is exact. One module per kind of message:
+
+- `paper`: one paper in full, as news (`render_paper`) or looked up (`render_paper_lookup`);
+- `lists`: many papers in one message: a page of a list, a summary, a digest;
+- `styled`: the lines and spans, their two views, lengths and cutting; `Message` and `Button`.
+"""
+
+from bot.render.lists import (
+    MAX_DIGEST_MESSAGES,
+    MAX_PER_PAGE,
+    DigestPage,
+    page_from_callback,
+    render_digest,
+    render_paper_list,
+    render_summary,
+)
+from bot.render.paper import render_paper, render_paper_lookup
+from bot.render.styled import (
+    MAX_CALLBACK_DATA_BYTES,
+    MAX_MESSAGE_LENGTH,
+    Button,
+    Message,
+    visible_length,
+)
+
+__all__ = [
+    "MAX_CALLBACK_DATA_BYTES",
+    "MAX_DIGEST_MESSAGES",
+    "MAX_MESSAGE_LENGTH",
+    "MAX_PER_PAGE",
+    "Button",
+    "DigestPage",
+    "Message",
+    "page_from_callback",
+    "render_digest",
+    "render_paper",
+    "render_paper_list",
+    "render_paper_lookup",
+    "render_summary",
+    "visible_length",
+]
