@@ -74,9 +74,8 @@ from watcher.db import open_database  # noqa: E402
 from watcher.followed import Followed  # noqa: E402
 from watcher.match import record_matches  # noqa: E402
 from watcher.parse import parse_feed  # noqa: E402
-from watcher.poll import SAVE_CHUNK_MAX, SAVE_CHUNK_MIN, Poller  # noqa: E402
+from watcher.poll import SAVE_CHUNK_MAX, SAVE_CHUNK_MIN, Poller, PollReport  # noqa: E402
 from watcher.records import Author, Record  # noqa: E402
-from watcher.sources import PollReport  # noqa: E402
 from watcher.sources.oai import parse_list_records  # noqa: E402
 from watcher.store import MatchedRecord, SaveResult, Store  # noqa: E402
 
