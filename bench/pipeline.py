@@ -65,7 +65,7 @@ sys.path.insert(0, str(REPO))
 import defusedxml.ElementTree as SafeElementTree  # noqa: E402
 import feedparser  # noqa: E402
 
-from tests.fakes.arxiv_api import render_feed  # noqa: E402
+from tests.fakes.arxiv_api.atom import render_feed  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.day import realistic_day  # noqa: E402
 from tests.fakes.oai import OaiItem, render_page  # noqa: E402

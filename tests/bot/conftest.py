@@ -1,16 +1,32 @@
-"""The running bot most of the Telegram-side tests talk to (see `tests.harness.bots`)."""
+"""The running bot most of the Telegram-side tests talk to (see `tests.harness.bots`), and the
+delivery sender's world: the fake Bot API (`fake`) and the sender on the real outbox (`world`,
+see `tests.harness.delivery`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from sqlalchemy import Engine
 
+from tests.fakes.telegram import FakeTelegram
 from tests.harness.bots import Bot, running_bot
+from tests.harness.delivery import World, fake_telegram, make_world
 
 
 @pytest.fixture
 async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
     async with running_bot(engine, database_url) as running:
         yield running
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTelegram]:
+    with fake_telegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def world(fake: FakeTelegram, engine: Engine, database_url: str) -> AsyncIterator[World]:
+    async with make_world(fake, engine, database_url) as world:
+        yield world

@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import Engine
 
-from tests.fakes.arxiv_api import FakeArxiv, render_feed
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.arxiv_api.atom import render_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.fetch import ArxivClient

@@ -21,7 +21,8 @@ import feedparser
 import httpx
 import pytest
 
-from tests.fakes.arxiv_api import FakeArxiv, Fault, FaultKind, render_entry
+from tests.fakes.arxiv_api import FakeArxiv, Fault, FaultKind
+from tests.fakes.arxiv_api.atom import render_entry
 from tests.fakes.corpus import (
     LOOKALIKES_BY_THE_AUTHOR,
     dezun_dong_records,

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tests.fakes.arxiv_api import parse_search_query
+from tests.fakes.arxiv_api.query import parse_search_query
 from tests.fakes.corpus import make_record as corpus_record
 from watcher.records import Record
 from watcher.topics import (

@@ -1,4 +1,4 @@
-"""OAI-PMH answers in the exact layout of arXiv's service, for the fake arXiv (`arxiv_api.py`).
+"""OAI-PMH answers in the exact layout of arXiv's service, for the fake arXiv (`arxiv_api`).
 
 Element for element as in the recorded samples in `tests/data/arxiv-oai/` (see SOURCES.md there):
 the same namespaces, indentation quirks, `setSpec`s, single-quoted `expires` on the token, and

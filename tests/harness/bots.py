@@ -168,3 +168,10 @@ async def running_front_end(engine: Engine, database_url: str) -> AsyncIterator[
             yield Bot(telegram, arxiv, service, front_end.application)
         finally:
             await front_end.stop()
+
+
+def dezun_count(bot: Bot) -> int:
+    """How many papers the store holds for the author every running bot starts out following."""
+    followed = bot.store.find_followed("Dezun Dong")
+    assert followed is not None
+    return followed.record_count

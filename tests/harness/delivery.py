@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from watcher.store.tables import Delivery
 
 TOKEN = "123456:TEST-sender-token"
 FAST_RETRY = 0.3  # seconds before a retry after a network fault, instead of 5 s and up
+GROUP, SUPERGROUP = -4001, -1001234567890
 
 
 @dataclass
@@ -144,3 +145,11 @@ async def eventually(check: Callable[[], bool], within: float = PATIENCE) -> Non
 
 def sent_count(world: World, expected: int) -> Callable[[], bool]:
     return lambda: world.outbox.stats().sent == expected
+
+
+@contextlib.contextmanager
+def fake_telegram(**options: object) -> Iterator[FakeTelegram]:
+    """The fake Bot API for the sender's token, checked for internal errors when it stops."""
+    with FakeTelegram(TOKEN, **options) as fake:  # type: ignore[arg-type]
+        yield fake
+        assert fake.internal_errors == []

@@ -23,7 +23,6 @@ from types import TracebackType
 from tests.fakes.telegram.bot_api import BotApi
 from tests.fakes.telegram.faults import Fault, FaultQueue
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
-from tests.fakes.telegram.html_markup import utf16_length
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
 from tests.fakes.telegram.state import (
     CHANNEL_BOT,
@@ -37,19 +36,12 @@ from tests.fakes.telegram.state import (
     TelegramState,
     Topic,
     chat_member_json,
+    command_entities,
     user_json,
 )
 
 DEFAULT_TOKEN = "123456:TEST-TOKEN-not-a-secret"
 _OTHER_USER_ID = 1000  # the member who speaks in a group when the test names nobody
-
-
-def _command_entities(text: str) -> JsonDict:
-    """Telegram marks a leading `/command[@bot]` with a bot_command entity (UTF-16 length)."""
-    if not text.startswith("/"):
-        return {}
-    command = text.split(maxsplit=1)[0]
-    return {"entities": [{"type": "bot_command", "offset": 0, "length": utf16_length(command)}]}
 
 
 class FakeTelegram:
@@ -201,7 +193,7 @@ class FakeTelegram:
         """
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
         message: JsonDict = {"from": user_json(sender, username), "text": text}
-        message.update(_command_entities(text))
+        message.update(command_entities(text))
         with self._state.lock:
             chat = self._describe(chat_id, chat_type, title, None, None)
             if chat.type == "private" and username:
@@ -284,7 +276,7 @@ class FakeTelegram:
         with self._state.lock:
             chat = self._describe(chat_id, "channel", title, username, None)
             message: JsonDict = {"sender_chat": chat.to_json(), "text": text}
-            message.update(_command_entities(text))
+            message.update(command_entities(text))
             return self._state.queue_update(
                 "channel_post", self._state.store_message(chat, message)
             )

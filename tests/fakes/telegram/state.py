@@ -2,7 +2,8 @@
 
 One lock guards it all; `changed` (a Condition on that lock) wakes long polls and sync waiters
 whenever anything moves. Records handed to tests are frozen dataclasses, copied out under the
-lock, and never hold the bot token.
+lock, and never hold the bot token. The JSON shapes of users, chat members and command entities
+are built here too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.fakes.telegram.html_markup import utf16_length
 
 JsonDict = dict[str, Any]
 
@@ -205,6 +208,14 @@ _MEMBER_PERMISSIONS = (
     "can_edit_tag",
     "can_react_to_messages",
 )
+
+
+def command_entities(text: str) -> JsonDict:
+    """Telegram marks a leading `/command[@bot]` with a bot_command entity (UTF-16 length)."""
+    if not text.startswith("/"):
+        return {}
+    command = text.split(maxsplit=1)[0]
+    return {"entities": [{"type": "bot_command", "offset": 0, "length": utf16_length(command)}]}
 
 
 def chat_member_json(user: JsonDict, status: str, *, can_send: bool = True) -> JsonDict:

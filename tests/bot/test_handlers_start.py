@@ -1,0 +1,186 @@
+"""The bot's first contact and its chats, end to end: /start, /help, unknown input, commands
+addressed to this bot in groups, administrators and channels, and a chat that blocks the bot and
+comes back. The real Application long-polls the fake Bot API over HTTP, asks the real store
+(SQLite or PostgreSQL) and fetches from the fake arXiv; see `tests.harness.bots`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from bot.handlers import COMMANDS
+from tests.fakes.corpus import make_record
+from tests.harness.bots import BOT, GROUP, USER, Bot, dezun_count, running_front_end
+from watcher.store import MatchedRecord
+
+CHANNEL = -1001234567890
+
+
+def is_active(bot: Bot, chat_id: int) -> bool:
+    info = bot.chats.get(chat_id)
+    return info is not None and info.active
+
+
+# --- /start, /help, unknown input -------------------------------------------------------------
+
+
+async def test_start_says_what_whom_and_how_and_reactivates_the_chat(bot: Bot) -> None:
+    bot.chats.seen(USER, kind="private")
+    bot.chats.deactivate(USER, reason="the user blocked the bot")
+
+    answer = await bot.ask_one(USER, "/start")
+
+    assert "I watch arXiv for new papers" in answer
+    assert "I watch Dezun Dong." in answer
+    assert "/subscribe: follow the authors I watch" in answer
+    assert "/subscribe NAME" in answer
+    info = bot.chats.get(USER)
+    assert info is not None
+    assert info.active
+    assert bot.last(USER).link_preview_options == {"is_disabled": True}
+    assert bot.last(USER).parse_mode == "HTML"
+
+
+async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/help")
+
+    for command in COMMANDS:
+        assert f"/{command.command}" in answer
+    for example in (
+        "/subscribe Dezun Dong",
+        "/recent 10",
+        "/subject cs.DC 5",
+        "/paper 2604.01234",
+        "/digest daily 08:00",
+        "/digest weekly mon 08:00",
+        "/timezone Europe/Berlin",
+        "/timezone UTC+8",
+    ):
+        assert example in answer
+    assert (
+        "In groups, only administrators can change what the group follows (/subscribe, "
+        "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
+        "topic follows its own authors, and their papers (and digests) are posted in that topic."
+        in answer
+    )
+    assert answer.endswith(
+        "An author id is exact (the person's own arXiv author page), but lists only the papers "
+        "the person claimed on arXiv."
+    )
+
+
+async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "/frobnicate now") == (
+        "I do not know /frobnicate. /help lists the commands."
+    )
+    assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
+
+
+async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> None:
+    group: dict[str, Any] = {"chat_type": "group", "user_id": 7}
+    bot.telegram.user_sends(GROUP, "/frobnicate", **group)
+    bot.telegram.user_sends(GROUP, "/recent@some_other_bot", **group)
+    bot.telegram.user_sends(GROUP, "just chatting", **group)
+
+    answers = await bot.ask(GROUP, f"/frobnicate@{BOT}", **group)
+
+    assert answers == [f"I do not know /frobnicate@{BOT}. /help lists the commands."]
+
+
+async def test_commands_work_with_the_bot_name_suffix(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, f"/recent@{BOT} 2")
+
+    assert f"(1–2 of {dezun_count(bot)})" in answer
+
+
+# --- groups and channels ----------------------------------------------------------------------
+
+
+async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot) -> None:
+    bot.telegram.set_admins(GROUP, [7], creator_id=8)
+    member: dict[str, Any] = {"chat_type": "group", "title": "Readers", "user_id": 9}
+
+    refused = await bot.ask_one(GROUP, "/subscribe", **member)
+    assert refused == "Only this group's administrators can change what it follows."
+    assert bot.chats.subscribed_ids(GROUP) == []
+    listing = await bot.ask_one(GROUP, "/recent 1", **member)
+    assert f"(1–1 of {dezun_count(bot)})" in listing
+
+    admin = {**member, "user_id": 7}
+    accepted = await bot.ask_one(GROUP, "/subscribe", **admin)
+    assert accepted.startswith("✅ This chat now follows Dezun Dong")
+    refused_too = await bot.ask_one(GROUP, "/unsubscribe", **member)
+    assert refused_too == "Only this group's administrators can change what it follows."
+    creator = {**member, "user_id": 8}
+    assert await bot.ask_one(GROUP, "/unsubscribe", **creator) == (
+        "✅ This chat no longer follows Dezun Dong."
+    )
+    info = bot.chats.get(GROUP)
+    assert info is not None
+    assert (info.kind, info.title) == ("group", "Readers")
+
+
+async def test_a_channel_is_subscribed_by_a_post_in_it(bot: Bot) -> None:
+    bot.telegram.add_channel(CHANNEL, title="Papers", bot_is_admin=True)
+
+    bot.telegram.channel_post(CHANNEL, "/subscribe", title="Papers")
+    await bot.until(lambda: bot.telegram.sent(CHANNEL))
+
+    assert bot.last(CHANNEL).text.startswith("✅ This chat now follows Dezun Dong")
+    assert len(bot.chats.subscribed_ids(CHANNEL)) == 1
+    info = bot.chats.get(CHANNEL)
+    assert info is not None
+    assert (info.kind, info.title) == ("channel", "Papers")
+
+
+async def test_blocking_and_unblocking_the_bot_parks_and_resumes_the_chat(bot: Bot) -> None:
+    await bot.ask(USER, "/subscribe")
+
+    def active() -> bool:
+        info = bot.chats.get(USER)
+        return info is not None and info.active
+
+    bot.telegram.my_chat_member(USER, "kicked")
+    await bot.until(lambda: not active())
+    bot.telegram.my_chat_member(USER, "member")
+    await bot.until(active)
+    assert len(bot.chats.subscribed_ids(USER)) == 1
+
+
+@pytest.mark.parametrize("comes_back_by", ["/start", "unblocking the bot"])
+async def test_a_chat_that_comes_back_gets_its_parked_paper_at_once(
+    engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch, comes_back_by: str
+) -> None:
+    # Left alone, the sender looks at the outbox again only after its idle recheck. Make that an
+    # hour: the paper can then arrive within the test only because the chat's return woke it.
+    monkeypatch.setattr("bot.delivery.sender.IDLE_RECHECK", 3600.0)
+    async with running_front_end(engine, database_url) as bot:
+        await bot.ask(USER, "/subscribe")
+        dezun = bot.store.find_followed("Dezun Dong")
+        assert dezun is not None
+        bot.telegram.my_chat_member(USER, "kicked")
+        await bot.until(lambda: not is_active(bot, USER))
+        paper = make_record(arxiv_id="2606.00001", title="Parked While Blocked")
+        saved = bot.store.save_records(
+            [MatchedRecord(paper, frozenset({dezun.id}))], announce_for=frozenset({dezun.id})
+        )
+        assert saved.new == [paper]
+        assert bot.service.outbox.stats().parked == 1
+
+        if comes_back_by == "/start":
+            bot.telegram.unblock(USER)
+            bot.telegram.user_sends(USER, "/start")
+        else:
+            bot.telegram.my_chat_member(USER, "member")
+        await bot.until(
+            lambda: any("Parked While Blocked" in m.text for m in bot.telegram.sent(USER))
+        )
+
+        # Marked sent once Telegram's answer is in, a moment after the fake has the message.
+        await bot.until(lambda: bot.service.outbox.stats().sent == 1)
+        stats = bot.service.outbox.stats()
+        assert (stats.parked, stats.pending) == (0, 0)
+        assert is_active(bot, USER)

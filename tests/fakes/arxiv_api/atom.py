@@ -1,0 +1,140 @@
+"""The fake arXiv's Atom, in the exact shape of arXiv's own answers (see the recorded files in
+`tests/data/arxiv-api/`): an entry, a results page of the API with its OpenSearch totals, a
+person's author feed, and the HTTP 400 error feed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from xml.sax.saxutils import escape
+
+from watcher.records import Record
+
+_FEED_OPEN = (
+    "<?xml version='1.0' encoding='UTF-8'?>\n"
+    '<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+    'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns="http://www.w3.org/2005/Atom">\n'
+)
+
+
+def quoteattr(value: str) -> str:
+    """A double-quoted attribute value, as arXiv's XML writer produces it."""
+    return '"' + escape(value, {'"': "&quot;"}) + '"'
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def render_entry(record: Record) -> str:
+    """One `<entry>`, element for element in arXiv's order."""
+    lines = [
+        "  <entry>",
+        f"    <id>http://arxiv.org/abs/{record.versioned_id}</id>",
+        f"    <title>{escape(record.title)}</title>",
+        f"    <updated>{_stamp(record.updated)}</updated>",
+        f'    <link href={quoteattr(record.abs_url)} rel="alternate" type="text/html"/>',
+        f"    <link href={quoteattr(record.pdf_url)} "
+        'rel="related" type="application/pdf" title="pdf"/>',
+        f"    <summary>{escape(record.abstract)}</summary>",
+    ]
+    # arXiv lists the authors' ACM and MSC classes as categories too, after the real ones.
+    classes = [c for c in (record.acm_class, record.msc_class) if c is not None]
+    lines += [
+        f'    <category term={quoteattr(c)} scheme="http://arxiv.org/schemas/atom"/>'
+        for c in [*record.categories, *classes]
+    ]
+    lines.append(f"    <published>{_stamp(record.published)}</published>")
+    if record.comment is not None:
+        lines.append(f"    <arxiv:comment>{escape(record.comment)}</arxiv:comment>")
+    lines.append(f"    <arxiv:primary_category term={quoteattr(record.primary_category)}/>")
+    if record.journal_ref is not None:
+        lines.append(f"    <arxiv:journal_ref>{escape(record.journal_ref)}</arxiv:journal_ref>")
+    for author in record.authors:
+        lines.append("    <author>")
+        lines.append(f"      <name>{escape(author.name)}</name>")
+        lines += [
+            f"      <arxiv:affiliation>{escape(a)}</arxiv:affiliation>" for a in author.affiliations
+        ]
+        lines.append("    </author>")
+    if record.doi is not None:
+        lines.append(f"    <arxiv:doi>{escape(record.doi)}</arxiv:doi>")
+        lines.append(
+            f'    <link rel="related" href={quoteattr("https://doi.org/" + record.doi)} '
+            'title="doi"/>'
+        )
+    lines.append("  </entry>")
+    return "\n".join(lines) + "\n"
+
+
+def render_feed(
+    records: Iterable[Record],
+    *,
+    search_query: str,
+    id_list: str,
+    start: int,
+    max_results: int,
+    total_results: int,
+    now: datetime,
+) -> bytes:
+    """A whole results page, header as arXiv writes it."""
+    title = f"search_query={search_query}&id_list={id_list}&start={start}&max_results={max_results}"
+    link = (
+        "https://arxiv.org/api/query?"
+        f"search_query={search_query}&start={start}&max_results={max_results}&id_list={id_list}"
+    )
+    digest = hashlib.sha1(title.encode(), usedforsecurity=False).digest()
+    feed_id = base64.b64encode(digest).decode().rstrip("=")
+    head = (
+        f"  <id>https://arxiv.org/api/{feed_id}</id>\n"
+        f"  <title>arXiv Query: {escape(title)}</title>\n"
+        f"  <updated>{_stamp(now)}</updated>\n"
+        f'  <link href={quoteattr(link)} type="application/atom+xml"/>\n'
+        f"  <opensearch:itemsPerPage>{max_results}</opensearch:itemsPerPage>\n"
+        f"  <opensearch:totalResults>{total_results}</opensearch:totalResults>\n"
+        f"  <opensearch:startIndex>{start}</opensearch:startIndex>\n"
+    )
+    entries = "".join(render_entry(r) for r in records)
+    return (_FEED_OPEN + head + entries + "</feed>\n").encode()
+
+
+def render_author_feed(author_id: str, records: Iterable[Record], *, now: datetime) -> bytes:
+    """A person's author feed: the API's entries, the whole list, no OpenSearch totals."""
+    head = (
+        f"  <id>http://arxiv.org/a/{escape(author_id)}</id>\n"
+        f"  <title>arXiv author ID {escape(author_id)}</title>\n"
+        f"  <updated>{_stamp(now)}</updated>\n"
+        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}")} rel="alternate" '
+        'type="text/html"/>\n'
+        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}.atom")} rel="self" '
+        'type="application/atom+xml"/>\n'
+    )
+    entries = "".join(render_entry(r) for r in records)
+    return (_FEED_OPEN + head + entries + "</feed>\n").encode()
+
+
+def render_error_feed(message: str, *, now: datetime) -> bytes:
+    """arXiv's HTTP 400 answer: a feed with one entry titled `Error` that says why."""
+    anchor = "https://arxiv.org/api/errors#" + re.sub(r"\s+", "_", message)
+    stamp = _stamp(now)
+    return (
+        _FEED_OPEN
+        + "  <id>https://arxiv.org/</id>\n"
+        + "  <title>arXiv Search Results</title>\n"
+        + f"  <updated>{stamp}</updated>\n"
+        + "  <opensearch:itemsPerPage>1</opensearch:itemsPerPage>\n"
+        + "  <opensearch:totalResults>1</opensearch:totalResults>\n"
+        + "  <opensearch:startIndex>0</opensearch:startIndex>\n"
+        + "  <entry>\n"
+        + f"    <id>{escape(anchor)}</id>\n"
+        + "    <title>Error</title>\n"
+        + f"    <updated>{stamp}</updated>\n"
+        + f'    <link href={quoteattr(anchor)} rel="alternate" type="text/html"/>\n'
+        + f"    <summary>{escape(message)}</summary>\n"
+        + "    <author>\n      <name>arXiv api core</name>\n    </author>\n"
+        + "  </entry>\n</feed>\n"
+    ).encode()
