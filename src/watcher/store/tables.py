@@ -346,6 +346,25 @@ class Delivery(SQLModel, table=True):
     digest_part_id: int | None = Field(default=None, index=True)
 
 
+class AnnouncedPaper(SQLModel, table=True):
+    """A chat (in one forum topic, or `NO_THREAD`) was told of a paper, or will be: it has had a
+    delivery of it queued. Never pruned, unlike the delivery rows, so that "a chat hears of a
+    paper once" holds after `Outbox.prune`: the queue statement (`watcher.store.announce`) reads
+    this, not the outbox. Written in the transaction that queues the delivery, so a row here
+    means a delivery row existed. `version` is the newest version the chat was queued (for a
+    revision, which it hears of once per version). Ids only: one narrow row per (destination,
+    paper), and the primary key is the queue's lookup.
+    """
+
+    __tablename__ = "announced_paper"
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id"), primary_key=True, nullable=False)
+    )
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id(primary_key=True))
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    version: int
+
+
 class DigestPart(SQLModel, table=True):
     """One message of a digest, rendered when the digest was claimed: its deliveries are marked
     sent together once Telegram confirmed it. `position` counts from 1 among `parts`."""
