@@ -3,10 +3,14 @@
 Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
 stored at the same version announces nothing (other metadata at that version, a DOI or a
 journal reference added later, is stored over the old, silently), a newer version is a
-*revision*, and only a paper the store did not have is *new*. A revision replaces everything
-the new version carries: title, abstract, authors, categories, ACM/MSC classes, links. In the
-same transaction it queues one delivery per subscribed chat (see `watcher.store.outbox`), so a paper
-can never be stored without its announcements.
+*revision*, and a paper is *new* to a follow only when it is linked to that follow for the first
+time and is not older than the follow (its v1 date no earlier than the follow's creation, less
+`NEW_SLACK`). This rule holds for every source: an old paper that a topic hears of because its
+metadata moved, or that a person claims in their arXiv account, is linked silently. A revision
+replaces everything the new version carries: title, abstract, authors, categories, ACM/MSC
+classes, links. In the same transaction it queues one delivery per subscribed chat that was not
+told of the paper yet (see `watcher.store.announce`), so a paper can never be stored without its
+announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
 PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
@@ -18,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Date, Engine, bindparam, text
 from sqlmodel import Session, col, select
@@ -27,7 +31,7 @@ from watcher import records
 from watcher.kinds import NewsKind
 from watcher.store.announce import Announcements, Owed
 from watcher.store.saving import write_batch
-from watcher.store.tables import HarvestedPaper, HarvestState, Paper, PaperMatch
+from watcher.store.tables import FollowedAuthor, HarvestedPaper, HarvestState, Paper, PaperMatch
 
 # The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
 _MARK_HARVESTED = text(
@@ -35,6 +39,15 @@ _MARK_HARVESTED = text(
     "ON CONFLICT (arxiv_id) DO UPDATE SET datestamp = excluded.datestamp "
     "WHERE excluded.datestamp > harvested_paper.datestamp"
 ).bindparams(bindparam("datestamp", type_=Date))
+
+
+# How much older than a follow a paper may be and still be new to it. A paper's v1 date
+# (`published`) is its submission, and arXiv announces a submission a day or more later: one
+# sent on Friday afternoon (US Eastern) is out on Monday evening, 3 days and some hours later,
+# and the API may show it a day later still. A follow created in that gap has never seen the
+# paper, so it is still news. An older paper is not, whatever brings it now: a new version, a
+# journal reference or DOI added, the person claiming it in their arXiv account.
+NEW_SLACK = timedelta(days=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +114,17 @@ def _texts(record: records.Record) -> Iterator[str]:
     yield from (text for text in optional if text is not None)
 
 
+def _starts(session: Session, followed_ids: Iterable[int]) -> dict[int, datetime]:
+    """When each of these follows started: the creation of its rule."""
+    ids = sorted(followed_ids)
+    if not ids:
+        return {}
+    rows = session.exec(
+        select(FollowedAuthor.id, FollowedAuthor.created).where(col(FollowedAuthor.id).in_(ids))
+    ).all()
+    return {followed_id: created for followed_id, created in rows if followed_id is not None}
+
+
 class PaperStore:
     """Saving records and the harvest's state. Each method is one transaction."""
 
@@ -131,23 +155,33 @@ class PaperStore:
         first is still new to this author's subscribers, and a version this author's poll has
         not seen is a revision for them. Deliveries are queued only for the authors in
         `announce_for`, those whose history was fetched once; a first poll stores silently.
+        A paper older than the follow (`NEW_SLACK`) is never new to it: its first link is
+        stored silently, and only its later versions are revisions.
         """
         result = SaveResult()
         batch = [(storable(item.record), item.followed_ids) for item in matched]
         with Session(self.engine) as session:
+            starts = _starts(
+                session, announce_for & {f for item in matched for f in item.followed_ids}
+            )
             announcements = Announcements(session)
             for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
-                changed = False
+                # New to a follow: linked to it for the first time, and not older than the
+                # follow (`NEW_SLACK`); an older paper is linked silently.
+                new_for = {
+                    f for f in linked.new_for & announce_for
+                    if f in starts and linked.published >= starts[f] - NEW_SLACK
+                }  # fmt: skip
+                announced_any = False
                 for kind, followed_ids, found in (
-                    (NewsKind.NEW, linked.new_for, result.new),
-                    (NewsKind.REVISION, linked.revised_for, result.revisions),
+                    (NewsKind.NEW, frozenset(new_for), result.new),
+                    (NewsKind.REVISION, linked.revised_for & announce_for, result.revisions),
                 ):
-                    announced = followed_ids & announce_for
-                    if announced:
+                    if followed_ids:
                         found.append(record)
-                        announcements.owe(kind, Owed(linked.paper_id, record.version, announced))
-                    changed = changed or bool(followed_ids)
-                if changed and not (linked.new_for | linked.revised_for) & announce_for:
+                        announcements.owe(kind, Owed(linked.paper_id, record.version, followed_ids))
+                        announced_any = True
+                if (linked.new_for or linked.revised_for) and not announced_any:
                     result.silent += 1
             announcements.flush()
             session.commit()
