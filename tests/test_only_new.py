@@ -82,13 +82,13 @@ def poller(store: Store, client: ArxivClient, fake: FakeArxiv, source: WatchSour
     )
 
 
-def started(store: Store, followed_id: int, *, days_ago: float) -> None:
-    """The follow was created `days_ago` (test data: a row as an older follow leaves it)."""
+def created_days_ago(store: Store, followed_id: int, days: float) -> None:
+    """The follow was created `days` ago (test data: the row as an older follow leaves it)."""
     with Session(store.engine) as session:
         session.exec(
             update(FollowedAuthor)
             .where(col(FollowedAuthor.id) == followed_id)
-            .values(created=utcnow() - timedelta(days=days_ago))
+            .values(created=utcnow() - timedelta(days=days))
         )
         session.commit()
 
@@ -128,7 +128,7 @@ async def test_harvest_a_years_old_paper_whose_metadata_moved_is_stored_silently
     journal reference stamped today: it is linked to the topic, and announced to nobody. A
     paper of today on the topic is announced (the same harvest)."""
     topic, _ = store.watch_topic(RDMA)
-    started(store, topic.id, days_ago=7)
+    created_days_ago(store, topic.id, 7)
     subscribed(store, topic.id)
     store.record_poll_success([topic.id], now=utcnow(), next_poll=utcnow())
     today = datetime.now(UTC).date()
@@ -153,7 +153,7 @@ async def test_api_a_new_version_of_a_years_old_paper_is_not_new_to_a_topic(
     stored (at v2) for the topic, and announced to nobody. A paper of today is announced."""
     fake.add(OLD_2019)
     topic, _ = store.watch_topic(RDMA)
-    started(store, topic.id, days_ago=7)
+    created_days_ago(store, topic.id, 7)
     subscribed(store, topic.id)
     polls = poller(store, client, fake, "api")
     first = await polls.poll(force=True)
@@ -220,8 +220,8 @@ def test_a_chat_told_of_a_paper_is_not_told_again_after_the_outbox_is_pruned(
     by_identity, _ = store.follow_identity(DONG, name="Dezun Dong")
     chats = subscribed(store, by_name.id)
     chats.subscribe(CHAT, by_identity.id)
-    for follow in (by_name, by_identity):
-        started(store, follow.id, days_ago=60)
+    long_ago = utcnow() - timedelta(days=60)  # both polled since then
+    store.record_poll_success([by_name.id, by_identity.id], now=long_ago, next_poll=long_ago)
     paper_x = by_dong("2610.00042", "Paper X", utcnow() - timedelta(days=40))
 
     told = store.save_records(

@@ -320,5 +320,5 @@ def _restart_if_paused(session: Session, followed_id: int) -> None:
     ).one()
     state = session.get(PollState, followed_id)
     if others == 0 and state is not None and state.last_success is not None:
-        state.last_success = state.next_poll = None
+        state.last_success = state.next_poll = state.started = None
         state.consecutive_failures, state.last_error = 0, None

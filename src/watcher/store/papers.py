@@ -4,13 +4,13 @@ Storage answers with what is new. `save_records` is idempotent on the arXiv id: 
 stored at the same version announces nothing (other metadata at that version, a DOI or a
 journal reference added later, is stored over the old, silently), a newer version is a
 *revision*, and a paper is *new* to a follow only when it is linked to that follow for the first
-time and is not older than the follow (its v1 date no earlier than the follow's creation, less
-`NEW_SLACK`). This rule holds for every source: an old paper that a topic hears of because its
-metadata moved, or that a person claims in their arXiv account, is linked silently. A revision
-replaces everything the new version carries: title, abstract, authors, categories, ACM/MSC
-classes, links. In the same transaction it queues one delivery per subscribed chat that was not
-told of the paper yet (see `watcher.store.announce`), so a paper can never be stored without its
-announcements.
+time and is not older than the follow: its v1 date is no earlier than the follow's start (a
+topic's creation, a person's first successful poll) less `NEW_SLACK`. This rule holds for every
+source: an old paper that a topic hears of because its metadata moved, or that a person claims
+in their arXiv account, is linked silently. A revision replaces everything the new version
+carries: title, abstract, authors, categories, ACM/MSC classes, links. In the same transaction it
+queues one delivery per subscribed chat that was not told of the paper yet (see
+`watcher.store.announce`), so a paper can never be stored without its announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
 PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
@@ -28,10 +28,17 @@ from sqlalchemy import Date, Engine, bindparam, text
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.kinds import NewsKind
+from watcher.kinds import FollowKind, NewsKind
 from watcher.store.announce import Announcements, Owed
 from watcher.store.saving import write_batch
-from watcher.store.tables import FollowedAuthor, HarvestedPaper, HarvestState, Paper, PaperMatch
+from watcher.store.tables import (
+    FollowedAuthor,
+    HarvestedPaper,
+    HarvestState,
+    Paper,
+    PaperMatch,
+    PollState,
+)
 
 # The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
 _MARK_HARVESTED = text(
@@ -41,7 +48,7 @@ _MARK_HARVESTED = text(
 ).bindparams(bindparam("datestamp", type_=Date))
 
 
-# How much older than a follow a paper may be and still be new to it. A paper's v1 date
+# How much older than a follow's start a paper may be and still be new to it. A paper's v1 date
 # (`published`) is its submission, and arXiv announces a submission a day or more later: one
 # sent on Friday afternoon (US Eastern) is out on Monday evening, 3 days and some hours later,
 # and the API may show it a day later still. A follow created in that gap has never seen the
@@ -115,14 +122,24 @@ def _texts(record: records.Record) -> Iterator[str]:
 
 
 def _starts(session: Session, followed_ids: Iterable[int]) -> dict[int, datetime]:
-    """When each of these follows started: the creation of its rule."""
+    """When each of these follows started: a topic when it was created, a person (by name or
+    identity) at its first successful poll (`PollState.started`, again after a pause). A person
+    never polled has no start, and no paper is too old for it; but no source announces for it
+    before that poll, which stores what it finds silently."""
     ids = sorted(followed_ids)
     if not ids:
         return {}
     rows = session.exec(
-        select(FollowedAuthor.id, FollowedAuthor.created).where(col(FollowedAuthor.id).in_(ids))
+        select(FollowedAuthor.id, FollowedAuthor.kind, FollowedAuthor.created, PollState.started)
+        .outerjoin(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
+        .where(col(FollowedAuthor.id).in_(ids))
     ).all()
-    return {followed_id: created for followed_id, created in rows if followed_id is not None}
+    starts = {}
+    for followed_id, kind, created, started in rows:
+        start = created if kind == FollowKind.TOPIC else started
+        if followed_id is not None and start is not None:
+            starts[followed_id] = start
+    return starts
 
 
 class PaperStore:
@@ -170,7 +187,7 @@ class PaperStore:
                 # follow (`NEW_SLACK`); an older paper is linked silently.
                 new_for = {
                     f for f in linked.new_for & announce_for
-                    if f in starts and linked.published >= starts[f] - NEW_SLACK
+                    if f not in starts or linked.published >= starts[f] - NEW_SLACK
                 }  # fmt: skip
                 announced_any = False
                 for kind, followed_ids, found in (

@@ -179,7 +179,12 @@ class FollowedAuthor(SQLModel, table=True):
 
 
 class PollState(SQLModel, table=True):
-    """How polling one followed author went. No `last_success` yet means its backfill is pending."""
+    """How polling one followed author went. No `last_success` yet means its backfill is pending.
+
+    `started` is its first successful poll (the backfill), since it was created or since a chat
+    brought it back after nobody polled it: the follow's start, which a paper must not be much
+    older than to be new to it (`watcher.store.papers`).
+    """
 
     __tablename__ = "poll_state"
     followed_author_id: int = Field(
@@ -187,6 +192,7 @@ class PollState(SQLModel, table=True):
     )
     last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    started: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_error: str | None = Field(default=None, sa_type=Text)
     consecutive_failures: int = 0
     next_poll: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))

@@ -1,4 +1,6 @@
-"""announced_paper: which chat (and forum topic) was told of which paper, never pruned
+"""announced_paper: which chat (and forum topic) was told of which paper, never pruned;
+poll_state.started: when a follow's polling started
+
 
 "A chat hears of a paper once" was checked against the delivery rows alone, and
 `Outbox.prune` deletes the sent ones after the retention: a paper announced 40 days ago, then
@@ -6,6 +8,10 @@ found through another of the chat's follows, was announced again. This table kee
 row per (chat, thread, paper) that had a delivery queued, with the newest version queued; the
 queue statement reads it, and pruning leaves it. Filled here from the deliveries still held;
 from then on `watcher.store.announce` writes it in the transaction that queues a delivery.
+
+A paper is new to a follow only if it is not older than the follow's start, its first
+successful poll (`poll_state.started`, set by the poll from now on). For a follow already
+polled, the day it was created stands in: it came before its first poll.
 
 Revision ID: 0014
 Revises: 0013
@@ -42,6 +48,16 @@ def upgrade() -> None:
         "GROUP BY chat_id, thread_id, paper_id"
     )
 
+    with op.batch_alter_table("poll_state") as batch_op:
+        batch_op.add_column(sa.Column("started", sa.DateTime(timezone=True), nullable=True))
+    op.execute(
+        "UPDATE poll_state SET started = (SELECT created FROM followed_author "
+        "WHERE followed_author.id = poll_state.followed_author_id) "
+        "WHERE last_success IS NOT NULL"
+    )
+
 
 def downgrade() -> None:
+    with op.batch_alter_table("poll_state") as batch_op:
+        batch_op.drop_column("started")
     op.drop_table("announced_paper")
