@@ -69,7 +69,7 @@ def claimed_paper(fake: FakeArxiv, arxiv_id: str = "2611.99999") -> Record:
         arxiv_id=arxiv_id,
         title="Fresh Results on HyperX Routing",
         authors=["Ziyu Wang", "Dezun Dong"],
-        published=datetime(2026, 11, 2, 9, 0, tzinfo=UTC),
+        published=datetime.now(UTC) - timedelta(days=1),  # out after the follow's first poll
     )
     fake.add(record)
     fake.claim(DONG.feed_id, [arxiv_id])

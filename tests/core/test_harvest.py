@@ -34,6 +34,7 @@ from watcher.match import FollowRules
 from watcher.poll import PollReport
 from watcher.sources.harvest import HARVEST_NAME, Harvester
 from watcher.store import MatchedRecord, SaveResult, Store
+from watcher.store.papers import NEW_SLACK
 
 
 def harvester(store: Store, client: ArxivClient, fake: FakeArxiv, **options: object) -> Harvester:
@@ -120,10 +121,17 @@ async def test_an_alias_added_between_harvests_matches_at_the_next_one(
     by_alias = sorted(r.arxiv_id for r in DAY if "Dezun Li" in [a.name for a in r.authors])
     assert by_alias and not set(by_alias) & {r.arxiv_id for r in first.new}
 
+    assert all(store.paper(a) is None for a in by_alias)
+
     store.follow(["Dezun Dong", "Dezun Li"])
     second = await run(harvest, store)
 
-    assert sorted(r.arxiv_id for r in second.new) == by_alias
+    # All stored for the follow now; new only those not older than it (polled since yesterday):
+    # a new version of a paper of years ago is stored silently.
+    assert all(store.paper(a) is not None for a in by_alias)
+    start = NOW - timedelta(days=1) - NEW_SLACK
+    new_by_alias = [r.arxiv_id for r in DAY if r.arxiv_id in by_alias and r.published >= start]
+    assert sorted(r.arxiv_id for r in second.new) == sorted(new_by_alias)
 
 
 def follow_of(id: int, name: str, **fields: object) -> Followed:

@@ -61,8 +61,9 @@ async def test_a_paper_reaching_the_api_late_is_fetched_and_announced_once(
     chats.subscribe(CHAT, followed.id)
     watcher = poller(store, client, page_size=4)
     await watcher.poll()
-    # A held submission turns up now, dated five days ago: behind every page already stored.
-    late = paper(99, age=timedelta(days=5), authors=["Yemao Xu", "Dezun Dong"])
+    # A held submission turns up now, dated three days ago: behind every page already stored
+    # (and not older than the follow by more than `NEW_SLACK`, or it would not be new).
+    late = paper(99, age=timedelta(days=3), authors=["Yemao Xu", "Dezun Dong"])
     fake.add(late)
 
     found = await watcher.poll(force=True)

@@ -40,13 +40,14 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 PAGE_SIZE = 5
 COLLABORATION = ("Teresa Maria Montaruli for the IceCube Collaboration " * 6)[:300].strip()
 
-# Stored silently by the first polls; its v2 adds Bob Healthy and a cross-list.
+# Stored silently by the first polls; its v2 adds Bob Healthy and a cross-list. Not older than
+# the follows by more than `NEW_SLACK`: so it is new to Bob Healthy's (an older one would not be).
 REVISED_V1 = make_record(
     arxiv_id="2611.30004",
     title="Adaptive Routing Revisited",
     authors=["Ann Other", "Dezun Dong"],
     categories=("cs.DC",),
-    published=NOW - timedelta(days=30),
+    published=NOW - timedelta(days=3),
 )
 REVISED_V2 = replace(
     REVISED_V1,
@@ -92,12 +93,13 @@ RECENT_HISTORY = [
     )
     for n in range(1, PAGE_SIZE + 1)
 ]
-# Held by arXiv for days: it reaches the API after the papers above, with its own older date.
+# Held by arXiv for days: it reaches the API after the papers above, with its own older date
+# (older than the follows by less than `NEW_SLACK`, or it would not be new to them).
 LATE = make_record(
     arxiv_id="2611.30005",
     title="A Submission Held for Moderation",
     authors=["Ann Healthy"],
-    published=NOW - timedelta(days=5),
+    published=NOW - timedelta(days=3, hours=12),
 )
 JANE_LATER = make_record(arxiv_id="2611.30009", title="Back Online", authors=[FAILING])
 

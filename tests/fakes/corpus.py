@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -64,15 +64,20 @@ def _links(arxiv_id: str, version: int) -> dict[str, str]:
     }
 
 
+def _recent() -> datetime:
+    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+
+
 def make_record(**overrides: Any) -> Record:
     """A plausible record for tests; any field can be overridden.
 
     `authors` may be given as plain names. Unless overridden, the links follow the id and version,
-    and `updated` follows `published`.
+    `updated` follows `published`, and `published` is an hour before the current hour: a paper
+    just out, new to any follow (one much older than the follow never is, `NEW_SLACK`).
     """
     arxiv_id = overrides.get("arxiv_id", "2604.00001")
     version = overrides.get("version", 1)
-    published = overrides.get("published", _utc("2026-04-01T12:00:00"))
+    published = overrides.get("published", _recent())
     authors = tuple(
         Author(a) if isinstance(a, str) else a for a in overrides.pop("authors", ["Dezun Dong"])
     )

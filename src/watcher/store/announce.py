@@ -4,7 +4,8 @@ transaction, so that a paper is never stored without its deliveries.
 `watcher.store.papers` hands each saved paper's owed (paper, version, followed authors) to
 `Announcements`, which queues a run of papers of one kind in one INSERT ... SELECT
 (`enqueue_deliveries`): one row per chat (and forum topic) that follows any of the authors, and
-none for a chat that already has one. The read half, which the front end drains, is
+none for a chat that was already told (`announced_paper`, which pruning leaves, so a chat is
+never told twice, however old its deliveries). The read half, which the front end drains, is
 `watcher.store.outbox`.
 """
 
@@ -14,24 +15,32 @@ import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import (
     Executable,
     Integer,
+    Subquery,
     Table,
     Text,
     bindparam,
     case,
     column,
+    delete,
     insert,
     literal,
+    or_,
     text,
+    true,
+    tuple_,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
 from watcher.store.tables import (
     WAITING,
+    AnnouncedPaper,
     Chat,
     Delivery,
     DeliveryStatus,
@@ -73,6 +82,9 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     dialect = session.get_bind().dialect.name
     parameters = {"owed": json.dumps(triples), "now": utcnow()}
     result = session.execute(_queue_statement(kind, dialect), parameters)
+    # After the deliveries (which read it): every destination owed the paper now has a row
+    # queued, just now or before, and is told of it from here on.
+    session.execute(_told_statement(kind, dialect), {"owed": parameters["owed"]})
     return int(getattr(result, "rowcount", 0))
 
 
@@ -98,6 +110,39 @@ def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
             continue
         moved.add(destination)
         delivery.version = version
+
+
+def forget_untold(session: Session, dropped: Any) -> None:
+    """The destinations were never told of these papers after all: their waiting "new"
+    deliveries (`dropped`, a select of `Delivery` rows) are about to be deleted unsent, so
+    `announced_paper` forgets them, and a follow that finds the paper again announces it."""
+    untold = dropped.where(col(Delivery.kind) == NewsKind.NEW).subquery()
+    session.execute(
+        delete(AnnouncedPaper).where(
+            tuple_(
+                col(AnnouncedPaper.chat_id),
+                col(AnnouncedPaper.thread_id),
+                col(AnnouncedPaper.paper_id),
+            ).in_(select(untold.c.chat_id, untold.c.thread_id, untold.c.paper_id))
+        )
+    )
+
+
+# The same statement on SQLite and PostgreSQL ("WHERE" keeps SQLite from reading ON CONFLICT
+# as part of the SELECT).
+_MOVE_TOLD = text(
+    "INSERT INTO announced_paper (chat_id, thread_id, paper_id, version) "
+    "SELECT :new_id, thread_id, paper_id, version FROM announced_paper WHERE chat_id = :old_id "
+    "ON CONFLICT (chat_id, thread_id, paper_id) DO UPDATE SET version = excluded.version "
+    "WHERE excluded.version > announced_paper.version"
+)
+
+
+def move_told(session: Session, *, old_id: int, new_id: int) -> None:
+    """A chat's new id (a group became a supergroup) was told what the old one was, as well
+    as what it was told itself; the old id's rows go."""
+    session.execute(_MOVE_TOLD, {"old_id": old_id, "new_id": new_id})
+    session.execute(delete(AnnouncedPaper).where(col(AnnouncedPaper.chat_id) == old_id))
 
 
 class Announcements:
@@ -138,11 +183,10 @@ _OWED_ROWS = {
 }
 
 
-@functools.cache
-def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
-    """`enqueue_deliveries`' one INSERT ... SELECT for `kind`, built once: a paper owed to
-    10,000 chats costs the service no 10,000 objects, and a save announcing a thousand papers
-    no thousand statements (the values are bound: `owed` and `now`)."""
+def _owed_and_chats(kind: NewsKind, dialect: str) -> tuple[Subquery, Any]:
+    """The owed triples (bound as `owed`) and the destinations they go to: every chat (and
+    forum topic) subscribed to one of a paper's followed authors; for a revision, only the
+    chats that asked for revisions."""
     owed = (
         text(_OWED_ROWS[dialect])
         .columns(
@@ -160,18 +204,35 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
     )
     if kind == NewsKind.REVISION:
         chats = chats.where(col(Chat.notify_revisions))
+    return owed, chats
+
+
+@functools.cache
+def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
+    """`enqueue_deliveries`' one INSERT ... SELECT for `kind`, built once: a paper owed to
+    10,000 chats costs the service no 10,000 objects, and a save announcing a thousand papers
+    no thousand statements (the values are bound: `owed` and `now`)."""
+    owed, chats = _owed_and_chats(kind, dialect)
     # A chat hears of a paper as new once, whichever version and author it came through;
-    # a revision once per version.
-    already = select(Delivery.id).where(
-        col(Delivery.paper_id) == owed.c.paper_id,
+    # a revision once per version. What it was told is `announced_paper`, which outlives the
+    # pruned deliveries; a delivery row still held counts too (a waiting row that moved to a
+    # newer version, `_move_waiting`, is that version's).
+    told = select(AnnouncedPaper.paper_id).where(
+        col(AnnouncedPaper.chat_id) == col(Subscription.chat_id),
+        col(AnnouncedPaper.thread_id) == col(Subscription.thread_id),
+        col(AnnouncedPaper.paper_id) == owed.c.paper_id,
+    )
+    queued = select(Delivery.id).where(
         col(Delivery.chat_id) == col(Subscription.chat_id),
         col(Delivery.thread_id) == col(Subscription.thread_id),
+        col(Delivery.paper_id) == owed.c.paper_id,
     )
     if kind == NewsKind.REVISION:
-        already = already.where(col(Delivery.version) == owed.c.version)
+        told = told.where(col(AnnouncedPaper.version) >= owed.c.version)
+        queued = queued.where(col(Delivery.version) == owed.c.version)
     now = bindparam("now", type_=UTCDateTime())
     rows = (
-        chats.where(~already.exists())
+        chats.where(~or_(told.exists(), queued.exists()))
         .with_only_columns(
             col(Subscription.chat_id),
             col(Subscription.thread_id),
@@ -195,3 +256,34 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
                "next_attempt", "created", "parked"]  # fmt: skip
     table: Table = Delivery.__table__  # type: ignore[attr-defined]
     return insert(table).from_select(columns, rows)  # Core: the parameters are bound, not rows
+
+
+@functools.cache
+def _told_statement(kind: NewsKind, dialect: str) -> Executable:
+    """Record in `announced_paper` that each destination owed a paper (the same ones
+    `_queue_statement` chose from) is told of it: a new row, or for a revision a higher
+    version. A paper already told as new keeps its version: the chat was not told the newer
+    one. One INSERT ... SELECT ... ON CONFLICT, bound to `owed`."""
+    owed, chats = _owed_and_chats(kind, dialect)
+    # "WHERE" keeps SQLite from reading ON CONFLICT as a join's ON.
+    rows = (
+        chats.where(true())
+        .with_only_columns(
+            col(Subscription.chat_id),
+            col(Subscription.thread_id),
+            owed.c.paper_id,
+            owed.c.version,
+        )
+        .distinct()
+    )
+    table: Table = AnnouncedPaper.__table__  # type: ignore[attr-defined]
+    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    statement = upsert.from_select(["chat_id", "thread_id", "paper_id", "version"], rows)
+    key = ["chat_id", "thread_id", "paper_id"]
+    if kind == NewsKind.NEW:
+        return statement.on_conflict_do_nothing(index_elements=key)
+    return statement.on_conflict_do_update(
+        index_elements=key,
+        set_={"version": statement.excluded.version},
+        where=statement.excluded.version > table.c.version,
+    )

@@ -22,6 +22,7 @@ from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
+from watcher.store.announce import forget_untold, move_told
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
 from watcher.store.tables import (
@@ -193,6 +194,7 @@ class Chats:
                     delivery.chat_id = new_id
                     delivery.parked = delivery.status == DeliveryStatus.PENDING and not new.active
             session.flush()
+            move_told(session, old_id=old_id, new_id=new_id)
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
@@ -279,14 +281,17 @@ class Chats:
                     )
                 )
             )
-            session.exec(
-                delete(Delivery).where(
-                    col(Delivery.chat_id) == chat_id,
-                    col(Delivery.thread_id) == thread_id,
-                    col(Delivery.status).in_(WAITING),
-                    col(Delivery.paper_id).not_in(still_wanted),
-                )
+            unwanted = (
+                col(Delivery.chat_id) == chat_id,
+                col(Delivery.thread_id) == thread_id,
+                col(Delivery.status).in_(WAITING),
+                col(Delivery.paper_id).not_in(still_wanted),
             )
+            forget_untold(
+                session,
+                select(Delivery.chat_id, Delivery.thread_id, Delivery.paper_id).where(*unwanted),
+            )
+            session.exec(delete(Delivery).where(*unwanted))
             session.commit()
             return int(removed or 0)
 
@@ -315,5 +320,5 @@ def _restart_if_paused(session: Session, followed_id: int) -> None:
     ).one()
     state = session.get(PollState, followed_id)
     if others == 0 and state is not None and state.last_success is not None:
-        state.last_success = state.next_poll = None
+        state.last_success = state.next_poll = state.started = None
         state.consecutive_failures, state.last_error = 0, None

@@ -212,6 +212,7 @@ class FollowStore:
             followed_ids,
             last_attempt=now,
             last_success=now,
+            started=func.coalesce(col(PollState.started), now),  # the first success stays
             last_error=None,
             consecutive_failures=0,
             next_poll=next_poll,

@@ -3,10 +3,14 @@
 Storage answers with what is new. `save_records` is idempotent on the arXiv id: a record
 stored at the same version announces nothing (other metadata at that version, a DOI or a
 journal reference added later, is stored over the old, silently), a newer version is a
-*revision*, and only a paper the store did not have is *new*. A revision replaces everything
-the new version carries: title, abstract, authors, categories, ACM/MSC classes, links. In the
-same transaction it queues one delivery per subscribed chat (see `watcher.store.outbox`), so a paper
-can never be stored without its announcements.
+*revision*, and a paper is *new* to a follow only when it is linked to that follow for the first
+time and is not older than the follow: its v1 date is no earlier than the follow's start (a
+topic's creation, a person's first successful poll) less `NEW_SLACK`. This rule holds for every
+source: an old paper that a topic hears of because its metadata moved, or that a person claims
+in their arXiv account, is linked silently. A revision replaces everything the new version
+carries: title, abstract, authors, categories, ACM/MSC classes, links. In the same transaction it
+queues one delivery per subscribed chat that was not told of the paper yet (see
+`watcher.store.announce`), so a paper can never be stored without its announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
 PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
@@ -18,16 +22,23 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Date, Engine, bindparam, text
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.kinds import NewsKind
+from watcher.kinds import FollowKind, NewsKind
 from watcher.store.announce import Announcements, Owed
 from watcher.store.saving import write_batch
-from watcher.store.tables import HarvestedPaper, HarvestState, Paper, PaperMatch
+from watcher.store.tables import (
+    FollowedAuthor,
+    HarvestedPaper,
+    HarvestState,
+    Paper,
+    PaperMatch,
+    PollState,
+)
 
 # The same statement on SQLite and PostgreSQL; in key order, so two writers cannot deadlock.
 _MARK_HARVESTED = text(
@@ -35,6 +46,15 @@ _MARK_HARVESTED = text(
     "ON CONFLICT (arxiv_id) DO UPDATE SET datestamp = excluded.datestamp "
     "WHERE excluded.datestamp > harvested_paper.datestamp"
 ).bindparams(bindparam("datestamp", type_=Date))
+
+
+# How much older than a follow's start a paper may be and still be new to it. A paper's v1 date
+# (`published`) is its submission, and arXiv announces a submission a day or more later: one
+# sent on Friday afternoon (US Eastern) is out on Monday evening, 3 days and some hours later,
+# and the API may show it a day later still. A follow created in that gap has never seen the
+# paper, so it is still news. An older paper is not, whatever brings it now: a new version, a
+# journal reference or DOI added, the person claiming it in their arXiv account.
+NEW_SLACK = timedelta(days=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +121,27 @@ def _texts(record: records.Record) -> Iterator[str]:
     yield from (text for text in optional if text is not None)
 
 
+def _starts(session: Session, followed_ids: Iterable[int]) -> dict[int, datetime]:
+    """When each of these follows started: a topic when it was created, a person (by name or
+    identity) at its first successful poll (`PollState.started`, again after a pause). A person
+    never polled has no start, and no paper is too old for it; but no source announces for it
+    before that poll, which stores what it finds silently."""
+    ids = sorted(followed_ids)
+    if not ids:
+        return {}
+    rows = session.exec(
+        select(FollowedAuthor.id, FollowedAuthor.kind, FollowedAuthor.created, PollState.started)
+        .outerjoin(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
+        .where(col(FollowedAuthor.id).in_(ids))
+    ).all()
+    starts = {}
+    for followed_id, kind, created, started in rows:
+        start = created if kind == FollowKind.TOPIC else started
+        if followed_id is not None and start is not None:
+            starts[followed_id] = start
+    return starts
+
+
 class PaperStore:
     """Saving records and the harvest's state. Each method is one transaction."""
 
@@ -131,23 +172,33 @@ class PaperStore:
         first is still new to this author's subscribers, and a version this author's poll has
         not seen is a revision for them. Deliveries are queued only for the authors in
         `announce_for`, those whose history was fetched once; a first poll stores silently.
+        A paper older than the follow (`NEW_SLACK`) is never new to it: its first link is
+        stored silently, and only its later versions are revisions.
         """
         result = SaveResult()
         batch = [(storable(item.record), item.followed_ids) for item in matched]
         with Session(self.engine) as session:
+            starts = _starts(
+                session, announce_for & {f for item in matched for f in item.followed_ids}
+            )
             announcements = Announcements(session)
             for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
-                changed = False
+                # New to a follow: linked to it for the first time, and not older than the
+                # follow (`NEW_SLACK`); an older paper is linked silently.
+                new_for = {
+                    f for f in linked.new_for & announce_for
+                    if f not in starts or linked.published >= starts[f] - NEW_SLACK
+                }  # fmt: skip
+                announced_any = False
                 for kind, followed_ids, found in (
-                    (NewsKind.NEW, linked.new_for, result.new),
-                    (NewsKind.REVISION, linked.revised_for, result.revisions),
+                    (NewsKind.NEW, frozenset(new_for), result.new),
+                    (NewsKind.REVISION, linked.revised_for & announce_for, result.revisions),
                 ):
-                    announced = followed_ids & announce_for
-                    if announced:
+                    if followed_ids:
                         found.append(record)
-                        announcements.owe(kind, Owed(linked.paper_id, record.version, announced))
-                    changed = changed or bool(followed_ids)
-                if changed and not (linked.new_for | linked.revised_for) & announce_for:
+                        announcements.owe(kind, Owed(linked.paper_id, record.version, followed_ids))
+                        announced_any = True
+                if (linked.new_for or linked.revised_for) and not announced_any:
                     result.silent += 1
             announcements.flush()
             session.commit()

@@ -8,8 +8,9 @@ old details. A 2,000-record page costs a dozen statements instead of some 20,000
 
 The outcome is exactly that of storing the records one after the other, in order: a record
 twice in one batch is stored once, and a higher version later in the batch is a revision of it.
-The caller judges nothing here; it gets, per record, which followed authors found it new and
-which found it revised.
+The caller judges nothing here; it gets, per record, which followed authors found it new (linked
+to it for the first time) and which found it revised, and the paper's v1 date: whether a first
+link is news is the caller's to say (`watcher.store.papers`).
 
 The counts of papers (`paper_count`: all, and per category) change in the same transaction, by
 what was inserted and what the DELETE of a revised paper's old categories returned, so they stay
@@ -74,6 +75,7 @@ class Linked:
     paper_id: int
     new_for: frozenset[int]
     revised_for: frozenset[int]
+    published: datetime  # the paper's v1 date, as stored
 
 
 def write_batch(
@@ -151,7 +153,9 @@ def write_batch(
             else:
                 continue
             links[key] = record.version
-        outcome.append(Linked(paper_id, frozenset(new_for), frozenset(revised_for)))
+        outcome.append(
+            Linked(paper_id, frozenset(new_for), frozenset(revised_for), published[record.arxiv_id])
+        )
     paper_dates = {paper_ids[a]: published[a] for a in paper_ids}
     _insert(session, PaperMatch, [
         {"paper_id": p, "followed_author_id": f, "version": v, "published": paper_dates[p]}

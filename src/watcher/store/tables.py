@@ -179,7 +179,12 @@ class FollowedAuthor(SQLModel, table=True):
 
 
 class PollState(SQLModel, table=True):
-    """How polling one followed author went. No `last_success` yet means its backfill is pending."""
+    """How polling one followed author went. No `last_success` yet means its backfill is pending.
+
+    `started` is its first successful poll (the backfill), since it was created or since a chat
+    brought it back after nobody polled it: the follow's start, which a paper must not be much
+    older than to be new to it (`watcher.store.papers`).
+    """
 
     __tablename__ = "poll_state"
     followed_author_id: int = Field(
@@ -187,6 +192,7 @@ class PollState(SQLModel, table=True):
     )
     last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    started: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_error: str | None = Field(default=None, sa_type=Text)
     consecutive_failures: int = 0
     next_poll: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
@@ -344,6 +350,25 @@ class Delivery(SQLModel, table=True):
     sent: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     digest_part_id: int | None = Field(default=None, index=True)
+
+
+class AnnouncedPaper(SQLModel, table=True):
+    """A chat (in one forum topic, or `NO_THREAD`) was told of a paper, or will be: it has had a
+    delivery of it queued. Never pruned, unlike the delivery rows, so that "a chat hears of a
+    paper once" holds after `Outbox.prune`: the queue statement (`watcher.store.announce`) reads
+    this, not the outbox. Written in the transaction that queues the delivery, so a row here
+    means a delivery row existed. `version` is the newest version the chat was queued (for a
+    revision, which it hears of once per version). Ids only: one narrow row per (destination,
+    paper), and the primary key is the queue's lookup.
+    """
+
+    __tablename__ = "announced_paper"
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id"), primary_key=True, nullable=False)
+    )
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id(primary_key=True))
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    version: int
 
 
 class DigestPart(SQLModel, table=True):
