@@ -23,6 +23,7 @@ from watcher.errors import (
     UnknownCategory,
     UsageError,
     WatcherError,
+    first_line,
 )
 from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
@@ -72,13 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if settings.log_level == "DEBUG":
             log.exception("failed")
         # Some libraries quote the token in their errors (PTB's InvalidToken does).
-        print(f"arxiv-watcher: {redact(one_line(error))}", file=sys.stderr)
+        print(f"arxiv-watcher: {redact(first_line(error))}", file=sys.stderr)
         return 1
-
-
-def one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def count(text: str) -> int:

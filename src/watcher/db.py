@@ -26,7 +26,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from watcher.errors import ConfigError, WatcherError
+from watcher.errors import ConfigError, WatcherError, first_line
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -134,7 +134,7 @@ def check_connection(engine: Engine) -> None:
         with engine.connect():
             pass
     except DBAPIError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        reason = first_line(exc.orig) if exc.orig else type(exc).__name__
         raise ConfigError(
             f"DATABASE_URL {safe_url(str(engine.url))} cannot be opened: {reason}"
         ) from None

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from watcher.errors import ArxivError, ArxivHTTPError
+from watcher.errors import ArxivError, ArxivHTTPError, first_line
 
 RETRY_FIRST = 60.0  # seconds before the first retry of a failed poll (POLL_RETRY_FIRST)
 # The doubling stops here: 2**62 times any delay is far past any cap, and a float does not
@@ -53,12 +53,13 @@ def failure_cause(error: BaseException) -> str:
     elif isinstance(error, SQLAlchemyError):
         original = getattr(error, "orig", None)
         cause = original if original is not None else error
-        text = f"saving failed: {type(cause).__name__}: {_first_line(cause)}"
+        text = f"saving failed: {_named(cause)}"
     else:
-        text = f"{type(error).__name__}: {_first_line(error)}"
+        text = _named(error)
     return text if len(text) <= _MAX_ERROR_LENGTH else text[: _MAX_ERROR_LENGTH - 1] + "…"
 
 
-def _first_line(error: BaseException) -> str:
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    return lines[0].strip() if lines else "(no message)"
+def _named(error: BaseException) -> str:
+    """The error's type and the first line of its message; the type alone when it has none."""
+    name, line = type(error).__name__, first_line(error)
+    return name if line == name else f"{name}: {line}"

@@ -42,7 +42,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from watcher.db import normalise_url, safe_url
-from watcher.errors import ConfigError
+from watcher.errors import ConfigError, first_line
 
 if TYPE_CHECKING:
     import psycopg  # imported where used: a SQLite service never loads it (10 MB resident)
@@ -323,7 +323,7 @@ class Leadership:
                 log.warning(
                     "cannot take the %s (%s); trying again in %.0f s",
                     self.lock.description,
-                    _one_line(error),
+                    first_line(error),
                     pause,
                 )
             self.on_role("standby")
@@ -348,7 +348,7 @@ class Leadership:
                 log.error(
                     "lost the %s (%s); stopping polling and sending",
                     self.lock.description,
-                    _one_line(error),
+                    first_line(error),
                 )
                 return
             if not held:
@@ -365,8 +365,3 @@ async def _wait(event: asyncio.Event, seconds: float) -> None:
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             await event.wait()
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__

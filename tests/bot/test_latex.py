@@ -14,7 +14,6 @@ import pytest
 from bot.latex import latex_to_text
 from tests.harness.paths import DATA
 
-# The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
 RECORDS_FILE = DATA / "followed-author-records.json"
 
 

@@ -15,7 +15,6 @@ from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.parse import Page, normalise_whitespace, parse_feed, split_arxiv_id
 from watcher.records import Author, Record
 
-# The repo is cloned next to `shared/`, here and in CI: <repo>/../shared.
 API_DIR = DATA / "arxiv-api"
 
 QUERY_TESTING = "query_all-testing_start0_max10.xml"
