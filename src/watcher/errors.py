@@ -137,4 +137,4 @@ def first_line(error: BaseException) -> str:
     """The first line of an error's message, or its type's name when it has none: what a log
     line or a one-line answer tells of it (a database error goes on with the SQL, and more)."""
     lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return lines[0].strip() if lines else type(error).__name__
