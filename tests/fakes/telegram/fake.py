@@ -383,6 +383,10 @@ class FakeTelegram:
         """Queue faults for the next calls of `method`, one call each, in order."""
         self._faults.add(method, faults)
 
+    def faults_pending(self, method: str = "sendMessage") -> int:
+        """How many injected faults of `method` no call has met yet."""
+        return self._faults.pending(method)
+
     # -- what the bot did --------------------------------------------------------------------
     def sent(self, chat_id: int | None = None) -> list[SentMessage]:
         with self._state.lock:
