@@ -177,6 +177,8 @@ async def serve(
         running.add(task)
         try:
             report = await context.poller.poll()
+            if report.retry_at is not None:
+                retry_at(report.retry_at)
             await frontend.notify(report)
         except asyncio.CancelledError:
             # Only shutdown cancels a poll; nothing half-done was stored (saves are atomic).
@@ -207,6 +209,22 @@ async def serve(
         scheduler.add_job(
             poll_and_notify,
             id="poll-soon",
+            replace_existing=True,
+            max_instances=2,
+            misfire_grace_time=None,
+        )
+
+    def retry_at(when: datetime) -> None:
+        # A failure is tried again when its log line says, not at the first whole tick after
+        # (which comes up to a tick later): a one-off round then, the earliest one asked for.
+        waiting = scheduler.get_job("poll-retry")
+        if waiting is not None and waiting.next_run_time <= when:
+            return
+        scheduler.add_job(
+            poll_and_notify,
+            "date",
+            run_date=when,
+            id="poll-retry",
             replace_existing=True,
             max_instances=2,
             misfire_grace_time=None,
