@@ -22,7 +22,7 @@ from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.names import name_key
 from watcher.rules import PersonRule, WatchedRule, rule_key
-from watcher.store.tables import FollowedAuthor, PaperMatch, PollState, Subscription
+from watcher.store.tables import Chat, FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.topics import Topic
 
 MAX_SHOWN_NAME = 100  # followed_author.name
@@ -162,7 +162,13 @@ class FollowStore:
 
     def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
         links = select(PaperMatch.followed_author_id, func.count().label("n"))
-        chats = select(Subscription.followed_author_id, func.count().label("n"))
+        # Subscribers are the active chats: one that blocked the bot keeps its subscriptions
+        # for when it comes back, but wants nothing polled meanwhile.
+        chats = (
+            select(Subscription.followed_author_id, func.count().label("n"))
+            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+            .where(col(Chat.active))
+        )
         if ids is not None:
             # Counted for these follows only: one index range each, not every stored link.
             links = links.where(col(PaperMatch.followed_author_id).in_(ids))
@@ -186,13 +192,14 @@ class FollowStore:
     # -- poll state ------------------------------------------------------------------------
 
     def any_follow_due(self, now: datetime) -> bool:
-        """Whether a follow someone wants (watched, or with a chat) is due for a poll by `now`
-        (never polled, or its `next_poll` has come): one row at most, where `followed()` reads
-        every follow and counts its papers."""
+        """Whether a follow someone wants (watched, or with an active chat) is due for a poll by
+        `now` (never polled, or its `next_poll` has come): one row at most, where `followed()`
+        reads every follow and counts its papers."""
         wanted = or_(
             col(FollowedAuthor.watched),
             select(Subscription.chat_id)
-            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id))
+            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
             .exists(),
         )
         due = or_(col(PollState.next_poll).is_(None), col(PollState.next_poll) <= now)
