@@ -98,8 +98,15 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
         log.info("the database is not at the newest migration: applying the migrations")
         upgrade_in_child(settings.database_url)
     store = Store(engine)
-    for rule in settings.followed_specs:
-        store.follow_watched(rule)
+    watched = [store.follow_watched(rule)[0].id for rule in settings.followed_specs]
+    for followed in store.unwatch_all_but(watched):
+        log.info(
+            "%s is no longer in WATCH_AUTHORS: %s",
+            followed.label,
+            f"still polled for the {followed.subscribers} chat(s) that follow it"
+            if followed.polled
+            else "no longer polled (no chat follows it)",
+        )
     poller = build_poller(settings, store, client)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
     return ServiceContext(settings, store, chats, Outbox(engine), poller)

@@ -75,6 +75,32 @@ class FollowStore:
             return self.follow_identity(rule)
         return self.follow_person(rule)
 
+    def unwatch_all_but(self, kept: Iterable[int]) -> list[Followed]:
+        """The operator's list is the truth: every person or identity watched but not in `kept`
+        (the follows of today's WATCH_AUTHORS) is watched no more, and polled only while a chat
+        follows it. Topics are the `watch` command's, and stay. Returns those unwatched, as
+        they are now (`polled` says whether a chat still wants them)."""
+        kept_ids = set(kept)
+        with Session(self.engine) as session:
+            dropped = [
+                followed_id
+                for followed_id in session.exec(
+                    select(FollowedAuthor.id).where(
+                        col(FollowedAuthor.watched), col(FollowedAuthor.kind) != FollowKind.TOPIC
+                    )
+                )
+                if followed_id is not None and followed_id not in kept_ids
+            ]
+            for start in range(0, len(dropped), _IDS_PER_QUERY):
+                part = dropped[start : start + _IDS_PER_QUERY]
+                session.exec(
+                    update(FollowedAuthor)
+                    .where(col(FollowedAuthor.id).in_(part))
+                    .values(watched=False)
+                )
+            session.commit()
+        return self.followed(dropped) if dropped else []
+
     def find_watched(self, rule: WatchedRule) -> Followed | None:
         """The follow of a WATCH_AUTHORS entry, if it is followed."""
         if isinstance(rule, Identity):
