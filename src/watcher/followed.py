@@ -59,7 +59,8 @@ class Followed:
 
     @property
     def polled(self) -> bool:
-        """Whether anyone wants its papers: the operator watches it, or a chat subscribes."""
+        """Whether anyone wants its papers: the operator watches it, or an active chat
+        subscribes (`subscribers` counts only those)."""
         return self.watched or self.subscribers > 0
 
     @property

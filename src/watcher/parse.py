@@ -6,8 +6,9 @@ id or title) raises `ArxivBadFeed`. A partial page is never returned, because a 
 silently lost its last entries looks exactly like "nothing new".
 
 arXiv lists a paper's ACM and MSC classes as extra `category` terms ("H.5.4; H.3.5",
-"Primary 05C50, 15A18"). Only terms shaped like a category id become categories; the others
-become the record's `acm_class` and `msc_class`, so nothing arXiv sends is dropped or miscounted.
+"Primary 05C50, 15A18", or one lowercase word such as "software"). Only the terms that
+`taxonomy.is_paper_category` accepts become categories; the others become the record's
+`acm_class` and `msc_class`, so nothing arXiv sends is dropped or miscounted.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import feedparser
 
 from watcher.errors import ArxivAPIError, ArxivBadFeed
 from watcher.records import Author, Record
-from watcher.taxonomy import is_category_id
+from watcher.taxonomy import is_paper_category
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -167,14 +168,14 @@ def _record_from_entry(
     given_primary = _primary_category(entry)
     if given_primary and given_primary not in terms:
         terms.insert(0, given_primary)
-    categories = [term for term in terms if is_category_id(term)]
-    primary = given_primary if is_category_id(given_primary) else ""
+    categories = [term for term in terms if is_paper_category(term)]
+    primary = given_primary if is_paper_category(given_primary) else ""
     primary = primary or (categories[0] if categories else "")
     if not primary:
         raise ArxivBadFeed(f"entry {versioned_id} has no arXiv category", url=url)
     categories.remove(primary)
     categories.insert(0, primary)
-    acm_class, msc_class = _classes([term for term in terms if not is_category_id(term)])
+    acm_class, msc_class = _classes([term for term in terms if not is_paper_category(term)])
 
     return Record(
         arxiv_id=arxiv_id,

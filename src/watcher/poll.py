@@ -67,11 +67,17 @@ class PollReport:
     polled: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     backfilled: int = 0  # records stored silently by first polls
+    retry_at: datetime | None = None  # the earliest next try of a failure of this cycle
 
     def add(self, outcome: PollOutcome) -> None:
-        """Take in what one source did: the follows it polled, and those that failed."""
+        """Take in what one source did: the follows it polled, those that failed, and when the
+        earliest failure is to be tried again."""
         self.polled.extend(outcome.polled)
         self.failures.update(outcome.failures)
+        if outcome.retry_at is not None and (
+            self.retry_at is None or outcome.retry_at < self.retry_at
+        ):
+            self.retry_at = outcome.retry_at
 
 
 class Poller:

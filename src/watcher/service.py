@@ -98,8 +98,15 @@ def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> Se
         log.info("the database is not at the newest migration: applying the migrations")
         upgrade_in_child(settings.database_url)
     store = Store(engine)
-    for rule in settings.followed_specs:
-        store.follow_watched(rule)
+    watched = [store.follow_watched(rule)[0].id for rule in settings.followed_specs]
+    for followed in store.unwatch_all_but(watched):
+        log.info(
+            "%s is no longer in WATCH_AUTHORS: %s",
+            followed.label,
+            f"still polled for the {followed.subscribers} chat(s) that follow it"
+            if followed.polled
+            else "no longer polled (no chat follows it)",
+        )
     poller = build_poller(settings, store, client)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
     return ServiceContext(settings, store, chats, Outbox(engine), poller)
@@ -177,6 +184,8 @@ async def serve(
         running.add(task)
         try:
             report = await context.poller.poll()
+            if report.retry_at is not None:
+                retry_at(report.retry_at)
             await frontend.notify(report)
         except asyncio.CancelledError:
             # Only shutdown cancels a poll; nothing half-done was stored (saves are atomic).
@@ -207,6 +216,22 @@ async def serve(
         scheduler.add_job(
             poll_and_notify,
             id="poll-soon",
+            replace_existing=True,
+            max_instances=2,
+            misfire_grace_time=None,
+        )
+
+    def retry_at(when: datetime) -> None:
+        # A failure is tried again when its log line says, not at the first whole tick after
+        # (which comes up to a tick later): a one-off round then, the earliest one asked for.
+        waiting = scheduler.get_job("poll-retry")
+        if waiting is not None and waiting.next_run_time <= when:
+            return
+        scheduler.add_job(
+            poll_and_notify,
+            "date",
+            run_date=when,
+            id="poll-retry",
             replace_existing=True,
             max_instances=2,
             misfire_grace_time=None,

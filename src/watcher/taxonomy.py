@@ -26,6 +26,17 @@ def is_category_id(term: str) -> bool:
     return len(term) <= MAX_CATEGORY_ID_LENGTH and _CATEGORY_ID.fullmatch(term) is not None
 
 
+def is_paper_category(term: str) -> bool:
+    """Whether a `category term=` of a paper is an arXiv category rather than an ACM or MSC class.
+
+    Shape alone cannot tell a lone archive from a one-word ACM class: "software" and "networks"
+    are words of the 2012 ACM classification, and lowercase. The archives that have no subject
+    classes are all hyphenated ("hep-th", "quant-ph", and retired ones such as "alg-geom"), so a
+    term without a dot is a category only with a hyphen.
+    """
+    return is_category_id(term) and ("." in term or "-" in term)
+
+
 @functools.cache
 def categories() -> dict[str, str]:
     """Every active category id mapped to its name, e.g. "cs.DC" → "Distributed, ..."."""

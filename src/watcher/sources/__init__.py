@@ -34,11 +34,18 @@ Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]
 
 @dataclass(slots=True)
 class PollOutcome:
-    """What a source did in one cycle: the follows it polled (by label), and those that failed
-    (by label, or the harvest's name) with the cause in one line."""
+    """What a source did in one cycle: the follows it polled (by label), those that failed
+    (by label, or the harvest's name) with the cause in one line, and the earliest time a
+    failure is to be tried again (the service polls then, not at its next whole tick)."""
 
     polled: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
+    retry_at: datetime | None = None
+
+    def retry_by(self, when: datetime) -> None:
+        """A failure is to be tried again at `when`: keep the earliest such time."""
+        if self.retry_at is None or when < self.retry_at:
+            self.retry_at = when
 
 
 class Source(Protocol):
@@ -60,10 +67,11 @@ async def record_poll_failure(
     first: float,
     cap: timedelta,
     now: datetime,
-) -> dict[str, str]:
+    outcome: PollOutcome,
+) -> None:
     """A poll of `follows` failed: log the real cause (a bug with its traceback), count it, and
-    put their next poll off, doubling per failure in a row up to `cap`. Returns the failures
-    to report: each follow's label, and the cause."""
+    put their next poll off, doubling per failure in a row up to `cap`. Adds the failures to
+    `outcome` (each follow's label, and the cause), and the time of the next try."""
     names = ", ".join(f.label for f in follows)
     cause = failure_cause(error)
     failures = max(f.consecutive_failures for f in follows) + 1
@@ -86,4 +94,5 @@ async def record_poll_failure(
         # The database itself is failing: the log line above is all there can be, and the
         # next tick tries these follows again.
         log.error("could not record the failure of %s: %s", names, failure_cause(recording))
-    return {f.label: cause for f in follows}
+    outcome.failures.update({f.label: cause for f in follows})
+    outcome.retry_by(now + retry)

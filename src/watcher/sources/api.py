@@ -110,11 +110,10 @@ class ApiSource:
         except Exception as error:
             # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this
             # group's failure, recorded and retried later; the other groups are polled on.
-            failed = await record_poll_failure(
+            await record_poll_failure(
                 self.store, group, error,
-                first=self.retry_first, cap=self.poll_interval, now=self.clock(),
+                first=self.retry_first, cap=self.poll_interval, now=self.clock(), outcome=outcome,
             )  # fmt: skip
-            outcome.failures.update(failed)
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",

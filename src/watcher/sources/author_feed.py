@@ -121,11 +121,10 @@ class AuthorFeedSource:
         except Exception as error:
             # The boundary of one identity: whatever went wrong is its failure, recorded and
             # retried later; the other identities are polled on.
-            failed = await record_poll_failure(
+            await record_poll_failure(
                 self.store, [follow], error,
-                first=self.retry_first, cap=self.poll_interval, now=self.clock(),
+                first=self.retry_first, cap=self.poll_interval, now=self.clock(), outcome=outcome,
             )  # fmt: skip
-            outcome.failures.update(failed)
             return
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",

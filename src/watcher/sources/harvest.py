@@ -139,8 +139,8 @@ class Harvester:
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
-            cause = await self._record_failure(followed, error)
-            return PollOutcome(failures={HARVEST_NAME: cause})
+            cause, retry_at = await self._record_failure(followed, error)
+            return PollOutcome(failures={HARVEST_NAME: cause}, retry_at=retry_at)
         self.last = outcome
         log.info(
             "harvested %d records in %d page(s) through %s for %d follows: %d matched, "
@@ -285,9 +285,11 @@ class Harvester:
             }
         return [arxiv_id for arxiv_id in matched if arxiv_id in moved or arxiv_id in unlinked]
 
-    async def _record_failure(self, followed: Sequence[Followed], error: Exception) -> str:
+    async def _record_failure(
+        self, followed: Sequence[Followed], error: Exception
+    ) -> tuple[str, datetime]:
         """Log the cause, count it, put the next harvest off (doubling, capped); the mark stays.
-        Returns the cause, in one line."""
+        Returns the cause, in one line, and the time of the next try."""
         cause = failure_cause(error)
         now = self.clock()
         state = await _quietly(in_db_thread(self.store.harvest_state, self.scope))
@@ -319,7 +321,7 @@ class Harvester:
                     next_poll=now + retry,
                 )
             )
-        return cause
+        return cause, now + retry
 
 
 @contextmanager

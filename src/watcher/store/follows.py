@@ -22,7 +22,7 @@ from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.names import name_key
 from watcher.rules import PersonRule, WatchedRule, rule_key
-from watcher.store.tables import FollowedAuthor, PaperMatch, PollState, Subscription
+from watcher.store.tables import Chat, FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.topics import Topic
 
 MAX_SHOWN_NAME = 100  # followed_author.name
@@ -74,6 +74,32 @@ class FollowStore:
         if isinstance(rule, Identity):
             return self.follow_identity(rule)
         return self.follow_person(rule)
+
+    def unwatch_all_but(self, kept: Iterable[int]) -> list[Followed]:
+        """The operator's list is the truth: every person or identity watched but not in `kept`
+        (the follows of today's WATCH_AUTHORS) is watched no more, and polled only while a chat
+        follows it. Topics are the `watch` command's, and stay. Returns those unwatched, as
+        they are now (`polled` says whether a chat still wants them)."""
+        kept_ids = set(kept)
+        with Session(self.engine) as session:
+            dropped = [
+                followed_id
+                for followed_id in session.exec(
+                    select(FollowedAuthor.id).where(
+                        col(FollowedAuthor.watched), col(FollowedAuthor.kind) != FollowKind.TOPIC
+                    )
+                )
+                if followed_id is not None and followed_id not in kept_ids
+            ]
+            for start in range(0, len(dropped), _IDS_PER_QUERY):
+                part = dropped[start : start + _IDS_PER_QUERY]
+                session.exec(
+                    update(FollowedAuthor)
+                    .where(col(FollowedAuthor.id).in_(part))
+                    .values(watched=False)
+                )
+            session.commit()
+        return self.followed(dropped) if dropped else []
 
     def find_watched(self, rule: WatchedRule) -> Followed | None:
         """The follow of a WATCH_AUTHORS entry, if it is followed."""
@@ -162,7 +188,13 @@ class FollowStore:
 
     def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
         links = select(PaperMatch.followed_author_id, func.count().label("n"))
-        chats = select(Subscription.followed_author_id, func.count().label("n"))
+        # Subscribers are the active chats: one that blocked the bot keeps its subscriptions
+        # for when it comes back, but wants nothing polled meanwhile.
+        chats = (
+            select(Subscription.followed_author_id, func.count().label("n"))
+            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+            .where(col(Chat.active))
+        )
         if ids is not None:
             # Counted for these follows only: one index range each, not every stored link.
             links = links.where(col(PaperMatch.followed_author_id).in_(ids))
@@ -186,13 +218,14 @@ class FollowStore:
     # -- poll state ------------------------------------------------------------------------
 
     def any_follow_due(self, now: datetime) -> bool:
-        """Whether a follow someone wants (watched, or with a chat) is due for a poll by `now`
-        (never polled, or its `next_poll` has come): one row at most, where `followed()` reads
-        every follow and counts its papers."""
+        """Whether a follow someone wants (watched, or with an active chat) is due for a poll by
+        `now` (never polled, or its `next_poll` has come): one row at most, where `followed()`
+        reads every follow and counts its papers."""
         wanted = or_(
             col(FollowedAuthor.watched),
             select(Subscription.chat_id)
-            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id))
+            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
             .exists(),
         )
         due = or_(col(PollState.next_poll).is_(None), col(PollState.next_poll) <= now)

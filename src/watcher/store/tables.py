@@ -93,7 +93,7 @@ class Paper(SQLModel, table=True):
 
 class PaperCategory(SQLModel, table=True):
     """Every arXiv taxonomy category of a paper, the primary one included; `position` 0 is the
-    primary. Only terms shaped like a category id get here (`taxonomy.is_category_id`).
+    primary. Only terms that are categories get here (`taxonomy.is_paper_category`).
 
     `published` is the paper's v1 date, copied (it never changes) so that one index serves
     "newest first within a category" without visiting the papers.
