@@ -52,18 +52,22 @@ class ConfirmationWriter:
         self.outbox = outbox
         self.in_flight = in_flight
         self.linger = linger
-        self._waiting: list[tuple[int, int | None, asyncio.Future[None]]] = []
+        # (delivery id, message id, version the message carried or None, committed)
+        self._waiting: list[tuple[int, int | None, int | None, asyncio.Future[None]]] = []
         self._everyone_waits = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
     def unwritten(self) -> set[int]:
         """Ids of deliveries Telegram confirmed whose rows are not yet marked sent."""
-        return {delivery_id for delivery_id, _, _ in self._waiting}
+        return {delivery_id for delivery_id, _, _, _ in self._waiting}
 
-    async def confirm(self, delivery_id: int, message_id: int | None) -> None:
-        """Mark one delivery sent; returns once that is committed, however many tries it takes."""
+    async def confirm(
+        self, delivery_id: int, message_id: int | None, *, version: int | None = None
+    ) -> None:
+        """Mark one delivery sent, as the paper `version` the message carried (None: whatever
+        version the row has); returns once that is committed, however many tries it takes."""
         committed = asyncio.get_running_loop().create_future()
-        self._waiting.append((delivery_id, message_id, committed))
+        self._waiting.append((delivery_id, message_id, version, committed))
         if len(self._waiting) >= self.in_flight():
             self._everyone_waits.set()
         if self._writer is None or self._writer.done():
@@ -99,9 +103,12 @@ class ConfirmationWriter:
                         await self._everyone_waits.wait()
             self._everyone_waits.clear()
             batch, self._waiting = self._waiting, []
-            rows = [(delivery_id, message_id) for delivery_id, message_id, _ in batch]
+            rows = [(delivery_id, message_id) for delivery_id, message_id, _, _ in batch]
+            versions = {
+                delivery_id: version for delivery_id, _, version, _ in batch if version is not None
+            }
             try:
-                await in_db_thread(self.outbox.mark_sent_many, rows)
+                await in_db_thread(self.outbox.mark_sent_many, rows, versions=versions)
             except Exception as error:
                 failures += 1
                 self._waiting = batch + self._waiting  # oldest first, written with the next
@@ -121,7 +128,7 @@ class ConfirmationWriter:
                     "marked %d confirmed deliveries sent after %d failed tries", len(rows), failures
                 )
                 failures = 0
-            for _, _, committed in batch:
+            for _, _, _, committed in batch:
                 if not committed.done():  # its send may have been cancelled meanwhile
                     committed.set_result(None)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import assert_never
 
@@ -73,6 +73,9 @@ CONCURRENCY = 8
 # Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
 # on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
+# The deliveries one message carries: each id, with the paper version the message says (None:
+# whatever version the row has, a digest's part), which its confirmation records as sent.
+Carried = Mapping[int, int | None]
 
 
 class DeliverySender:
@@ -321,16 +324,19 @@ class DeliverySender:
             composed = self._papers.compose(
                 delivery.record, NewsKind.of(delivery.kind), delivery.chat_id, delivery.thread_id
             )
-            await self._attempt_send(delivery, [delivery.id], composed, delivery.record.arxiv_id)
+            carried = {delivery.id: delivery.record.version}
+            await self._attempt_send(delivery, carried, composed, delivery.record.arxiv_id)
             return
         covered = await in_db_thread(
             self.context.outbox.summary_for, delivery.chat_id, delivery.thread_id
         )
-        ids = [pending.id for pending in covered]
-        if not ids:
+        carried = {pending.id: pending.record.version for pending in covered}
+        if not carried:
             return  # another summary covered it already
         composed = compose_summary(covered)
-        await self._send_covering(delivery, ids, composed, f"a summary of {len(ids)} papers")
+        await self._send_covering(
+            delivery, carried, composed, f"a summary of {len(carried)} papers"
+        )
 
     async def _attempt_digest_part(self, delivery: PendingDelivery) -> None:
         """Send the destination's earliest unsent digest message, confirming its deliveries."""
@@ -341,19 +347,20 @@ class DeliverySender:
             return  # sent meanwhile
         await self._send_covering(
             delivery,
-            part.delivery_ids,
+            dict.fromkeys(part.delivery_ids),  # confirmed whatever their version
             compose_digest_part(part),
             f"digest message {part.position} of {part.parts}",
         )
 
     async def _send_covering(
-        self, delivery: PendingDelivery, ids: list[int], composed: Composed, what: str
+        self, delivery: PendingDelivery, carried: Carried, composed: Composed, what: str
     ) -> None:
         """Send one message for several deliveries of the chat (a summary, a digest part); the
         refills meanwhile skip them, and what was fetched of them is dropped afterwards."""
+        ids = list(carried)
         self._summarized.update(ids)
         try:
-            await self._attempt_send(delivery, ids, composed, what)
+            await self._attempt_send(delivery, carried, composed, what)
         finally:
             self._summarized.difference_update(ids)
             # Fetched while this was in flight: the chat was busy, so none has started.
@@ -362,10 +369,11 @@ class DeliverySender:
             self._queue = [pending for pending in self._queue if pending.id not in ids]
 
     async def _attempt_send(
-        self, delivery: PendingDelivery, ids: list[int], composed: Composed, what: str
+        self, delivery: PendingDelivery, carried: Carried, composed: Composed, what: str
     ) -> None:
-        """Send one message for the deliveries `ids` (one, or a summary's) of one chat, and act
-        on Telegram's answer (see `bot.delivery.answers`)."""
+        """Send one message for the deliveries `carried` (one, or a summary's) of one chat, and
+        act on Telegram's answer (see `bot.delivery.answers`)."""
+        ids = list(carried)
         try:
             message_id = await send(self.bot, composed, delivery.chat_id, delivery.thread_id, what)
             outcome: Outcome = Sent(message_id)
@@ -374,7 +382,7 @@ class DeliverySender:
         attempt = delivery.attempts + 1
         match outcome:
             case Sent(message_id):
-                await self._confirm(delivery, ids, message_id, what)
+                await self._confirm(delivery, carried, message_id, what)
             case Migrate(new_id):
                 log.info(
                     "chat %d became %d; moving it, %s goes out to the new id",
@@ -431,15 +439,18 @@ class DeliverySender:
                 assert_never(outcome)
 
     async def _confirm(
-        self, delivery: PendingDelivery, ids: list[int], message_id: int, what: str
+        self, delivery: PendingDelivery, carried: Carried, message_id: int, what: str
     ) -> None:
-        """Telegram has the message: mark its deliveries sent, and release a parked chat."""
+        """Telegram has the message: mark its deliveries sent as the versions it carried, and
+        release a parked chat."""
         # One message confirms every delivery it carried; they share one transaction unless
         # the writer is mid-commit (then a crash between the two re-sends this one message).
+        confirm = self._confirmations.confirm
+        ids = list(carried)
         if len(ids) == 1:
-            await self._confirmations.confirm(ids[0], message_id)
+            await confirm(ids[0], message_id, version=carried[ids[0]])
         else:
-            await asyncio.gather(*(self._confirmations.confirm(i, message_id) for i in ids))
+            await asyncio.gather(*(confirm(i, message_id, version=carried[i]) for i in ids))
         log.info(
             "delivered %s to chat %d (delivery %d, attempt %d)",
             what if len(ids) > 1 or delivery.digest_part else delivery.record.versioned_id,

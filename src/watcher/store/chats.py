@@ -40,6 +40,7 @@ from watcher.store.tables import (
 
 MAX_SUBSCRIPTIONS = 50
 SUMMARY_THRESHOLD = 5  # a returning chat with more waiting papers than this gets one summary
+DEFAULT_TIMEZONE = "UTC"  # `Chat.timezone` of a chat that never chose one
 
 
 class SubscriptionLimit(WatcherError):
@@ -132,13 +133,19 @@ class Chats:
         """A group became a supergroup with a new id: move everything it had.
 
         The new id may be known already (the supergroup spoke to us first); then the two merge,
-        and what both had (a subscription, a delivery of the same paper) is kept once.
+        and what both had (a subscription, a delivery of the same paper) is kept once. The
+        merged chat keeps its own settings, and takes the old chat's where it has none (a
+        digest, a time zone, revisions asked for). A chat without a digest has no held
+        deliveries: nothing would ever claim them, so they are pending.
         """
         with Session(self.engine) as session:
             old = session.get(Chat, old_id)
             if old is None:
                 return
-            if session.get(Chat, new_id) is None:
+            known = session.get(Chat, new_id)
+            if known is not None:
+                _carry_settings(old, into=known)
+            else:
                 session.add(
                     Chat(
                         id=new_id,
@@ -193,6 +200,15 @@ class Chats:
                 else:
                     delivery.chat_id = new_id
                     delivery.parked = delivery.status == DeliveryStatus.PENDING and not new.active
+            if new.next_digest_at is None:
+                session.exec(
+                    update(Delivery)
+                    .where(
+                        col(Delivery.chat_id) == new_id,
+                        col(Delivery.status) == DeliveryStatus.HELD,
+                    )
+                    .values(status=DeliveryStatus.PENDING, parked=not new.active)
+                )
             session.flush()
             move_told(session, old_id=old_id, new_id=new_id)
             # A parking was about the old chat's rights; the supergroup is asked afresh.
@@ -308,6 +324,17 @@ class Chats:
             active = session.exec(select(func.count()).where(col(Chat.active))).one()
             subscriptions = session.exec(select(func.count()).select_from(Subscription)).one()
             return chats, active, subscriptions
+
+
+def _carry_settings(old: Chat, *, into: Chat) -> None:
+    """A group merging into a supergroup already known: the supergroup takes the group's
+    digest and time zone when it has neither, and revisions when the group asked for them."""
+    if into.next_digest_at is None and old.next_digest_at is not None:
+        into.digest_minute, into.digest_weekday = old.digest_minute, old.digest_weekday
+        into.next_digest_at, into.digest_since = old.next_digest_at, old.digest_since
+        if into.timezone == DEFAULT_TIMEZONE:
+            into.timezone = old.timezone
+    into.notify_revisions = into.notify_revisions or old.notify_revisions
 
 
 def _restart_if_paused(session: Session, followed_id: int) -> None:

@@ -28,7 +28,7 @@ outside the due index, until its digest claims them into the messages of one dig
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -66,6 +66,8 @@ from watcher.store.tables import (
 
 log = logging.getLogger(__name__)
 
+# The version bound of a confirmation that names none: any version is the one that went out.
+_ANY_VERSION = 2**31 - 1
 PRUNE_BATCH = 1000  # rows deleted per transaction: no prune holds the database for long
 SUMMARY_MAX = 500  # deliveries one summary covers; a longer backlog takes a second summary
 
@@ -241,18 +243,34 @@ class Outbox:
         """Confirmed by the far side: never send it again."""
         self._update(delivery_id, status=DeliveryStatus.SENT, sent=utcnow(), message_id=message_id)
 
-    def mark_sent_many(self, confirmed: Sequence[tuple[int, int | None]]) -> None:
+    def mark_sent_many(
+        self,
+        confirmed: Sequence[tuple[int, int | None]],
+        *,
+        versions: Mapping[int, int] | None = None,
+    ) -> None:
         """Many confirmations, `(delivery id, message id)` each, in one transaction.
 
         One commit for a whole batch: under a fan-out, a transaction per message was most of the
         database's work. Like `mark_sent`, a delivery no longer pending is left as it is.
+
+        `versions` holds the version each message carried, by delivery id (one left out is
+        confirmed whatever its version). A revision found while the message was on its way
+        moved the waiting row to the newer version (`watcher.store.announce`); the send is then
+        recorded as the version that went out, and the newer one stays pending as a revision
+        for a chat that asked for revisions (the others heard of the paper: done).
         """
         if not confirmed:
             return
+        versions = versions or {}
         table: Table = Delivery.__table__  # type: ignore[attr-defined]
         statement = (
             update(table)
-            .where(table.c.id == bindparam("delivery_id"), table.c.status == DeliveryStatus.PENDING)
+            .where(
+                table.c.id == bindparam("delivery_id"),
+                table.c.status == DeliveryStatus.PENDING,
+                table.c.version <= bindparam("sent_version"),
+            )
             .values(
                 status=DeliveryStatus.SENT,
                 sent=utcnow(),
@@ -260,12 +278,23 @@ class Outbox:
             )
         )
         rows = [
-            {"delivery_id": delivery_id, "confirmed_message_id": message_id}
+            {
+                "delivery_id": delivery_id,
+                "confirmed_message_id": message_id,
+                "sent_version": versions.get(delivery_id, _ANY_VERSION),
+            }
             for delivery_id, message_id in confirmed
         ]
         with Session(self.engine) as session:
             # A list of parameters runs the one statement as an executemany.
             session.connection().execute(statement, rows)
+            moved = [
+                (delivery_id, message_id, versions[delivery_id])
+                for delivery_id, message_id in confirmed
+                if delivery_id in versions
+            ]
+            if moved:
+                _record_sent_before_move(session, moved)
             session.commit()
 
     def retry_later(self, delivery_id: int | Sequence[int], *, error: str, at: datetime) -> None:
@@ -380,6 +409,48 @@ class Outbox:
                 .limit(limit)
             ).all()
             return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]
+
+
+def _record_sent_before_move(
+    session: Session, confirmed: Sequence[tuple[int, int | None, int]]
+) -> None:
+    """The confirmed rows still pending moved to a newer version than the one that went out.
+    A chat that asked for revisions keeps the row, pending as that revision, and gets a sent
+    row for the version it was told; for the others the row is the send, back at that
+    version."""
+    sent_versions = {
+        delivery_id: (message_id, version) for delivery_id, message_id, version in confirmed
+    }
+    moved = session.exec(
+        select(Delivery, Chat.notify_revisions)
+        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+        .where(
+            col(Delivery.id).in_(list(sent_versions)),
+            col(Delivery.status) == DeliveryStatus.PENDING,
+        )
+    ).all()
+    now = utcnow()
+    for delivery, wants_revisions in moved:
+        message_id, version = sent_versions[delivery.id or 0]
+        if not wants_revisions:
+            delivery.version, delivery.status = version, DeliveryStatus.SENT
+            delivery.sent, delivery.message_id = now, message_id
+            continue
+        session.add(
+            Delivery(
+                chat_id=delivery.chat_id,
+                thread_id=delivery.thread_id,
+                paper_id=delivery.paper_id,
+                version=version,
+                kind=delivery.kind,
+                status=DeliveryStatus.SENT,
+                attempts=delivery.attempts,
+                created=delivery.created,
+                sent=now,
+                message_id=message_id,
+            )
+        )
+        delivery.kind, delivery.summarize = NewsKind.REVISION, False
 
 
 def _park_inactive(session: Session, deliveries: Sequence[Delivery]) -> set[int]:
