@@ -209,6 +209,8 @@ def test_forum_topics_follow_their_own_authors_and_a_closed_one_gets_its_papers_
     assert "👥 Daoyi Dong, ★ Dezun Dong" in to_networks
     assert "👥 ★ Daoyi Dong, Dezun Dong" in to_quantum
     *refused, delivered = send_statuses(telegram, FORUM, daoyi.title)
-    assert (set(refused) <= {400}, delivered) == (True, 200)
+    # Refused while closed (400), maybe slowed by flood control (429) when the sends bunched up
+    # behind a loaded machine, as above; then delivered once.
+    assert (set(refused) <= {400, 429}, delivered) == (True, 200)
     answered = [s for s in topic_statuses(telegram, FORUM, quantum) if s != 429]  # flood control
     assert (answered.count(400) >= 2, answered[-2:]) == (True, [200, 200])
