@@ -13,3 +13,10 @@ from watcher.store import Store
 @pytest.fixture
 def store(engine: Engine) -> Store:
     return Store(engine)
+
+
+@pytest.fixture
+def followed_id(store: Store) -> int:
+    """Dezun Dong, followed in `store`."""
+    followed, _ = store.follow(["Dezun Dong"])
+    return followed.id

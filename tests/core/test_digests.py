@@ -26,17 +26,6 @@ MONDAY_6 = datetime(2026, 3, 30, 6, 0, tzinfo=UTC)  # 08:00 in Berlin is 06:00 U
 
 
 @pytest.fixture
-def store(engine: Engine) -> Store:
-    return Store(engine)
-
-
-@pytest.fixture
-def followed_id(store: Store) -> int:
-    followed, _ = store.follow(["Dezun Dong"])
-    return followed.id
-
-
-@pytest.fixture
 def chats(engine: Engine, followed_id: int) -> Chats:
     chats = Chats(engine)
     for chat_id in (DIGEST_CHAT, INSTANT_CHAT):

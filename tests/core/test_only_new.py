@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from sqlalchemy import Engine, update
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
@@ -64,11 +64,6 @@ async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
         fake.url, min_interval=0, timeout=5, max_retries=1, backoff_base=0.01, backoff_max=0.05
     ) as arxiv:
         yield arxiv
-
-
-@pytest.fixture
-def store(engine: Engine) -> Store:
-    return Store(engine)
 
 
 def poller(store: Store, client: ArxivClient, fake: FakeArxiv, source: WatchSource) -> Poller:

@@ -23,17 +23,6 @@ RETENTION = timedelta(days=30)
 
 
 @pytest.fixture
-def store(engine: Engine) -> Store:
-    return Store(engine)
-
-
-@pytest.fixture
-def followed_id(store: Store) -> int:
-    followed, _ = store.follow(["Dezun Dong"])
-    return followed.id
-
-
-@pytest.fixture
 def chats(engine: Engine, followed_id: int) -> Chats:
     chats = Chats(engine, summary_threshold=3)
     for chat_id in (10, 20):
