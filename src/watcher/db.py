@@ -248,6 +248,10 @@ def open_database(url: str, *, migrate: bool = True) -> Engine:
     if migrate:
         pending = pending_migrations(engine)
         if pending:
-            log.info("applying %d database migration(s): %s", len(pending), ", ".join(pending))
+            # The count and the two ends, in the order they apply. Named in the order they were
+            # written, the chain reads 0002, 0004, 0003 (0004 landed first), which looks wrong.
+            log.info(
+                "applying %d database migration(s), %s to %s", len(pending), pending[0], pending[-1]
+            )
             upgrade(engine)
     return engine

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+from pathlib import Path
 
 import pytest
 from alembic import command
@@ -13,7 +15,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 import watcher.store.tables  # noqa: F401  (registers the tables)
-from watcher.db import alembic_config, create_db_engine, pending_migrations, upgrade
+from watcher.db import (
+    alembic_config,
+    create_db_engine,
+    open_database,
+    pending_migrations,
+    script_head,
+    upgrade,
+)
 from watcher.store import Store
 
 
@@ -51,6 +60,20 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
         assert pending_migrations(engine) == []
     finally:
         engine.dispose()
+
+
+def test_the_start_log_names_the_migrations_by_count_and_ends(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Listed one by one, the chain read "0002, 0004, 0003", which an operator took for a bug."""
+    caplog.set_level(logging.INFO, logger="watcher.db")
+    engine = open_database(f"sqlite:///{tmp_path / 'fresh.db'}")
+    engine.dispose()
+    lines = [r.getMessage() for r in caplog.records if "migration(s)" in r.getMessage()]
+    empty = create_db_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    count = len(pending_migrations(empty))
+    empty.dispose()
+    assert lines == [f"applying {count} database migration(s), 0001 to {script_head()}"]
 
 
 def test_downgrade_to_base_and_up_again(engine: Engine) -> None:
