@@ -131,11 +131,11 @@ def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings
     if outcome.start is Start.RESUMED:
         return (
             f"✅ {place.here} now follows {shown} ({papers(followed.record_count)} on record). "
-            "Its papers are being fetched again; new ones will be posted here."
+            "Their latest papers are being checked on arXiv; new ones will be posted here."
         )
     if not followed.backfilled:
         return (
-            f"✅ {place.here} now follows {shown}. Its papers are being fetched from arXiv; "
+            f"✅ {place.here} now follows {shown}. Their papers are being fetched from arXiv; "
             "new ones will be posted here."
         )
     return (

@@ -45,6 +45,10 @@ from watcher.topics import Topic, TopicError, parse_topic
 log = logging.getLogger("watcher.cli")
 
 MAX_LIST = 1000
+# Said of a person just followed: their past papers are stored, not announced.
+HISTORY_NOTE = (
+    "Their history is fetched silently at the next poll; only later papers are announced."
+)
 # This many failed polls in a row make an author, and so the service, unhealthy: one or two are
 # a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
 UNHEALTHY_FAILURES = 3
@@ -260,8 +264,10 @@ def cmd_follow(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f'cannot follow {error}; e.g. "Dezun Dong in cs.DC"') from None
     _, store = open_store(settings)
     followed, created = store.follow_person(rule)
-    verb = "Now following" if created else "Already following"
-    print(f"{verb} {followed.label}. Its history is fetched silently at the next poll.")
+    if created:
+        print(f"Now following {followed.label}. {HISTORY_NOTE}")
+    else:
+        print(f"Already following {followed.label}.")
     return 0
 
 
@@ -282,10 +288,8 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
         ) from None
     followed, created = store.follow_identity(identity, name=likely_name(found))
     verb = "Now following" if created else "Already following"
-    print(
-        f"{verb} {followed.label}: arXiv lists {len(found)} paper(s) they claimed. "
-        "Its history is fetched silently at the next poll."
-    )
+    claimed = f"{verb} {followed.label}: arXiv lists {len(found)} paper(s) they claimed."
+    print(f"{claimed} {HISTORY_NOTE}" if created else claimed)
     return 0
 
 

@@ -6,7 +6,10 @@ more than 30 commands a minute, sustained, is.
 
 from __future__ import annotations
 
-from bot.handlers.budget import CommandBudget
+import re
+
+from bot.handlers.budget import DEFAULT_BURST, DEFAULT_REFILL_PER_SECOND, CommandBudget
+from tests.harness.paths import REPO
 
 CHAT = 42
 
@@ -59,3 +62,13 @@ def test_a_flooding_chat_costs_another_chat_nothing() -> None:
         budget.take(CHAT)
 
     assert budget.take(CHAT + 1) == "serve"
+
+
+def test_the_readme_states_the_limits_the_code_has() -> None:
+    """The README once said "a burst of 3" in one section and 12 in another."""
+    readme = (REPO / "README.md").read_text()
+    bursts = re.findall(r"(\d+) (?:commands )?at once and (\d+) a minute sustained", readme)
+    assert len(bursts) >= 2  # Commands, and "Operating it"
+    per_minute = round(DEFAULT_REFILL_PER_SECOND * 60)
+    assert set(bursts) == {(str(DEFAULT_BURST), str(per_minute))}
+    assert not re.search(r"burst of \d+ commands", readme)

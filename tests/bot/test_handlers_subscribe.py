@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from tests.harness.bots import ADMIN_CHAT, USER, Bot, dezun_count, running_bot
+from tests.harness.bots import ADMIN_CHAT, GROUP, USER, Bot, dezun_count, running_bot
 from watcher.store.chats import MAX_SUBSCRIPTIONS
 
 # --- /subscribe, /unsubscribe, /subscriptions -------------------------------------------------
@@ -29,6 +29,23 @@ async def test_subscribe_without_a_name_follows_the_watched_authors(bot: Bot) ->
     assert bot.chats.subscribed_ids(USER) == [dezun.id]
     again = await bot.ask_one(USER, "/subscribe")
     assert again.startswith("This chat already follows Dezun Dong.")
+
+
+async def test_a_chat_that_brings_back_a_name_nobody_polled_is_not_told_again(
+    bot: Bot,
+) -> None:
+    """A group that never followed the name was told "Its papers are being fetched again"."""
+    await bot.ask_one(USER, "/subscribe Yemao Xu")
+    await bot.service.poller.poll()
+    await bot.ask_one(USER, "/unsubscribe Yemao Xu")  # nobody polls the name now
+
+    bot.telegram.set_admins(GROUP, [7])
+    answer = await bot.ask_one(GROUP, "/subscribe Yemao Xu", user_id=7, chat_type="group")
+
+    assert answer == (
+        "✅ This chat now follows Yemao Xu (3 papers on record). Their latest papers are being "
+        "checked on arXiv; new ones will be posted here."
+    )
 
 
 async def test_subscribe_a_name_answers_at_once_and_the_poller_fetches_its_history(

@@ -145,8 +145,12 @@ def test_usage_errors_exit_2_with_a_message(cli, args: list[str], message: str) 
 
 
 def test_follow_unfollow_and_authors(cli) -> None:  # type: ignore[no-untyped-def]
-    assert "Now following Daoyi Dong" in cli("follow", "Daoyi Dong|D.-Y. Dong").stdout
-    assert "Already following Daoyi Dong" in cli("follow", "dong daoyi").stdout
+    assert cli("follow", "Daoyi Dong|D.-Y. Dong").stdout == (
+        "Now following Daoyi Dong. Their history is fetched silently at the "
+        "next poll; only later papers are announced.\n"
+    )
+    # A person, not "it"; and no history to fetch for a follow that already was.
+    assert cli("follow", "dong daoyi").stdout == "Already following Daoyi Dong.\n"
     authors = cli("authors").stdout.splitlines()
     assert authors == [
         "Daoyi Dong (also D.-Y. Dong): 0 records, last success never",
