@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.latex import latex_to_text
 from bot.render.paper import ID_LIMIT, author_spans
 from bot.render.styled import (
     BUDGET,
@@ -25,6 +24,7 @@ from bot.render.styled import (
     units,
 )
 from watcher.kinds import NewsKind
+from watcher.latex import latex_to_text
 from watcher.records import Record
 
 MAX_PER_PAGE = 20  # each list entry gets its share of one message, so twenty always fit

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.latex import latex_to_text
 from bot.render.styled import (
     BUDGET,
     Button,
@@ -21,6 +20,7 @@ from bot.render.styled import (
     units,
 )
 from watcher.kinds import NewsKind
+from watcher.latex import latex_to_text
 from watcher.records import Author, Record
 
 ID_LIMIT = 40  # an arXiv id with its version, as shown

@@ -27,7 +27,7 @@ here with where it lives and why.
     │   │                               iD, but wrong; a ValueError, as its parser is a converter
     │   └── BadSchedule                 in `watcher.schedule`: a digest time, day or time zone
     │                                   that cannot be read; a ValueError, likewise
-    └── _OutOfMarks                     in `bot.latex`: private, stops a walk of a LaTeX tree
+    └── _OutOfMarks                     in `watcher.latex`: private, stops a walk of a LaTeX tree
                                         early; it never leaves the module
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.

@@ -1,10 +1,15 @@
-"""Plain-text and JSON views of records, for the command line and the console front end."""
+"""Plain-text and JSON views of records, for the command line and the console front end.
+
+Titles and abstracts are shown with their LaTeX made readable (`watcher.latex`), as the bot
+shows them; the JSON keeps arXiv's own text.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from watcher.kinds import NewsKind
+from watcher.latex import latex_to_text
 from watcher.records import Record
 
 
@@ -14,7 +19,7 @@ def summary_line(record: Record) -> str:
     who = authors[0] + (" et al." if len(authors) > 1 else "") if authors else "unknown"
     return (
         f"{record.published:%Y-%m-%d}  {record.versioned_id:<22} {record.primary_category:<8} "
-        f"{record.title} — {who}"
+        f"{latex_to_text(record.title)} — {who}"
     )
 
 
@@ -22,7 +27,7 @@ def describe_record(record: Record, *, kind: NewsKind = NewsKind.NEW) -> str:
     """A paper in full, as the console front end prints it."""
     heading = "New paper" if kind == NewsKind.NEW else f"Updated to v{record.version}"
     lines = [
-        f"{heading}: {record.title}",
+        f"{heading}: {latex_to_text(record.title)}",
         f"  {', '.join(record.author_names)}",
         f"  {record.primary_category}"
         + (
@@ -38,7 +43,7 @@ def describe_record(record: Record, *, kind: NewsKind = NewsKind.NEW) -> str:
         ),
         f"  {record.abs_url}",
         "",
-        f"  {record.abstract}",
+        f"  {latex_to_text(record.abstract)}",
         "",
     ]
     return "\n".join(lines)

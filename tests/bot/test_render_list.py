@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import pytest
 
-from bot.latex import latex_to_text
 from bot.render import (
     MAX_PER_PAGE,
     Button,
@@ -23,6 +22,7 @@ from bot.render import (
     render_summary,
 )
 from tests.harness.rendering import check_message, follows, lines_of, make_record, real_record
+from watcher.latex import latex_to_text
 from watcher.records import Record
 from watcher.taxonomy import category_name
 

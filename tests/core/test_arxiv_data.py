@@ -21,7 +21,7 @@ from watcher.records import Author, Record
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
-from watcher.text import describe_record
+from watcher.text import describe_record, summary_line
 
 ACM = "H.5.4; H.3.5"
 MSC = "Primary 05C50, 15A18; Secondary 05C85"
@@ -177,3 +177,17 @@ def test_a_record_stays_a_record(engine: Engine) -> None:
     assert stored.title == "Nul in \x01 the \x7f title \u202eRTL\u202c 🚀"
     assert stored.abstract == "ab"
     assert stored.authors == (Author("Dezun Dong", ("Lab A",)),)
+
+
+def test_the_console_shows_latex_as_the_bot_does() -> None:
+    """Console mode printed "Mixtral-8$\\times$7B" where Telegram shows "Mixtral-8×7B"."""
+    record = make_record(
+        arxiv_id="2611.10009",
+        title="Serving Mixtral-8$\\times$7B in 32~GB",
+        abstract="We cut latency by 30% with $O(n^2)$ memory.",
+    )
+    shown = describe_record(record)
+    assert "New paper: Serving Mixtral-8×7B in 32 GB" in shown
+    assert "We cut latency by 30% with O(n²) memory." in shown
+    assert "$" not in shown and "\\times" not in shown
+    assert "Mixtral-8×7B in 32 GB" in summary_line(record)

@@ -1,4 +1,4 @@
-"""Tests for `bot.latex.latex_to_text`, on hand-written cases and the 15 real abstracts in
+"""Tests for `watcher.latex.latex_to_text`, on hand-written cases and the 15 real abstracts in
 `tests/data/followed-author-records.json` (see `tests/data/SOURCES.md`)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bot.latex import latex_to_text
 from tests.harness.paths import DATA
+from watcher.latex import latex_to_text
 
 RECORDS_FILE = DATA / "followed-author-records.json"
 
