@@ -8,6 +8,9 @@ deliveries go out at once.
 A chat where the bot may not post for now (no rights, a closed topic) is parked by the sender
 (`watcher.store.parking`). A `my_chat_member` update that shows the bot's rights back, or a topic's
 "reopened" service message, makes those parked deliveries due at once.
+
+A group the bot is added to (or added back to) gets one short welcome: what the bot does, and
+that its administrators set it up with /subscribe. A channel gets none: its readers did not ask.
 """
 
 from __future__ import annotations
@@ -25,13 +28,20 @@ from telegram import (
 )
 from telegram.constants import ChatMemberStatus, ChatType
 
-from bot.handlers.common import Context, DeliveryEvents, chat_title, topic_of
+from bot.handlers.common import Context, DeliveryEvents, chat_title, reply, topic_of
 from watcher.aio import in_db_thread
 from watcher.store.chats import Chats
 
 log = logging.getLogger(__name__)
 
 _GONE = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
+_GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
+
+GROUP_WELCOME = (
+    "👋 Thanks for adding me. I post each new arXiv paper by the authors this group follows, "
+    "once. An administrator sets me up with /subscribe NAME, for example "
+    "<code>/subscribe Dezun Dong</code>; /help lists the rest."
+)
 
 
 class Membership:
@@ -70,8 +80,12 @@ class Membership:
             await self.gone(chat.id, reason=reason)
             return
         await self.seen(chat)
-        if may_post(change.new_chat_member, chat_type=chat.type):
-            await self._retry_parked(chat.id, None, "the bot may post again")
+        if not may_post(change.new_chat_member, chat_type=chat.type):
+            return
+        if change.old_chat_member.status in _GONE and chat.type in _GROUPS:
+            log.info("added to %s %s: welcomed", chat.type, chat.id)
+            await reply(update, context, GROUP_WELCOME)
+        await self._retry_parked(chat.id, None, "the bot may post again")
 
     async def topic_reopened(self, update: Update, context: Context) -> None:
         """A forum topic was reopened: deliveries parked because it was closed are due now."""

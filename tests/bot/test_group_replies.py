@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 
 from bot.handlers.common import POST_AS_YOURSELF
 from bot.handlers.errors import UPGRADED
+from bot.handlers.membership import GROUP_WELCOME
 from tests.fakes.corpus import make_record
 from tests.harness.bots import ADMIN_CHAT, USER, Bot, running_front_end
 from watcher.store import MatchedRecord
@@ -82,6 +83,25 @@ async def test_a_reply_to_a_group_just_upgraded_moves_it_and_goes_to_the_supergr
     await bot.until(lambda: len(bot.telegram.sent(SUPERGROUP)) == 2)
     assert bot.last(SUPERGROUP).text == UPGRADED
     assert bot.chats.subscribed_ids(SUPERGROUP) == [dezun_id(bot)]
+
+
+async def test_a_group_that_adds_the_bot_is_welcomed_once_and_a_channel_is_not(bot: Bot) -> None:
+    """Adding the bot to a group used to post nothing, leaving the group to guess."""
+    bot.telegram.my_chat_member(GROUP, "member", chat_type="group", user_id=ADMIN)
+    await bot.until(lambda: bot.telegram.sent(GROUP))
+    bot.telegram.my_chat_member(SUPERGROUP, "administrator", chat_type="supergroup")
+    await bot.until(lambda: bot.telegram.sent(SUPERGROUP))
+    bot.telegram.my_chat_member(GROUP, "administrator", old_status="member")  # promoted
+    bot.telegram.my_chat_member(OWN_CHANNEL, "administrator", chat_type="channel")
+    bot.telegram.my_chat_member(USER, "member")  # a person unblocking the bot
+    await bot.settled()
+
+    for chat_id in (GROUP, SUPERGROUP):
+        (welcome,) = [m.text for m in bot.telegram.sent(chat_id)]
+        assert welcome.startswith("👋 Thanks for adding me.")
+        assert "/subscribe Dezun Dong" in welcome and "administrator" in welcome
+    assert "<code>" in GROUP_WELCOME and len(welcome) < 300
+    assert bot.telegram.sent(OWN_CHANNEL) == [] and bot.telegram.sent(USER) == []
 
 
 async def test_a_member_posting_as_a_channel_is_told_to_post_as_themself(bot: Bot) -> None:
