@@ -7,6 +7,7 @@ the whole answer to send (plain text; the handler escapes it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ DEFAULT_COUNT = 5
 MAX_COUNT = 20
 _ON = frozenset({"on", "yes", "true", "1"})
 _OFF = frozenset({"off", "no", "false", "0"})
+_VERSION = re.compile(r"v[1-9][0-9]{0,3}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +133,33 @@ def subject(args: Sequence[str]) -> SubjectArguments:
 
 
 def paper(args: Sequence[str]) -> PaperArguments:
-    """One arXiv id, versioned id, or abs/pdf URL."""
+    """One arXiv id, versioned id, or abs/pdf URL; "2611.10000 v2" and "arXiv: 2611.10000" are
+    one paper too, as people copy them from references."""
     if not args:
         raise UsageError(f"Which paper? {USAGE['paper']}")
-    if len(args) > 1:
+    words = list(args)
+    if len(words) == 2 and words[0].casefold() == "arxiv:":
+        words = [words[0] + words[1]]
+    if len(words) == 2 and _VERSION.fullmatch(words[1]) and not _VERSION.search(words[0]):
+        words = [words[0] + words[1].casefold()]
+    if len(words) > 1:
         raise UsageError(f"One paper at a time. {USAGE['paper']}")
     try:
-        arxiv_id, version = split_arxiv_id(args[0])
+        arxiv_id, version = split_arxiv_id(words[0])
     except ValueError:
-        raise UsageError(f"{args[0][:40]!r} is not an arXiv id. {USAGE['paper']}") from None
+        raise UsageError(f"{words[0][:40]!r} is not an arXiv id. {USAGE['paper']}") from None
     return PaperArguments(arxiv_id, version)
+
+
+def looks_like_paper(text: str) -> PaperArguments | None:
+    """The paper a plain message names, if that is all it is: an id or an arxiv.org link."""
+    words = text.split()
+    if not 1 <= len(words) <= 2:
+        return None
+    try:
+        return paper(words)
+    except UsageError:
+        return None
 
 
 def on_off(args: Sequence[str]) -> bool | None:

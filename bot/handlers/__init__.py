@@ -122,7 +122,7 @@ def register(
     application.add_handler(
         MessageHandler(
             filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE,
-            handlers.welcome.plain_text,
+            handlers.questions.plain_text,
         )
     )
     application.add_error_handler(ErrorHandler(membership).on_error)

@@ -166,6 +166,21 @@ class Questions(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
+        await self._show_paper(update, context, wanted)
+
+    async def plain_text(self, update: Update, context: Context) -> None:
+        """Plain text in a private chat: an arXiv id or link alone is answered as /paper would
+        answer it; anything else points at /help."""
+        message = update.effective_message
+        wanted = arguments.looks_like_paper(message.text or "") if message else None
+        if wanted is None:
+            await reply(update, context, "I answer commands only. /help lists them.")
+            return
+        await self._show_paper(update, context, wanted)
+
+    async def _show_paper(
+        self, update: Update, context: Context, wanted: arguments.PaperArguments
+    ) -> None:
         chat = update.effective_chat
         assert chat is not None
         found = await in_db_thread(self._paper, wanted.arxiv_id, place_of(update))

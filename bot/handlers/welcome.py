@@ -1,5 +1,5 @@
-"""Finding one's way: /start (what the bot does, whom it watches), and the answers to an unknown
-command or to plain text, which point at /help (`bot.handlers.commands`).
+"""Finding one's way: /start (what the bot does, whom it watches), and the answer to an unknown
+command, which points at /help (`bot.handlers.commands`). Plain text is `Questions.plain_text`'s.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ class Welcome(ServiceHandlers):
         await reply(
             update, context, f"I do not know {html.escape(command[:40])}. /help lists the commands."
         )
-
-    async def plain_text(self, update: Update, context: Context) -> None:
-        """Plain text in a private chat: point at /help."""
-        await reply(update, context, "I answer commands only. /help lists them.")
 
 
 def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:

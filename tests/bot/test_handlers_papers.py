@@ -222,6 +222,8 @@ async def test_subjects_lists_categories_with_names_and_counts(bot: Bot) -> None
         "arXiv:2604.03117",
         "https://arxiv.org/abs/2604.03117v1",
         "https://arxiv.org/pdf/2604.03117",
+        "arXiv: 2604.03117",  # as references print it
+        "2604.03117 v1",  # as people type it
     ],
 )
 async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: str) -> None:
@@ -256,6 +258,27 @@ async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
     assert (await bot.ask_one(USER, "/paper")).startswith("Which paper? Usage: /paper ID")
     asked = await bot.ask_one(USER, "/paper 2604.03117v3")
     assert asked.endswith("(You asked for v3; I keep only v1.)")
+
+
+@pytest.mark.parametrize(
+    "sent",
+    ["2604.03117", "arXiv:2604.03117v1", "https://arxiv.org/abs/2604.03117", "2604.03117 v1"],
+)
+async def test_an_id_or_link_sent_alone_in_private_is_answered_as_paper(
+    bot: Bot, sent: str
+) -> None:
+    """It was answered "I answer commands only"."""
+    answer = await bot.ask_one(USER, sent)
+    assert answer.startswith("📄 Paper · arXiv:2604.03117v1\n")
+
+
+async def test_other_plain_text_and_ids_in_groups_are_not_taken_for_papers(bot: Bot) -> None:
+    assert await bot.ask_one(USER, "see 2604.03117 please") == (
+        "I answer commands only. /help lists them."
+    )
+    bot.telegram.user_sends(GROUP, "2604.03117", chat_type="group")  # a group's own talk
+    await bot.settled()
+    assert bot.telegram.sent(GROUP) == []
 
 
 # --- what the stored data may hold --------------------------------------------------------------
