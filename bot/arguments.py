@@ -17,11 +17,12 @@ from watcher.names import MAX_NAME_LENGTH, check_person_name
 from watcher.parse import split_arxiv_id
 from watcher.rules import BadRule, PersonRule, split_categories
 from watcher.schedule import (
+    MONDAY_TO_FRIDAY,
     BadSchedule,
     DigestSchedule,
     canonical_zone,
     parse_wall_time,
-    parse_weekday,
+    parse_weekdays,
 )
 from watcher.taxonomy import resolve_category
 
@@ -54,9 +55,10 @@ USAGE = {
     "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
     "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
     "revisions": "Usage: /revisions on, or /revisions off",
-    "digest": "Usage: /digest daily HH:MM, /digest weekly DAY HH:MM (e.g. /digest weekly mon "
-    "08:00), or /digest off",
-    "timezone": "Usage: /timezone ZONE (e.g. /timezone Europe/Berlin, /timezone UTC+8)",
+    "digest": "Usage: /digest daily TIME, /digest weekdays TIME or /digest weekly DAY TIME (e.g. "
+    "/digest daily 8am, /digest weekly mon 08:00), or /digest off",
+    "timezone": "Usage: /timezone ZONE (e.g. /timezone Europe/Berlin, /timezone Berlin, "
+    "/timezone +8)",
 }
 
 
@@ -219,15 +221,18 @@ def list_button(data: str) -> ListButton | None:
 
 
 def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
-    """/digest's arguments: "daily HH:MM", "weekly DAY HH:MM", or "off" (None)."""
+    """/digest's arguments: "daily TIME", "weekdays TIME" (Monday to Friday), "weekly DAY[,DAY]
+    TIME", or "off" (None). TIME is "08:00", "8am" or "8:30 pm" (`parse_wall_time`)."""
     words = [word.casefold() for word in args]
     try:
         if words == ["off"]:
             return None
-        if len(words) == 2 and words[0] == "daily":
-            return DigestSchedule(parse_wall_time(words[1]))
-        if len(words) == 3 and words[0] == "weekly":
-            return DigestSchedule(parse_wall_time(words[2]), parse_weekday(words[1]))
+        if len(words) >= 2 and words[0] == "daily":
+            return DigestSchedule(parse_wall_time(" ".join(words[1:])))
+        if len(words) >= 2 and words[0] == "weekdays":
+            return DigestSchedule(parse_wall_time(" ".join(words[1:])), MONDAY_TO_FRIDAY)
+        if len(words) >= 3 and words[0] == "weekly":
+            return DigestSchedule(parse_wall_time(" ".join(words[2:])), parse_weekdays(words[1]))
     except BadSchedule as error:
         raise UsageError(f"{_sentence(str(error))}. {USAGE['digest']}") from None
     raise UsageError(USAGE["digest"])
@@ -235,7 +240,7 @@ def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
 
 def zone_name(args: Sequence[str]) -> str:
     """/timezone's argument: an IANA zone or a UTC offset, as stored (`canonical_zone`)."""
-    text = "".join(args)  # "UTC +8" is one offset
+    text = " ".join(args)  # "UTC +8" is one offset, "New York" one city
     try:
         return canonical_zone(text)
     except BadSchedule as error:

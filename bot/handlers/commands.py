@@ -151,8 +151,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "One message a day or week: /digest daily 08:00, or off",
         lambda h: h.digest.digest,
         (
-            "/digest daily HH:MM | weekly DAY HH:MM | off: one message a day or a week instead "
-            "of one per paper, e.g. <code>/digest daily 08:00</code>, "
+            "/digest daily TIME | weekdays TIME | weekly DAY TIME | off: one message a day, "
+            "each weekday or a week instead of one per paper, e.g. <code>/digest daily 8am</code>, "
             "<code>/digest weekly mon 08:00</code>; /digest alone shows it and the next one",
         ),
     ),
@@ -162,7 +162,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.digest.timezone,
         (
             "/timezone ZONE: the time zone of the digest time (default UTC), e.g. "
-            "<code>/timezone Europe/Berlin</code> or <code>/timezone UTC+8</code>",
+            "<code>/timezone Europe/Berlin</code>, <code>/timezone Berlin</code> or "
+            "<code>/timezone +8</code>",
         ),
     ),
     Command(

@@ -1,5 +1,5 @@
-"""When a chat hears of papers: /digest (one message a day or a week, or one per paper) and
-/timezone (the clock the digest time is read on).
+"""When a chat hears of papers: /digest (one message a day, on weekdays or a week, or one per
+paper) and /timezone (the clock the digest time is read on).
 
 Anyone may ask; in groups only administrators may change either. Turning the digest off sends
 what it held at once, as one digest (`watcher.store.digests`).
@@ -31,7 +31,7 @@ from watcher.store.tables import utcnow
 
 ZONE_HINT = (
     "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code> or "
-    "<code>/timezone UTC+8</code>"
+    "<code>/timezone Berlin</code> or <code>/timezone +8</code>"
 )
 
 
@@ -44,7 +44,7 @@ class DigestCommands(ServiceHandlers):
         self.events = events
 
     async def digest(self, update: Update, context: Context) -> None:
-        """/digest [daily HH:MM | weekly DAY HH:MM | off]: show or change the digest."""
+        """/digest [daily TIME | weekdays TIME | weekly DAY TIME | off]: show or change it."""
         chat = update.effective_chat
         assert chat is not None
         args = context.args or []
@@ -113,8 +113,9 @@ def describe(settings: DigestSettings) -> str:
     if settings.schedule is None or settings.next_at is None:
         return (
             "Digest: off; each new paper is its own message. "
-            "<code>/digest daily 08:00</code> gathers them into one message a day, "
-            "<code>/digest weekly mon 08:00</code> one a week. " + zone
+            "<code>/digest daily 8am</code> gathers them into one message a day, "
+            "<code>/digest weekdays 8am</code> one each weekday, "
+            "<code>/digest weekly mon 8am</code> one a week. " + zone
         )
     waiting = f" ({papers(settings.held)} waiting)" if settings.held else ""
     return (

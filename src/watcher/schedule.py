@@ -1,8 +1,10 @@
 """Digest schedules and chat time zones: pure functions, no database, no clock of their own.
 
-A chat's digest fires at a local wall time, every day or on one weekday, in the chat's zone: an
-IANA name (`Europe/Berlin`, from `zoneinfo` with the `tzdata` package behind it) or a fixed
-offset (`UTC+08:00`, `UTC-03:30`). `next_digest_time` turns that into the next UTC instant.
+A chat's digest fires at a local wall time, on some days of the week (every day, Monday to
+Friday, or chosen weekdays), in the chat's zone: an IANA name (`Europe/Berlin`, from `zoneinfo`
+with the `tzdata` package behind it; a city alone, "Berlin", when only one zone is named after
+it) or a fixed offset (`UTC+08:00`, `UTC-03:30`, typed as "+8" too). `next_digest_time` turns
+that into the next UTC instant. Times are typed "08:00", "8:00", "8am" or "8:30 pm".
 
 Daylight saving neither skips nor doubles a digest. Each local day yields exactly one candidate
 instant, the wall time read with `fold=0`: a wall time that does not exist (the hour skipped
@@ -25,12 +27,32 @@ log = logging.getLogger(__name__)
 DEFAULT_ZONE = "UTC"
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+EVERY_DAY = frozenset(range(7))
+MONDAY_TO_FRIDAY = frozenset(range(5))
 # The offsets in use on Earth: from UTC-12:00 (Baker Island) to UTC+14:00 (Line Islands).
 MIN_OFFSET_MINUTES, MAX_OFFSET_MINUTES = -12 * 60, 14 * 60
-ZONE_EXAMPLES = "an IANA name such as Europe/Berlin or Asia/Shanghai, or an offset such as UTC+8"
+ZONE_EXAMPLES = "an IANA name such as Europe/Berlin, a city such as Berlin, or an offset such as +8"
+# Cities people name for their clock whose zone the IANA database names after another city
+# (the database names a zone after its most populous city when the zone was made).
+_CITY_ZONES = {
+    "beijing": "Asia/Shanghai",
+    "shenzhen": "Asia/Shanghai",
+    "guangzhou": "Asia/Shanghai",
+    "hangzhou": "Asia/Shanghai",
+    "wuhan": "Asia/Shanghai",
+    "changsha": "Asia/Shanghai",
+    "washington": "America/New_York",
+    "boston": "America/New_York",
+    "san francisco": "America/Los_Angeles",
+    "seattle": "America/Los_Angeles",
+    "delhi": "Asia/Kolkata",
+    "new delhi": "Asia/Kolkata",
+    "bangalore": "Asia/Kolkata",
+    "mumbai": "Asia/Kolkata",
+}
 
-_OFFSET = re.compile(r"(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.IGNORECASE)
-_WALL_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+_OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.IGNORECASE)
+_WALL_TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?", re.IGNORECASE)
 
 
 class BadSchedule(ValueError):
@@ -39,38 +61,71 @@ class BadSchedule(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class DigestSchedule:
-    """When a chat's digest goes out: `at` local time, every day or on `weekday` (0 is Monday)."""
+    """When a chat's digest goes out: `at` local time, on `days` (0 is Monday)."""
 
     at: time
-    weekday: int | None = None
+    days: frozenset[int] = EVERY_DAY
+
+    @classmethod
+    def weekly(cls, at: time, weekday: int) -> DigestSchedule:
+        return cls(at, frozenset({weekday}))
 
     @property
     def minute_of_day(self) -> int:
         return self.at.hour * 60 + self.at.minute
 
+    @property
+    def day_mask(self) -> int:
+        """The days as stored: bit 0 is Monday."""
+        return sum(1 << day for day in self.days)
+
     @classmethod
-    def from_minute(cls, minute_of_day: int, weekday: int | None) -> DigestSchedule:
-        return cls(time(minute_of_day // 60, minute_of_day % 60), weekday)
+    def from_stored(cls, minute_of_day: int, day_mask: int) -> DigestSchedule:
+        days = frozenset(day for day in range(7) if day_mask >> day & 1)
+        return cls(time(minute_of_day // 60, minute_of_day % 60), days or EVERY_DAY)
 
     def describe(self) -> str:
-        """ "daily at 08:00" or "weekly on Monday at 08:00"."""
-        if self.weekday is None:
+        """ "daily at 08:00", "on weekdays at 08:00" or "weekly on Monday at 08:00"."""
+        if self.days == EVERY_DAY:
             return f"daily at {self.at:%H:%M}"
-        return f"weekly on {WEEKDAY_NAMES[self.weekday]} at {self.at:%H:%M}"
+        if self.days == MONDAY_TO_FRIDAY:
+            return f"on weekdays (Monday to Friday) at {self.at:%H:%M}"
+        names = ", ".join(WEEKDAY_NAMES[day] for day in sorted(self.days))
+        return f"weekly on {names} at {self.at:%H:%M}"
 
     def command(self) -> str:
-        """The /digest arguments that set this schedule: "daily 08:00", "weekly mon 08:00"."""
-        if self.weekday is None:
+        """The /digest arguments that set this schedule: "daily 08:00", "weekdays 08:00",
+        "weekly mon 08:00" or "weekly mon,thu 08:00"."""
+        if self.days == EVERY_DAY:
             return f"daily {self.at:%H:%M}"
-        return f"weekly {WEEKDAYS[self.weekday]} {self.at:%H:%M}"
+        if self.days == MONDAY_TO_FRIDAY:
+            return f"weekdays {self.at:%H:%M}"
+        return f"weekly {','.join(WEEKDAYS[day] for day in sorted(self.days))} {self.at:%H:%M}"
 
 
 def parse_wall_time(text: str) -> time:
-    """ "08:00" or "8:00" → 08:00; anything else (25:00, 8h, 08:60) is refused."""
+    """ "08:00", "8:00", "8am", "8:30 pm", "12am" (midnight) → a time of day; anything else
+    (25:00, 8h, 08:60, 13pm) is refused."""
     match = _WALL_TIME.fullmatch(text.strip())
-    if match is None or int(match.group(1)) > 23 or int(match.group(2)) > 59:
-        raise BadSchedule(f"{text[:20]!r} is not a time of day; use HH:MM from 00:00 to 23:59")
-    return time(int(match.group(1)), int(match.group(2)))
+    refusal = BadSchedule(
+        f"{text[:20]!r} is not a time of day; use HH:MM from 00:00 to 23:59, or 8am"
+    )
+    if match is None or (match.group(2) is None and match.group(3) is None):
+        raise refusal  # a bare "8" may be a count or a day: ask for a time
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    if match.group(3) is not None:
+        if not 1 <= hour <= 12:
+            raise refusal
+        hour = hour % 12 + (12 if match.group(3)[0].casefold() == "p" else 0)
+    if hour > 23 or minute > 59:
+        raise refusal
+    return time(hour, minute)
+
+
+def parse_weekdays(text: str) -> frozenset[int]:
+    """ "mon" → {0}; "mon,thu" → {0, 3}; each as `parse_weekday` reads it."""
+    words = [word for word in text.split(",") if word.strip()] or [text]
+    return frozenset(parse_weekday(word) for word in words)
 
 
 def parse_weekday(text: str) -> int:
@@ -95,7 +150,7 @@ def canonical_zone(text: str) -> str:
                 f"{text[:20]} is not an offset in use; offsets go from UTC-12:00 to UTC+14:00"
             )
         return _offset_name(total)
-    name = _zone_names().get(text.casefold())
+    name = _zone_names().get(text.casefold()) or _city_zones().get(_city_key(text))
     if name is None:
         raise BadSchedule(f"{text[:40]!r} is not a time zone I know; use {ZONE_EXAMPLES}")
     return name
@@ -125,7 +180,7 @@ def next_digest_time(schedule: DigestSchedule, zone: tzinfo, *, after: datetime)
     start = after.astimezone(zone).date()
     for days in range(9):  # a week and a bit: a weekly schedule fires within eight local days
         day = start + timedelta(days=days)
-        if schedule.weekday is not None and day.weekday() != schedule.weekday:
+        if day.weekday() not in schedule.days:
             continue
         instant = datetime.combine(day, schedule.at, tzinfo=zone).astimezone(UTC)
         if instant > after:
@@ -153,3 +208,20 @@ def _offset_name(total_minutes: int) -> str:
 def _zone_names() -> dict[str, str]:
     """Every IANA zone name this machine knows, by its case-folded spelling."""
     return {name.casefold(): name for name in available_timezones()}
+
+
+def _city_key(text: str) -> str:
+    return " ".join(text.replace("_", " ").split()).casefold()
+
+
+@cache
+def _city_zones() -> dict[str, str]:
+    """A city alone ("berlin", "new york") → its zone, for the cities that name exactly one
+    zone of this machine's database, and the few of `_CITY_ZONES`."""
+    found: dict[str, set[str]] = {}
+    for name in available_timezones():
+        area, _, city = name.rpartition("/")
+        if area and not area.startswith("Etc"):
+            found.setdefault(_city_key(city), set()).add(name)
+    unique = {city: zones.pop() for city, zones in found.items() if len(zones) == 1}
+    return {**unique, **_CITY_ZONES}

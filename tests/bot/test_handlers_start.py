@@ -54,10 +54,10 @@ async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
         "/recent 10",
         "/subject cs.DC 5",
         "/paper 2604.01234",
-        "/digest daily 08:00",
+        "/digest daily 8am",
         "/digest weekly mon 08:00",
         "/timezone Europe/Berlin",
-        "/timezone UTC+8",
+        "/timezone +8",
     ):
         assert example in answer
     assert (

@@ -54,6 +54,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0012",
             "0013",
             "0014",
+            "0019",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -192,5 +193,50 @@ def test_0006_keeps_existing_subscriptions_and_deliveries_in_no_topic(database_u
         with engine.begin() as connection:
             assert connection.execute(text("SELECT chat_id FROM delivery")).all() == [(-1001,)]
             assert connection.execute(text("SELECT chat_id FROM subscription")).all() == [(-1001,)]
+    finally:
+        engine.dispose()
+
+
+def test_0019_keeps_each_chats_digest_days_and_its_subscriptions(database_url: str) -> None:
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0014")
+        now = "2026-11-30 12:00:00"
+        with engine.begin() as connection:
+            for chat_id, minute, weekday in ((1, 480, None), (2, 480, 2), (3, None, None)):
+                connection.execute(
+                    text(
+                        "INSERT INTO chat (id, kind, active, notify_revisions, created, "
+                        "digest_minute, digest_weekday) VALUES (:id, 'private', true, false, "
+                        ":now, :minute, :weekday)"
+                    ),
+                    {"id": chat_id, "now": now, "minute": minute, "weekday": weekday},
+                )
+            connection.execute(
+                text(
+                    "INSERT INTO followed_author (id, name, rule_key, aliases, watched, "
+                    f"created) VALUES (1, 'Dezun Dong', 'dezun dong', '', true, '{now}')"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO subscription (chat_id, thread_id, followed_author_id, created) "
+                    f"VALUES (2, 0, 1, '{now}')"
+                )
+            )
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            days = connection.execute(text("SELECT id, digest_days FROM chat ORDER BY id")).all()
+            # Every day; Wednesday alone; no digest.
+            assert [tuple(row) for row in days] == [(1, 127), (2, 4), (3, None)]
+            # Dropping the column must not rebuild the chat table and cascade to subscriptions.
+            assert connection.execute(text("SELECT chat_id FROM subscription")).all() == [(2,)]
+        command.downgrade(config, "0014")
+        with engine.begin() as connection:
+            weekdays = connection.execute(
+                text("SELECT id, digest_weekday FROM chat ORDER BY id")
+            ).all()
+            assert [tuple(row) for row in weekdays] == [(1, None), (2, 2), (3, None)]
     finally:
         engine.dispose()

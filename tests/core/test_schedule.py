@@ -11,6 +11,7 @@ from itertools import pairwise
 import pytest
 
 from watcher.schedule import (
+    MONDAY_TO_FRIDAY,
     BadSchedule,
     DigestSchedule,
     canonical_zone,
@@ -18,6 +19,7 @@ from watcher.schedule import (
     next_digest_time,
     parse_wall_time,
     parse_weekday,
+    parse_weekdays,
     zone_of,
 )
 
@@ -82,7 +84,7 @@ def test_the_day_of_the_change_fires_once_whenever_the_service_asks() -> None:
 
 
 def test_a_weekly_digest_fires_on_its_weekday_in_the_chat_zone() -> None:
-    monday = DigestSchedule(time(8, 0), weekday=0)
+    monday = DigestSchedule.weekly(time(8, 0), 0)
     fired = occurrences(monday, "Asia/Shanghai", datetime(2026, 3, 25, tzinfo=UTC), 3)
     assert [m.astimezone(zone_of("Asia/Shanghai")).strftime("%a %H:%M") for m in fired] == [
         "Mon 08:00"
@@ -143,11 +145,58 @@ def test_zones_that_do_not_exist_are_refused_with_what_would_be_right(
 def test_wall_times_and_weekdays() -> None:
     assert parse_wall_time("8:05") == time(8, 5)
     assert parse_wall_time("23:59") == time(23, 59)
-    for bad in ("25:00", "24:00", "08:60", "8h", "0800", ""):
-        with pytest.raises(BadSchedule, match="HH:MM from 00:00 to 23:59"):
+    for bad in ("25:00", "24:00", "08:60", "8h", "0800", "", "8", "13pm", "0am", "8:75am"):
+        with pytest.raises(BadSchedule, match="HH:MM from 00:00 to 23:59, or 8am"):
             parse_wall_time(bad)
     assert [parse_weekday(day) for day in ("mon", "Tuesday", "SUN")] == [0, 1, 6]
     with pytest.raises(BadSchedule, match="mon, tue, wed, thu, fri, sat, sun"):
         parse_weekday("funday")
-    assert DigestSchedule(time(8, 0), 0).describe() == "weekly on Monday at 08:00"
+    assert DigestSchedule.weekly(time(8, 0), 0).describe() == "weekly on Monday at 08:00"
     assert DigestSchedule(time(8, 0)).command() == "daily 08:00"
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("8am", time(8, 0)),
+        ("8 am", time(8, 0)),
+        ("8:30pm", time(20, 30)),
+        ("8:30 P.M.", time(20, 30)),
+        ("12am", time(0, 0)),
+        ("12pm", time(12, 0)),
+        ("12:15 am", time(0, 15)),
+    ],
+)
+def test_times_are_read_as_people_write_them(typed: str, read: time) -> None:
+    assert parse_wall_time(typed) == read
+
+
+def test_a_weekdays_digest_fires_monday_to_friday_only() -> None:
+    weekdays = DigestSchedule(time(8, 0), MONDAY_TO_FRIDAY)
+    fired = occurrences(weekdays, "Europe/Berlin", datetime(2026, 11, 27, tzinfo=UTC), 6)
+    assert [moment.astimezone(BERLIN).strftime("%a %d") for moment in fired] == [
+        "Fri 27", "Mon 30", "Tue 01", "Wed 02", "Thu 03", "Fri 04",
+    ]  # fmt: skip
+    assert weekdays.describe() == "on weekdays (Monday to Friday) at 08:00"
+    assert weekdays.command() == "weekdays 08:00"
+    stored = DigestSchedule.from_stored(weekdays.minute_of_day, weekdays.day_mask)
+    assert stored == weekdays and weekdays.day_mask == 31
+    two = DigestSchedule(time(7, 5), parse_weekdays("mon,Thursday"))
+    assert two.command() == "weekly mon,thu 07:05"
+    assert two.describe() == "weekly on Monday, Thursday at 07:05"
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("+8", "UTC+08:00"),
+        ("-03:30", "UTC-03:30"),
+        ("Berlin", "Europe/Berlin"),
+        ("new york", "America/New_York"),
+        ("New_York", "America/New_York"),
+        ("Beijing", "Asia/Shanghai"),
+        ("shanghai", "Asia/Shanghai"),
+    ],
+)
+def test_offsets_and_cities_are_zones_too(typed: str, stored: str) -> None:
+    assert canonical_zone(typed) == stored

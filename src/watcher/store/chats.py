@@ -157,7 +157,7 @@ class Chats:
                         created=old.created,
                         timezone=old.timezone,
                         digest_minute=old.digest_minute,
-                        digest_weekday=old.digest_weekday,
+                        digest_days=old.digest_days,
                         next_digest_at=old.next_digest_at,
                         digest_since=old.digest_since,
                     )
@@ -330,7 +330,7 @@ def _carry_settings(old: Chat, *, into: Chat) -> None:
     """A group merging into a supergroup already known: the supergroup takes the group's
     digest and time zone when it has neither, and revisions when the group asked for them."""
     if into.next_digest_at is None and old.next_digest_at is not None:
-        into.digest_minute, into.digest_weekday = old.digest_minute, old.digest_weekday
+        into.digest_minute, into.digest_days = old.digest_minute, old.digest_days
         into.next_digest_at, into.digest_since = old.next_digest_at, old.digest_since
         if into.timezone == DEFAULT_TIMEZONE:
             into.timezone = old.timezone

@@ -151,12 +151,12 @@ class Digests:
             if schedule is None:
                 if chat.next_digest_at is not None:
                     flushed = _claim_held(session, chat, now=now, render=render)
-                chat.digest_minute = chat.digest_weekday = None
+                chat.digest_minute = chat.digest_days = None
                 chat.next_digest_at = chat.digest_since = None
             else:
                 if chat.next_digest_at is None:
                     chat.digest_since = now  # the first digest lists what comes from now on
-                chat.digest_minute, chat.digest_weekday = schedule.minute_of_day, schedule.weekday
+                chat.digest_minute, chat.digest_days = schedule.minute_of_day, schedule.day_mask
                 chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
             session.commit()
             return _settings(chat, _held(session, chat_id)), flushed
@@ -322,7 +322,7 @@ def _held(session: Session, chat_id: int) -> int:
 def _schedule_of(chat: Chat) -> DigestSchedule | None:
     if chat.digest_minute is None:
         return None
-    return DigestSchedule.from_minute(chat.digest_minute, chat.digest_weekday)
+    return DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0)
 
 
 def _settings(chat: Chat | None, held: int) -> DigestSettings:

@@ -260,9 +260,9 @@ class Chat(SQLModel, table=True):
     # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see `watcher.schedule`.
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     # Its digest (`watcher.store.digests`): papers wait ("held") and go out together at this local
-    # time, every day or on one weekday (0 is Monday). No minute: one message per paper.
+    # time, on some days of the week. No minute: one message per paper.
     digest_minute: int | None = None  # minutes after local midnight
-    digest_weekday: int | None = None
+    digest_days: int | None = None  # bit 0 is Monday: 127 every day, 31 Monday to Friday
     # When the next digest is due (UTC); set exactly when a digest is on.
     next_digest_at: datetime | None = Field(
         default=None, sa_column=_timestamp(nullable=True, index=True)
