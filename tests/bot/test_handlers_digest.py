@@ -21,7 +21,7 @@ from tests.harness.bots import USER, Bot
 async def test_digest_times_and_days_as_people_write_them(bot: Bot, typed: str, said: str) -> None:
     answer = await bot.ask_one(USER, typed)
     assert answer.startswith(f"✅ {said} Next: "), answer
-    # Stored as understood: /digest alone says the same after a restart of the question.
+    # Stored as understood: /digest alone says the same.
     assert (await bot.ask_one(USER, "/digest")).startswith(said)
 
 
