@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, update
+from sqlmodel import Session, col, update
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
@@ -204,3 +204,40 @@ async def test_a_split_resumes_where_it_was_after_a_restart_at_any_step(
         assert [[f.id for f in g] for g in first] == [[f.id for f in g] for g in second]
         await world.cycle()
     assert list(world.failing()) == [FAILING]
+
+
+async def test_arxiv_watcher_poll_says_what_the_split_cost(
+    world: World, store: Store, engine: Engine, fake: FakeArxiv, database_url: str, tmp_path: Path
+) -> None:
+    fake.fail_queries(f'au:"{FAILING}"', "500")
+    last_two = [f.id for f in store.followed() if f.name in (FAILING, NEIGHBOUR)]
+    with Session(engine) as session:  # the split is at its last step: each of two goes alone
+        session.exec(
+            update(PollState)  # type: ignore[call-overload]
+            .where(col(PollState.followed_author_id).in_(last_two))
+            .values(consecutive_failures=ALONE_AFTER)
+        )
+        session.commit()
+
+    polled = run_cli(
+        "poll",
+        cwd=tmp_path,
+        DATABASE_URL=database_url,
+        ARXIV_API_URL=fake.url,
+        ARXIV_MIN_INTERVAL="0",
+        ARXIV_MAX_RETRIES="0",
+        WATCH_AUTHORS=";".join(NAMES),
+    )
+
+    assert polled.returncode == 1
+    said = [line for line in polled.stderr.splitlines() if line.startswith("arxiv-watcher: ")]
+    assert said == [
+        f"arxiv-watcher: polling {FAILING} failed: arXiv answered HTTP 500",
+        "arxiv-watcher: 2 more request(s) spent splitting queries that keep failing, to find "
+        "the name arXiv fails on",
+    ]
+    assert (
+        "INFO watcher.sources.api: splitting queries that keep failing, to find the name arXiv "
+        f"fails on: {FAILING}; {NEIGHBOUR}; 2 request(s) more than unsplit (at most "
+        f"{SPLIT_BUDGET} split queries a cycle)"
+    ) in polled.stderr
