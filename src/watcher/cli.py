@@ -29,6 +29,7 @@ from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
+from watcher.poll import PollReport
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
@@ -183,15 +184,16 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
 
-    async def poll_once() -> tuple[list[tuple[NewsKind, Record]], dict[str, str], int]:
+    async def poll_once() -> tuple[list[tuple[NewsKind, Record]], PollReport]:
         async with arxiv_client(settings) as client:
             report = await build_poller(settings, store, client).poll(force=True)
         found = [(NewsKind.NEW, r) for r in report.new] + [
             (NewsKind.REVISION, r) for r in report.revisions
         ]
-        return found, report.failures, report.backfilled
+        return found, report
 
-    found, failures, backfilled = asyncio.run(poll_once())
+    found, report = asyncio.run(poll_once())
+    failures, backfilled = report.failures, report.backfilled
     if args.json:
         print(
             json.dumps(
@@ -210,6 +212,12 @@ def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
             print("Nothing new.")
     for name, error in failures.items():
         print(f"arxiv-watcher: polling {name} failed: {error}", file=sys.stderr)
+    if report.split_requests:
+        print(
+            f"arxiv-watcher: {report.split_requests} more request(s) spent splitting queries that "
+            "keep failing, to find the name arXiv fails on",
+            file=sys.stderr,
+        )
     return 1 if failures else 0
 
 

@@ -68,12 +68,14 @@ class PollReport:
     failures: dict[str, str] = field(default_factory=dict)
     backfilled: int = 0  # records stored silently by first polls
     retry_at: datetime | None = None  # the earliest next try of a failure of this cycle
+    split_requests: int = 0  # requests spent splitting failing queries (`failing_groups`)
 
     def add(self, outcome: PollOutcome) -> None:
-        """Take in what one source did: the follows it polled, those that failed, and when the
-        earliest failure is to be tried again."""
+        """Take in what one source did: the follows it polled, those that failed, when the
+        earliest failure is to be tried again, and the requests spent splitting queries."""
         self.polled.extend(outcome.polled)
         self.failures.update(outcome.failures)
+        self.split_requests += outcome.split_requests
         if outcome.retry_at is not None and (
             self.retry_at is None or outcome.retry_at < self.retry_at
         ):

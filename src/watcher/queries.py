@@ -44,18 +44,26 @@ def person_query(names: Sequence[str], categories: Sequence[str] = ()) -> str:
 
 
 def group_queries(
-    name_lists: Sequence[Sequence[str]], *, max_query_length: int = 1000
+    name_lists: Sequence[Sequence[str]],
+    *,
+    max_query_length: int = 1000,
+    max_authors: int | None = None,
 ) -> list[list[int]]:
     """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`
     (`query_groups`, all of them)."""
-    return list(query_groups(name_lists, max_query_length=max_query_length))
+    return list(
+        query_groups(name_lists, max_query_length=max_query_length, max_authors=max_authors)
+    )
 
 
 def query_groups(
-    name_lists: Sequence[Sequence[str]], *, max_query_length: int = 1000
+    name_lists: Sequence[Sequence[str]],
+    *,
+    max_query_length: int = 1000,
+    max_authors: int | None = None,
 ) -> Iterator[list[int]]:
     """Pack followed authors (by index) into groups whose OR-ed query fits `max_query_length`,
-    each group as soon as it is complete.
+    and of at most `max_authors` authors when given, each group as soon as it is complete.
 
     The length is measured URL-encoded with spaces as %20, the longest encoding a client may
     use, so the query fits however it is sent. Authors keep their order; an author whose own
@@ -75,7 +83,8 @@ def query_groups(
             raise ValueError(f"followed author #{index}: no usable author name in {list(names)!r}")
         added = {name: size for name, size in own.items() if name not in seen}
         joined = total + sum(added.values()) + separator * (count + len(added) - 1)
-        if current and joined > max_query_length:
+        full = max_authors is not None and len(current) >= max_authors
+        if current and (joined > max_query_length or full):
             yield current
             current, seen, count, total = [], set(), 0, 0
             added = own

@@ -332,7 +332,7 @@ def test_other_paths_are_not_found(fake: FakeArxiv) -> None:
 # ---------------------------------------------------------------- faults
 
 
-@pytest.mark.parametrize("status", ["429", "503"])
+@pytest.mark.parametrize("status", ["429", "500", "503"])
 def test_status_faults_with_and_without_retry_after(fake: FakeArxiv, status: FaultKind) -> None:
     fake.faults.extend([Fault(status, retry_after="7"), status])
     first, second, third = (get(fake, search_query="au:x") for _ in range(3))

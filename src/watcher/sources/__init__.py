@@ -35,12 +35,14 @@ Save = Callable[[list[MatchedRecord], frozenset[int]], Awaitable[SaveResult]]
 @dataclass(slots=True)
 class PollOutcome:
     """What a source did in one cycle: the follows it polled (by label), those that failed
-    (by label, or the harvest's name) with the cause in one line, and the earliest time a
-    failure is to be tried again (the service polls then, not at its next whole tick)."""
+    (by label, or the harvest's name) with the cause in one line, the earliest time a
+    failure is to be tried again (the service polls then, not at its next whole tick), and the
+    requests spent splitting queries that keep failing."""
 
     polled: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     retry_at: datetime | None = None
+    split_requests: int = 0  # requests spent splitting failing queries (`failing_groups`)
 
     def retry_by(self, when: datetime) -> None:
         """A failure is to be tried again at `when`: keep the earliest such time."""
@@ -68,10 +70,12 @@ async def record_poll_failure(
     cap: timedelta,
     now: datetime,
     outcome: PollOutcome,
+    note: str = "",
 ) -> None:
     """A poll of `follows` failed: log the real cause (a bug with its traceback), count it, and
     put their next poll off, doubling per failure in a row up to `cap`. Adds the failures to
-    `outcome` (each follow's label, and the cause), and the time of the next try."""
+    `outcome` (each follow's label, and the cause), and the time of the next try. `note` follows
+    the cause where it is kept and shown (not in the log line, which names every follow)."""
     names = ", ".join(f.label for f in follows)
     cause = failure_cause(error)
     failures = max(f.consecutive_failures for f in follows) + 1
@@ -86,7 +90,7 @@ async def record_poll_failure(
         await in_db_thread(
             store.record_poll_failure,
             [f.id for f in follows],
-            error=cause,
+            error=cause + note,
             now=now,
             next_poll=now + retry,
         )
@@ -94,5 +98,5 @@ async def record_poll_failure(
         # The database itself is failing: the log line above is all there can be, and the
         # next tick tries these follows again.
         log.error("could not record the failure of %s: %s", names, failure_cause(recording))
-    outcome.failures.update({f.label: cause for f in follows})
+    outcome.failures.update({f.label: cause + note for f in follows})
     outcome.retry_by(now + retry)

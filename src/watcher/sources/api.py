@@ -7,8 +7,10 @@ keeps its older `updated` date, and is found all the same, while paging stays bo
 busy the query. An author's first poll stores its history silently, and is refused after one
 request when arXiv lists more than `BACKFILL_LIMIT` results; it is always this source's, also
 in harvest mode. One group's failure, whatever its cause (arXiv, a failed save, a bug), is
-recorded in its authors' poll state with its real cause and a growing but capped delay before
-the next try, and never stops the other groups.
+recorded in its authors' poll state with its real cause (and, for a shared query, how many
+other names were in it) and a growing but capped delay before the next try, and never stops
+the other groups. A shared query that keeps failing is split until the name it fails on stands
+alone (`watcher.failing_groups`); each cycle's split is logged with the requests it cost.
 """
 
 from __future__ import annotations
@@ -17,17 +19,19 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivTooManyResults
+from watcher.failing_groups import SPLIT_BUDGET, plan_groups
 from watcher.fetch import ARXIV_PAGING_CAP, ArxivClient
 from watcher.followed import Followed
 from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
 from watcher.kinds import FollowKind
 from watcher.match import FollowRules
 from watcher.parse import Page, parse_feed
-from watcher.queries import group_queries, person_query, query_groups
+from watcher.queries import person_query, query_groups
 from watcher.sources import PollOutcome, Save, record_poll_failure
 from watcher.store import MatchedRecord, Store
 from watcher.topics import topic_from_stored
@@ -77,11 +81,17 @@ class ApiSource:
         return len(alone) + sum(1 for _ in itertools.islice(groups, requests + 1)) > requests
 
     def groups(self, followed: Sequence[Followed]) -> list[list[Followed]]:
-        """Authors whose history is known share OR-queries; a first poll, a person followed in
-        some categories (a query narrowed to them) and a topic go alone."""
+        """Authors whose history is known share OR-queries, those whose polls keep failing
+        apart and split (`watcher.failing_groups`); a first poll, a person followed in some
+        categories (a query narrowed to them) and a topic go alone."""
+        return self._plan(followed)[0]
+
+    def _plan(self, followed: Sequence[Followed]) -> tuple[list[list[Followed]], SplitShown]:
         shared, alone = _shared_and_alone(followed)
-        groups = [[shared[i] for i in group] for group in group_queries([f.names for f in shared])]
-        return groups + [[f] for f in alone]
+        plan = plan_groups([f.names for f in shared], [f.consecutive_failures for f in shared])
+        groups = [[shared[i] for i in group] for group in plan.groups]
+        split = [[shared[i] for i in group] for group in plan.split]
+        return groups + [[f] for f in alone], SplitShown(split, plan.extra_requests)
 
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, force: bool = False
@@ -90,12 +100,25 @@ class ApiSource:
         now = self.clock()
         due = [f for f in followed if force or f.next_poll is None or f.next_poll <= now]
         outcome = PollOutcome()
-        for group in self.groups(due):
+        groups, split = self._plan(due)
+        if split.groups:
+            outcome.split_requests = split.extra_requests
+            log.info(
+                "splitting queries that keep failing, to find the name arXiv fails on: %s; "
+                "%d request(s) more than unsplit (at most %d split queries a cycle)",
+                "; ".join(_shown(group) for group in split.groups),
+                split.extra_requests,
+                SPLIT_BUDGET,
+            )
+        for group in groups:
             await self._poll_group(group, save, outcome)
         return outcome
 
     async def _poll_group(self, group: list[Followed], save: Save, outcome: PollOutcome) -> None:
         names = ", ".join(f.name for f in group)
+        # A shared query's failure may be another name's: said with the cause, where shown.
+        count = len(group) - 1
+        others = f" (in one query with {count} other name{'s' * (count > 1)})" if count else ""
         try:
             matched = await self._fetch_group(group)
             announce_for = frozenset(f.id for f in group if f.backfilled)
@@ -113,6 +136,7 @@ class ApiSource:
             await record_poll_failure(
                 self.store, group, error,
                 first=self.retry_first, cap=self.poll_interval, now=self.clock(), outcome=outcome,
+                note=others,
             )  # fmt: skip
             return
         log.info(
@@ -231,6 +255,20 @@ class ApiSource:
             if page.records:
                 return page
         return empty
+
+
+@dataclass(frozen=True, slots=True)
+class SplitShown:
+    """A cycle's split, as logged: the suspects' groups cut to size, and what they cost."""
+
+    groups: list[list[Followed]]
+    extra_requests: int
+
+
+def _shown(group: Sequence[Followed], *, names: int = 3) -> str:
+    """A group as a log names it: "Ann A, Bob B, Cy C and 13 more", or its one name."""
+    shown = ", ".join(f.label for f in group[:names])
+    return shown + (f" and {len(group) - names} more" if len(group) > names else "")
 
 
 def _shared_and_alone(followed: Sequence[Followed]) -> tuple[list[Followed], list[Followed]]:

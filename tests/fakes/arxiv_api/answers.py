@@ -8,10 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-FaultKind = Literal["none", "429", "503", "timeout", "html", "truncated", "empty", "reset"]
+FaultKind = Literal["none", "429", "500", "503", "timeout", "html", "truncated", "empty", "reset"]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 
 
+# The statuses arXiv answers instead of its content, and their plain-text bodies.
+_REFUSALS = {
+    "429": b"Rate exceeded.\n",
+    "500": b"Internal Server Error\n",
+    "503": b"Service Unavailable\n",
+}
 ATOM_TYPE = "application/atom+xml; charset=utf-8"
 XML_TYPE = "text/xml; charset=utf-8"
 _HTML_PAGE = (
@@ -24,8 +30,9 @@ _HTML_PAGE = (
 class Fault:
     """One misbehaviour, applied to one request.
 
-    `429`/`503`: that status, with `Retry-After: <retry_after>` when given. `timeout`: hold the
-    request (until the client hangs up, the server stops, or `hold` seconds), then drop it.
+    `429`/`500`/`503`: that status, with `Retry-After: <retry_after>` when given. `timeout`:
+    hold the request (until the client hangs up, the server stops, or `hold` seconds), then
+    drop it.
     `html`: a 200 HTML page. `truncated`: the real answer cut mid-entry. `empty`: a valid feed
     with no entries and `totalResults` 0. `reset`: close the connection without an answer.
     `none`: answer normally (queued before other faults, it lets them hit a later request).
@@ -62,11 +69,12 @@ class Answer:
 
 
 def refusal(fault: Fault) -> Answer | None:
-    """What every arXiv service answers instead of its content for a 429, a 503 (with the
-    fault's Retry-After) or an HTML error page; None for the faults each answers its own way."""
+    """What every arXiv service answers instead of its content for a 429, a 500, a 503 (with
+    the fault's Retry-After) or an HTML error page; None for the faults each answers its own
+    way."""
     retry = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-    if fault.kind in ("429", "503"):
-        body = b"Rate exceeded.\n" if fault.kind == "429" else b"Service Unavailable\n"
+    if fault.kind in _REFUSALS:
+        body = _REFUSALS[fault.kind]
         return Answer(int(fault.kind), body, "text/plain; charset=utf-8", retry)
     if fault.kind == "html":
         return Answer(200, _HTML_PAGE, "text/html; charset=utf-8")
