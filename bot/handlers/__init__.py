@@ -35,7 +35,7 @@ from telegram.ext import (
 )
 
 from bot.handlers.admin import Admin
-from bot.handlers.budget import BackfillBudget, CommandBudget
+from bot.handlers.budget import CommandBudget
 from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, Handlers
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
@@ -48,6 +48,7 @@ from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
 from watcher.service import ServiceContext
+from watcher.store.budgets import LookupBudgets
 from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
 
 __all__ = [
@@ -88,8 +89,10 @@ def register(
         store=service.store,
         chats=service.chats,
         poller=service.poller,
-        # One budget of arXiv look-ups a chat, for names, author ids and topics.
-        budget=BackfillBudget(per_hour=service.settings.backfills_per_chat_hour),
+        # One budget of new follows a chat, for names, author ids and topics, in the database.
+        budget=LookupBudgets(
+            service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
+        ),
         patience=lookup_patience,
     )
     handlers = Handlers(

@@ -1,16 +1,16 @@
-"""Flood control: a token bucket of commands per chat, so one flooding chat costs others nothing,
-and a budget of arXiv look-ups per chat, so no chat can queue unbounded work for the poller.
+"""Flood control: a token bucket of commands per chat, so one flooding chat costs others nothing.
 
-`CommandBudget` is used by `bot.handlers.gate` before every handler; `BackfillBudget` is the
-`LookupBudget` of `watcher.subscribing`, spent before it asks arXiv about a new name, author id
-or topic. Pure: the clock is a parameter.
+`CommandBudget` is used by `bot.handlers.gate` before every handler. It is kept in memory: a
+restart forgets at most a few seconds' worth of commands. The budget of new follows and arXiv
+look-ups, which must survive restarts, is kept in the database (`watcher.store.budgets`).
+Pure: the clock is a parameter.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -87,64 +87,6 @@ class CommandBudget:
         if not, its chat regains a burst only after `max_chats` other chats spoke since."""
         while len(self._buckets) >= self.max_chats:
             self._buckets.popitem(last=False)
-
-
-class BackfillBudget:
-    """At most `per_hour` new names (an arXiv look-up and a history to fetch) per chat an hour.
-
-    `take(chat)` returns None and counts the start, or the seconds until the chat may start
-    another. Kept in memory rather than in the database: a restart forgets at most one hour's
-    starts per chat, rare and bounded, while a table would cost a write per /subscribe and a
-    migration. Memory is bounded too: a chat whose last start is an hour old is forgotten, and
-    at most `max_chats` chats are counted at once (beyond that, a new chat waits, since so many
-    look-ups an hour are more than arXiv's pace of one request every 3 seconds allows anyway).
-    """
-
-    def __init__(
-        self,
-        *,
-        per_hour: int,
-        clock: Callable[[], float] = time.monotonic,
-        max_chats: int = 10_000,
-        period: float = 3600.0,
-    ) -> None:
-        if per_hour < 1:
-            raise ValueError("per_hour must be at least 1")
-        self.per_hour = per_hour
-        self.clock = clock
-        self.max_chats = max_chats
-        self.period = period
-        # Ordered by each chat's latest start, oldest first, so the idle ones are at the front.
-        self._starts: OrderedDict[int, deque[float]] = OrderedDict()
-
-    def take(self, chat_id: int) -> float | None:
-        now = self.clock()
-        starts = self._starts.get(chat_id)
-        if starts is None:
-            self._forget_idle(now)
-            if len(self._starts) >= self.max_chats:
-                return self.period
-            starts = self._starts[chat_id] = deque(maxlen=self.per_hour)
-        while starts and now - starts[0] >= self.period:
-            starts.popleft()
-        if len(starts) >= self.per_hour:
-            return max(1.0, starts[0] + self.period - now)
-        starts.append(now)
-        self._starts.move_to_end(chat_id)
-        return None
-
-    @property
-    def chats(self) -> int:
-        """How many chats are counted now (bounded memory, for tests)."""
-        return len(self._starts)
-
-    def _forget_idle(self, now: float) -> None:
-        """O(1) a call: the idle chats are the front of the order by latest start."""
-        while self._starts:
-            starts = next(iter(self._starts.values()))
-            if starts and now - starts[-1] < self.period:
-                return
-            self._starts.popitem(last=False)
 
 
 def minutes(seconds: float) -> str:

@@ -21,6 +21,7 @@ from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
 from watcher.homonyms import MANY_FIELDS, MANY_PAPERS, OFFERED_CATEGORIES
 from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.subscribing import FIRST_ALLOWANCE
 from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
@@ -72,6 +73,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "/subscribe AUTHOR-ID: follow one person exactly, by arXiv author id or ORCID iD, "
             "e.g. <code>/subscribe https://arxiv.org/a/dong_d_1</code> or "
             "<code>/subscribe 0000-0002-1825-0097</code>",
+            f"A new chat may add {FIRST_ALLOWANCE} new names and topics at once, then a few an "
+            "hour; ones I already follow, and names arXiv does not know, cost nothing",
         ),
     ),
     Command(

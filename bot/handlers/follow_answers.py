@@ -113,11 +113,7 @@ def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings
     if isinstance(outcome, OverLimit):
         return FULL
     if isinstance(outcome, BudgetSpent):
-        return (
-            f"This chat has looked up {settings.backfills_per_chat_hour} new names on arXiv "
-            f"within the last hour, the most allowed. Try again in {minutes(outcome.wait)}; "
-            "authors I already follow can be added now."
-        )
+        return budget_spent(outcome)
     if isinstance(outcome, TooSlow):
         return (
             f"⚠️ arXiv is slow to answer just now, so this chat does not follow "
@@ -144,13 +140,31 @@ def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings
     )
 
 
-def chosen_answer(place: Place, rule: PersonRule, outcome: Subscribed | Already | OverLimit) -> str:
+def budget_spent(outcome: BudgetSpent) -> str:
+    """The one answer, for names, author ids and topics alike, when the chat's budget of new
+    follows (or of arXiv look-ups) is spent for now (`watcher.store.budgets`)."""
+    return (
+        "This chat has asked for enough new names and topics for now; try again in "
+        f"{minutes(outcome.wait)}."
+    )
+
+
+def chosen_answer(
+    place: Place, rule: PersonRule, outcome: Subscribed | Already | OverLimit | BudgetSpent
+) -> str:
     """A button of the homonym question: the name in one category (`rule` has it), or whole."""
     if isinstance(outcome, OverLimit):
         return FULL
+    if isinstance(outcome, BudgetSpent):
+        return budget_spent(outcome)
     if isinstance(outcome, Already):
         return _already(place, outcome.followed)
     shown = f"<b>{html.escape(outcome.followed.label)}</b>"
+    if outcome.start is Start.KEPT:  # another chat follows it already: nothing to fetch
+        return (
+            f"✅ {place.here} now follows {shown} ({papers(outcome.followed.record_count)} on "
+            "record). New papers will be posted here."
+        )
     if not rule.categories:
         return (
             f"✅ {place.here} now follows {shown}: arXiv lists {papers(outcome.found)} under "
@@ -173,10 +187,7 @@ def topic_answer(place: Place, topic: Topic, outcome: TopicOutcome, settings: Se
     if isinstance(outcome, OverLimit):
         return FULL_OF_TOPICS
     if isinstance(outcome, BudgetSpent):
-        return (
-            f"This chat has started {settings.backfills_per_chat_hour} new follows within the "
-            f"last hour, the most allowed. Try again in {minutes(outcome.wait)}."
-        )
+        return budget_spent(outcome)
     return (
         f"✅ {place.here} now watches <b>{html.escape(topic.text)}</b> in "
         f"{', '.join(topic.categories)}: new papers whose title or abstract holds every word "

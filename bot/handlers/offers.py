@@ -1,61 +1,55 @@
 """The homonym guard's question: "this name looks like several people; which one?"
 
 When `/subscribe NAME` finds a name that looks like several people (`watcher.homonyms`), the
-chat gets buttons for the name's most common categories, and one to go ahead anyway. What each
-button means is kept here, in memory, under a short random token: the button's callback data
-is `h:<token>:<choice>` (a category's index, or `a` for anyway), a few bytes whatever the name
-(Telegram allows 64). A button whose token is unknown (forged, used already, older than
-`OFFER_LIFETIME`, or from before a restart) is answered as stale, and nothing changes.
-Pure: no I/O, no python-telegram-bot.
+chat gets one button per common category of the name, each showing the name, the category and
+its papers, and one to follow the name in any category when it may be followed whole. What each
+button means is kept in the database (`watcher.store.offers`) under a short random token: the
+button's callback data is `h:<token>:<choice>` (a category's index, or `a` for any category), a
+few bytes whatever the name (Telegram allows 64). So a button works after a restart; an expired
+one is answered with the command to send again, and a forged, foreign or answered one with what
+to do; nothing changes then. Rendering is pure; `Offers` calls the store (database thread).
 """
 
 from __future__ import annotations
 
 import html
-import secrets
-import time
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.render import Button, Message
-from watcher.homonyms import MANY_PAPERS, NameSurvey
+from watcher.homonyms import MANY_PAPERS, OFFERED_CATEGORIES, SURVEY_SAMPLE, NameSurvey
+from watcher.store.offers import Expired, Offer, OfferStore, Taken
 
 PREFIX = "h:"
 ANYWAY = "a"
-OFFER_LIFETIME = 3600.0  # seconds a question's buttons work
-MAX_OFFERS = 1000  # questions kept at once; the oldest go first
-STALE = "This button no longer works; send /subscribe NAME again."
+STALE = (
+    "This button no longer works (answered already, or not this chat's); send /subscribe NAME "
+    "to be asked again."
+)
+_SHORTEST_NAME = 32  # characters of a name a button shows; a longer one is cut with "…"
 
 
-@dataclass(frozen=True, slots=True)
-class Offer:
-    """What a question's buttons may do: subscribe `chat_id` (in `thread_id`) to `names`, in
-    one of `categories`, or plainly (`anyway`, when the name may be followed whole)."""
-
-    chat_id: int
-    thread_id: int  # the forum topic (0: none)
-    names: tuple[str, ...]  # display name first, then aliases
-    categories: tuple[str, ...]
-    anyway: bool
-    total: int
-    made: float
+def expired(name: str) -> str:
+    """The answer to a press on a question that expired (a toast holds 200 characters)."""
+    return f"This question has expired; send /subscribe {_short(name, 60)} to be asked again."
 
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """A pressed button, resolved: the offer, and the category (None: the name, anyway)."""
+    """A pressed button, resolved: the question taken, and the category (None: any)."""
 
-    offer: Offer
+    taken: Taken
     category: str | None
+
+    @property
+    def offer(self) -> Offer:
+        return self.taken.offer
 
 
 class Offers:
-    """The questions asked and not answered yet, by token."""
+    """The questions asked and not answered yet, in the database (`OfferStore`)."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._offers: OrderedDict[str, Offer] = OrderedDict()
-        self._clock = clock
+    def __init__(self, store: OfferStore) -> None:
+        self.store = store
 
     def ask(
         self,
@@ -66,69 +60,81 @@ class Offers:
         survey: NameSurvey,
         anyway: bool,
     ) -> Message:
-        """The question for a name, its buttons' meaning kept until pressed or stale."""
-        self._drop_stale()
-        while len(self._offers) >= MAX_OFFERS:
-            self._offers.popitem(last=False)
-        token = secrets.token_urlsafe(6)
-        categories = tuple(survey.top_categories())
-        self._offers[token] = Offer(
-            chat_id, thread_id, names, categories, anyway, survey.total, self._clock()
-        )
-        return question(names[0], survey, token, categories=categories, anyway=anyway)
+        """Database thread: the question for a name, its buttons' meaning kept until pressed or
+        expired."""
+        categories = survey.categories[:OFFERED_CATEGORIES]
+        offer = Offer(chat_id, thread_id, names, categories, anyway, survey.total)
+        return question(offer, survey, self.store.keep(offer))
 
-    def take(self, data: str, *, chat_id: int) -> Choice | None:
-        """The choice a button's `data` stands for, pressed in `chat_id`; None when stale or
-        forged. The question is answered then: its other buttons go stale."""
-        self._drop_stale()
+    def take(self, data: str, *, chat_id: int) -> Choice | Expired | None:
+        """Database thread: the choice a button's `data` stands for, pressed in `chat_id`; the
+        question is answered then (its other buttons go stale). `Expired` for a question too
+        old, None for one forged, another chat's, or answered already."""
         if not data.startswith(PREFIX):
             return None
         token, _, choice = data.removeprefix(PREFIX).partition(":")
-        offer = self._offers.get(token)
-        if offer is None or offer.chat_id != chat_id:
+        if not (choice == ANYWAY or choice.isdigit()):
             return None
+        taken = self.store.take(token, chat_id=chat_id)
+        if taken is None or isinstance(taken, Expired):
+            return taken
+        offer = taken.offer
         if choice == ANYWAY and offer.anyway:
-            category = None
-        elif choice.isdigit() and int(choice) < len(offer.categories):
-            category = offer.categories[int(choice)]
-        else:
-            return None
-        del self._offers[token]
-        return Choice(offer, category)
+            return Choice(taken, None)
+        if choice.isdigit() and int(choice) < len(offer.categories):
+            return Choice(taken, offer.categories[int(choice)][0])
+        self.store.put_back(taken)  # a forged choice on a real question: it stays open
+        return None
 
-    def __len__(self) -> int:
-        return len(self._offers)
-
-    def _drop_stale(self) -> None:
-        oldest = self._clock() - OFFER_LIFETIME
-        while self._offers and next(iter(self._offers.values())).made < oldest:
-            self._offers.popitem(last=False)
+    def put_back(self, choice: Choice) -> None:
+        """Database thread: the choice could not be acted on yet; its question stays open."""
+        self.store.put_back(choice.taken)
 
 
-def question(
-    name: str, survey: NameSurvey, token: str, *, categories: tuple[str, ...], anyway: bool
-) -> Message:
-    """The homonym question's text and buttons."""
+def question(offer: Offer, survey: NameSurvey, token: str) -> Message:
+    """The homonym question's text and buttons, one a row: the name in each category with its
+    papers, then the name in any category (if it may be followed whole)."""
+    name = offer.names[0]
     shown = f"<b>{html.escape(name)}</b>"
     if survey.total > MANY_PAPERS:
-        why = f"arXiv lists {survey.total:,} papers under {shown}"
+        why = f"arXiv lists {survey.total:,} papers under it"
     else:
-        fields = ", ".join(sorted(survey.fields))
-        why = f"the papers under {shown} span {fields}"
+        why = f"its papers span {', '.join(sorted(survey.fields))}"
     text = (
-        f"🤔 {why}: that looks like several people. Follow the one in a category (their papers "
-        "listed in it, primary or cross-list), or "
+        f"🤔 The name {shown} looks like several people: {why}. Pick one by category below "
+        "(their papers listed there, primary or cross-list), or "
         + (
-            "all of them anyway."
-            if anyway
-            else "give a fuller name: that many papers cannot be followed whole."
+            "follow the name in any category."
+            if offer.anyway
+            else "send a fuller name: that many papers cannot be followed whole."
         )
     )
-    buttons = [
-        Button(category, callback_data=f"{PREFIX}{token}:{i}")
-        for i, category in enumerate(categories)
+    sampled = survey.total > SURVEY_SAMPLE  # the counts are of the newest papers alone
+    rows: list[tuple[Button, ...]] = [
+        (
+            Button(
+                f"{_short(name)} in {category} · "
+                + (f"{count} of the newest {SURVEY_SAMPLE}" if sampled else _papers(count)),
+                callback_data=f"{PREFIX}{token}:{index}",
+            ),
+        )
+        for index, (category, count) in enumerate(offer.categories)
     ]
-    rows: list[tuple[Button, ...]] = [tuple(buttons)] if buttons else []
-    if anyway:
-        rows.append((Button("Subscribe anyway", callback_data=f"{PREFIX}{token}:{ANYWAY}"),))
+    if offer.anyway:
+        rows.append(
+            (
+                Button(
+                    f"{_short(name)} in any category · {_papers(survey.total)}",
+                    callback_data=f"{PREFIX}{token}:{ANYWAY}",
+                ),
+            )
+        )
     return Message.from_html(text, tuple(rows))
+
+
+def _papers(count: int) -> str:
+    return f"{count:,} paper{'' if count == 1 else 's'}"
+
+
+def _short(name: str, longest: int = _SHORTEST_NAME) -> str:
+    return name if len(name) <= longest else name[: longest - 1] + "…"

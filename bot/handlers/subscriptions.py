@@ -4,17 +4,17 @@ In groups only administrators may change these (`refuse_non_admin`); anyone may 
 each topic follows its own authors: the subscription is the topic's the command was sent in
 (`Place`), and so are the papers posted later.
 
-/subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
-(its number of results and the categories of its newest hundred, run as a task of its own so
-the chat is served meanwhile): no results, and the name is refused; a name that looks like
-several people (`watcher.homonyms`) gets the homonym question, buttons for its most common
-categories and one to go ahead anyway (`bot.handlers.offers`); otherwise the chat subscribes at
-once and the poller is asked for a round now (`Poller.poll_soon`) to fetch the history, the
-answer not waiting for it. /subscribe AUTHOR-ID (an arXiv author id or an ORCID iD) reads the
-person's author feed once, so that an id arXiv does not know is refused at once. Each chat may
-start at most `BACKFILLS_PER_CHAT_HOUR` such look-ups (or restarts of an author nobody polled)
-an hour. What may be followed is decided in the core (`watcher.subscribing`); each outcome has
-its one answer (`bot.handlers.follow_answers`).
+/subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request (its
+number of results and the categories of its newest hundred, run as a task of its own so the chat is
+served meanwhile): no results, and the name is refused; a name that looks like several people
+(`watcher.homonyms`) gets the homonym question, buttons for its most common categories and one to
+go ahead anyway (`bot.handlers.offers`, kept in the database, so they work after a restart);
+otherwise the chat subscribes at once and the poller is asked for a round now (`Poller.poll_soon`)
+to fetch the history, the answer not waiting for it. /subscribe AUTHOR-ID (an arXiv author id or an
+ORCID iD) reads the person's author feed once, so that an id arXiv does not know is refused at
+once. A chat may start `FIRST_ALLOWANCE` new follows at first, then `BACKFILLS_PER_CHAT_HOUR` an
+hour; only a follow started counts (`watcher.store.budgets`). What may be followed is decided in
+the core (`watcher.subscribing`); each outcome has its one answer (`bot.handlers.follow_answers`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from bot.handlers.follow_answers import (
     person_answer,
     watched_answer,
 )
-from bot.handlers.offers import STALE, Offers
+from bot.handlers.offers import STALE, Offers, expired
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
@@ -57,7 +57,8 @@ from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.rules import PersonRule
 from watcher.service import ServiceContext
-from watcher.subscribing import NeedsChoice, Subscribing, find_named
+from watcher.store.offers import Expired, OfferStore
+from watcher.subscribing import BudgetSpent, NeedsChoice, Subscribing, find_named
 
 
 class Subscriptions(ServiceHandlers):
@@ -73,7 +74,7 @@ class Subscriptions(ServiceHandlers):
         super().__init__(service)
         self.subscribing = subscribing
         self.events = events
-        self.offers = Offers()
+        self.offers = Offers(OfferStore(service.chats.engine))
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME | AUTHOR-ID]: follow the watched authors, or one more author."""
@@ -118,7 +119,8 @@ class Subscriptions(ServiceHandlers):
             outcome = await self.subscribing.subscribe_person(place.chat_id, place.thread_id, asked)
             if isinstance(outcome, NeedsChoice):
                 # One name, several people? Ask which (nothing is followed until answered).
-                answer = self.offers.ask(
+                answer = await in_db_thread(
+                    self.offers.ask,
                     chat_id=place.chat_id,
                     thread_id=place.thread_id,
                     names=asked.names,
@@ -140,11 +142,10 @@ class Subscriptions(ServiceHandlers):
         if not await may_manage(update, context):
             await query.answer("Only this group's administrators can change what it follows.")
             return
-        choice = self.offers.take(query.data or "", chat_id=chat.id)
-        if choice is None:
-            await query.answer(STALE)
+        choice = await in_db_thread(self.offers.take, query.data or "", chat_id=chat.id)
+        if choice is None or isinstance(choice, Expired):
+            await query.answer(STALE if choice is None else expired(choice.name))
             return
-        await query.answer()
         offer = choice.offer
         place = Place(offer.chat_id, offer.thread_id)
         categories = () if choice.category is None else (choice.category,)
@@ -153,6 +154,11 @@ class Subscriptions(ServiceHandlers):
             place.chat_id, place.thread_id, rule, total=offer.total
         )
         answer = chosen_answer(place, rule, outcome)
+        if isinstance(outcome, BudgetSpent):
+            await in_db_thread(self.offers.put_back, choice)  # the question stays open
+            await query.answer(answer)
+            return
+        await query.answer()
         try:
             await query.edit_message_text(
                 answer, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW

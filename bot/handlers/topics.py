@@ -1,12 +1,12 @@
 """What a chat watches by topic: /watch and /unwatch.
 
-`/watch "remote direct memory access" RDMA in cs.DC` follows the new papers in cs.DC whose title
-or abstract holds the phrase and the word (`watcher.topics`). A topic is a follow like a person
-(it counts towards `MAX_SUBSCRIPTIONS`, and /subscriptions lists it); as for /subscribe, only a
-group's administrators may change it, and in a forum each topic watches its own. A topic nobody
-watched yet has its recent papers fetched once, silently (`Poller.poll_soon`; that costs arXiv
-requests, so it spends the chat's `BackfillBudget` like a new name): a topic never announces the
-papers that came before it.
+`/watch "remote direct memory access" RDMA in cs.DC` follows the new papers in cs.DC whose title or
+abstract holds the phrase and the word (`watcher.topics`). A topic is a follow like a person (it
+counts towards `MAX_SUBSCRIPTIONS`, and /subscriptions lists it); as for /subscribe, only a group's
+administrators may change it, and in a forum each topic watches its own. A topic nobody watched yet
+has its recent papers fetched once, silently (`Poller.poll_soon`; that costs arXiv requests, so it
+spends one of the chat's new follows like a new name, `watcher.store.budgets`): a topic never
+announces the papers that came before it.
 
 `/unwatch` alone lists the chat's topics, numbered; `/unwatch N` or `/unwatch TOPIC` stops one.
 """

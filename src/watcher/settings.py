@@ -68,7 +68,10 @@ class Settings(BaseSettings):
         description="Most arXiv results a newly followed name may have.",
     )
     backfills_per_chat_hour: int = Field(
-        default=5, ge=1, description="New names one chat may look up on arXiv in an hour."
+        default=5,
+        ge=1,
+        description="New follows (names, author ids, topics nobody polls) one chat may start "
+        "an hour, after its first allowance; it may ask arXiv about twice as many names.",
     )
     poll_retry_first: float = Field(
         default=60.0,

@@ -2,16 +2,21 @@
 behind /subscribe NAME, /subscribe AUTHOR-ID, the homonym question's buttons and /watch, free of
 any chat framework.
 
-Each request ends in one typed outcome, which the front end renders once: `Subscribed`,
-`Already`, `OverLimit` (the chat follows `MAX_SUBSCRIPTIONS`), `BudgetSpent` (the chat started
-too many look-ups this hour), `NeedsChoice` (the name looks like several people), `NotFound`
-(arXiv lists nothing under the name, or knows no such author id), `TooCommon` (more papers than
-a history may hold), `TooSlow` and `Unreachable` (arXiv did not answer the look-up).
+Each request ends in one typed outcome, which the front end renders once: `Subscribed`, `Already`,
+`OverLimit` (the chat follows `MAX_SUBSCRIPTIONS`), `BudgetSpent` (the chat started as many new
+follows, or asked arXiv as often, as its budget allows for now), `NeedsChoice` (the name looks like
+several people), `NotFound` (arXiv lists nothing under the name, or knows no such author id),
+`TooCommon` (more papers than a history may hold), `TooSlow` and `Unreachable` (arXiv did not
+answer the look-up).
 
 A follow already kept up to date costs nothing. One nobody follows (or nobody polled lately)
-costs arXiv requests, so it spends the chat's `LookupBudget` first; a new name is surveyed
-(`Poller.survey`) and an author id confirmed (`Poller.identity_papers`) before anything is
-stored, and then the poller is asked for a round now (`Poller.poll_soon`) to fetch the history.
+costs arXiv requests, so it reserves one of the chat's new follows first (`LookupBudget`, kept
+in the database: `watcher.store.budgets`), and a look-up asked of arXiv if one is; a new name is
+surveyed (`Poller.survey`) and an author id confirmed (`Poller.identity_papers`) before anything
+is stored, and then the poller is asked for a round now (`Poller.poll_soon`) to fetch the
+history. Only a follow started keeps its reservation: a request refused, that found nothing, or
+that arXiv failed gives the follow back (the look-up stays spent, which bounds what a script
+inventing names costs arXiv). A chat's first allowance is `FIRST_ALLOWANCE` new follows.
 A rule stored for a request that then found the chat full is removed again, so that nothing
 nobody follows is polled.
 
@@ -25,7 +30,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivError, UnknownAuthorId
@@ -37,6 +42,7 @@ from watcher.records import Record
 from watcher.rules import PersonRule, WatchedRule
 from watcher.sources.author_feed import likely_name
 from watcher.store import Store
+from watcher.store.budgets import FIRST_ALLOWANCE
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.topics import Topic
 
@@ -46,6 +52,7 @@ from watcher.topics import Topic
 LOOKUP_PATIENCE = 60.0
 
 __all__ = [
+    "FIRST_ALLOWANCE",
     "LOOKUP_PATIENCE",
     "MAX_SUBSCRIPTIONS",
     "AllFollowed",
@@ -102,7 +109,8 @@ class OverLimit:
 
 @dataclass(frozen=True, slots=True)
 class BudgetSpent:
-    """The chat started its look-ups of the hour; it may start another in `wait` seconds."""
+    """The chat spent its budget of new follows (or of arXiv look-ups) for now; it may start
+    another in `wait` seconds."""
 
     wait: float
 
@@ -166,11 +174,17 @@ TopicOutcome = Subscribed | Already | OverLimit | BudgetSpent
 WatchedOutcome = WatchedJoined | AllFollowed | NothingWatched | OverLimit
 
 
-class LookupBudget(Protocol):
-    """How many arXiv look-ups a chat may start: `take` counts one and returns None, or the
-    seconds until the chat may start another."""
+_O = TypeVar("_O", bound=Outcome)
 
-    def take(self, chat_id: int) -> float | None: ...
+
+class LookupBudget(Protocol):
+    """How many new follows a chat may start (`watcher.store.budgets.LookupBudgets`). `take`
+    reserves one, and one look-up asked of arXiv if `lookup`, and returns None, or the seconds
+    until the chat may; `give_back` returns a reserved follow that was not started. Database
+    thread."""
+
+    def take(self, chat_id: int, *, lookup: bool) -> float | None: ...
+    def give_back(self, chat_id: int) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,15 +278,29 @@ class Subscribing:
 
     async def choose(
         self, chat_id: int, thread_id: int, rule: PersonRule, *, total: int
-    ) -> Subscribed | Already | OverLimit:
+    ) -> Subscribed | Already | OverLimit | BudgetSpent:
         """The answer to `NeedsChoice`: follow the name whole (`rule` without categories, of
-        `total` papers) or in the category picked (`rule` with it)."""
+        `total` papers) or in the category picked (`rule` with it). arXiv was asked already;
+        a follow nobody keeps up to date still spends one of the chat's new follows."""
+        room = await in_db_thread(
+            self._room_for,
+            chat_id,
+            thread_id,
+            lambda: self.store.find_followed(rule.display, categories=rule.categories),
+        )
+        if not isinstance(room, _Room):
+            return room
+        if room.existing is not None and room.existing.polled:
+            return await in_db_thread(self._join, chat_id, thread_id, room.existing, Start.KEPT)
+        wait = await in_db_thread(self.budget.take, chat_id, lookup=False)
+        if wait is not None:
+            return BudgetSpent(wait)
+        outcome: Subscribed | Already | OverLimit
         if rule.categories:
             outcome = await in_db_thread(self._follow_in_category, chat_id, thread_id, rule)
         else:
             outcome = await in_db_thread(self._follow_person, chat_id, thread_id, rule, total)
-        self.poller.poll_soon()
-        return outcome
+        return await self._started(chat_id, outcome)
 
     def _follow_in_category(
         self, chat_id: int, thread_id: int, rule: PersonRule
@@ -330,14 +358,17 @@ class Subscribing:
         if not isinstance(room, _Room):
             return room
         existing = room.existing
-        if existing is None or not existing.polled:
-            wait = self.budget.take(chat_id)
-            if wait is not None:
-                return BudgetSpent(wait)
-        outcome = await in_db_thread(self._watch_topic, chat_id, thread_id, topic)
-        if existing is None or not existing.backfilled or not existing.polled:
-            self.poller.poll_soon()
-        return outcome
+        if existing is not None and existing.polled:
+            outcome = await in_db_thread(self._watch_topic, chat_id, thread_id, topic)
+            if isinstance(outcome, Subscribed) and not existing.backfilled:
+                self.poller.poll_soon()
+            return outcome
+        wait = await in_db_thread(self.budget.take, chat_id, lookup=False)
+        if wait is not None:
+            return BudgetSpent(wait)
+        return await self._started(
+            chat_id, await in_db_thread(self._watch_topic, chat_id, thread_id, topic)
+        )
 
     def _watch_topic(self, chat_id: int, thread_id: int, topic: Topic) -> Subscribed | OverLimit:
         """Database thread: watch the topic for this chat."""
@@ -364,16 +395,23 @@ class Subscribing:
         existing = room.existing
         if existing is not None and existing.polled:
             return await in_db_thread(self._join, chat_id, thread_id, existing, Start.KEPT)
-        wait = self.budget.take(chat_id)
+        wait = await in_db_thread(self.budget.take, chat_id, lookup=existing is None)
         if wait is not None:
             return BudgetSpent(wait)
         if existing is None:
             outcome = await follow_new()
-            if not isinstance(outcome, Subscribed | OverLimit):
-                return outcome  # nothing was stored: nothing to fetch
         else:
             outcome = await in_db_thread(self._join, chat_id, thread_id, existing, Start.RESUMED)
-        self.poller.poll_soon()  # its history now, not at the next round
+        return await self._started(chat_id, outcome)
+
+    async def _started(self, chat_id: int, outcome: _O) -> _O:
+        """After a follow was reserved in the budget: a follow started keeps it, and the poller
+        is asked for a round now (its history now, not at the next round); anything else
+        (refused, not found, arXiv failing, the chat found full) gives it back."""
+        if isinstance(outcome, Subscribed):
+            self.poller.poll_soon()
+        else:
+            await in_db_thread(self.budget.give_back, chat_id)
         return outcome
 
     def _room_for(

@@ -1,8 +1,9 @@
-"""The per-chat structures of flood control stay bounded whatever the number of chats."""
+"""The per-chat structures of flood control stay bounded whatever the number of chats. (The
+look-up budget is kept in the database and pruned: `tests/core/test_lookup_budgets.py`.)"""
 
 from __future__ import annotations
 
-from bot.handlers.budget import BackfillBudget, CommandBudget
+from bot.handlers.budget import CommandBudget
 
 
 def test_command_buckets_stay_bounded_with_100000_chats_at_once() -> None:
@@ -21,12 +22,3 @@ def test_command_buckets_stay_bounded_with_100000_chats_at_once() -> None:
     assert verdicts[:3] == ["serve", "serve", "serve"]
     assert verdicts[3:5] == ["warn", "drop"]
     assert set(verdicts[5:]) == {"drop"}
-
-
-def test_backfill_starts_stay_bounded_with_100000_chats() -> None:
-    now = [0.0]
-    budget = BackfillBudget(per_hour=2, clock=lambda: now[0], max_chats=1000)
-    for chat_id in range(100_000):
-        now[0] = chat_id / 100
-        budget.take(chat_id)
-        assert budget.chats <= 1000

@@ -129,8 +129,14 @@ async def test_a_name_of_several_people_gets_category_buttons(bot: Bot) -> None:
     markup = bot.last(USER).reply_markup
     assert markup is not None
     rows = markup["inline_keyboard"]
-    assert [b["text"] for b in rows[0]] == ["cs.DC", "cs.NI", "hep-th"]
-    assert [b["text"] for b in rows[1]] == ["Subscribe anyway"]
+    # One a row, each with the name and its papers (all 7 were in the sample: exact counts).
+    assert [[b["text"] for b in row] for row in rows] == [
+        ["Wei Wang in cs.DC · 3 papers"],
+        ["Wei Wang in cs.NI · 2 papers"],
+        ["Wei Wang in hep-th · 1 paper"],
+        ["Wei Wang in any category · 7 papers"],
+    ]
+    assert answer.startswith("🤔 The name Wei Wang looks like several people:")
     question = bot.last(USER)
 
     bot.telegram.press_button(USER, question.message_id, rows[0][0]["callback_data"])
@@ -144,7 +150,7 @@ async def test_a_name_of_several_people_gets_category_buttons(bot: Bot) -> None:
     assert followed.categories == ("cs.DC",)
 
     # The question is answered: its other buttons are stale now.
-    bot.telegram.press_button(USER, question.message_id, rows[1][0]["callback_data"])
+    bot.telegram.press_button(USER, question.message_id, rows[3][0]["callback_data"])
     await bot.until(lambda: len(bot.telegram.callback_answers) >= 2)
     assert bot.telegram.callback_answers[-1].text == STALE
     assert bot.chats.subscribed_ids(USER) == [followed_id]
@@ -155,7 +161,7 @@ async def test_subscribe_anyway_follows_the_plain_name(bot: Bot) -> None:
     await bot.ask_one(USER, "/subscribe Wei Wang")
     question = bot.last(USER)
     assert question.reply_markup is not None
-    (anyway,) = question.reply_markup["inline_keyboard"][1]
+    (anyway,) = question.reply_markup["inline_keyboard"][-1]
 
     bot.telegram.press_button(USER, question.message_id, anyway["callback_data"])
     await bot.until(lambda: bot.telegram.edits)

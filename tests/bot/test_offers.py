@@ -1,75 +1,150 @@
-"""The homonym question's buttons: short callback data, one use, stale and forged ones refused."""
+"""The homonym question's buttons (`bot.handlers.offers` on `watcher.store.offers`, a real
+database): the name and papers on each, short callback data, one use, expired, stale and forged
+ones refused, and kept few by pruning."""
 
 from __future__ import annotations
 
-from bot.handlers.offers import OFFER_LIFETIME, Offers
-from bot.render import MAX_CALLBACK_DATA_BYTES
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+
+from bot.handlers.offers import Choice, Offers
+from bot.render import MAX_CALLBACK_DATA_BYTES, Message
 from watcher.homonyms import NameSurvey
+from watcher.store.offers import KEEP_EXPIRED, OFFER_LIFETIME, Expired, OfferStore
 
 SURVEY = NameSurvey(
     total=4000, categories=(("cs.DC", 40), ("cond-mat.mtrl-sci", 30), ("math.OC", 9), ("hep-th", 2))
 )
 LONG_NAME = "Wolfgang Amadeus Theophilus Chrysostomus Sigismundus Mozart-Zhāng Ōyama"
+START = datetime(2026, 12, 1, 9, tzinfo=UTC)
 
 
-def ask(offers: Offers, *, anyway: bool = True, chat_id: int = 42, name: str = "Wei Wang"):  # type: ignore[no-untyped-def]
-    return offers.ask(chat_id=chat_id, thread_id=0, names=(name,), survey=SURVEY, anyway=anyway)
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
-def test_three_category_buttons_and_anyway_all_within_64_bytes() -> None:
-    message = ask(Offers(), name=LONG_NAME)
-    (categories, (anyway,)) = message.buttons
-    assert [b.text for b in categories] == ["cs.DC", "cond-mat.mtrl-sci", "math.OC"]
-    assert anyway.text == "Subscribe anyway"
-    for button in (*categories, anyway):
-        assert button.callback_data is not None
-        assert len(button.callback_data.encode()) <= MAX_CALLBACK_DATA_BYTES
+def ask(
+    offers: Offers,
+    *,
+    anyway: bool = True,
+    chat_id: int = 42,
+    name: str = "Wei Wang",
+    survey: NameSurvey = SURVEY,
+) -> Message:
+    return offers.ask(chat_id=chat_id, thread_id=0, names=(name,), survey=survey, anyway=anyway)
+
+
+def data(message: Message, row: int) -> str:
+    (button,) = message.buttons[row]
+    assert button.callback_data is not None
+    return button.callback_data
+
+
+def test_each_button_shows_the_name_and_papers_within_64_bytes(engine: Engine) -> None:
+    message = ask(Offers(OfferStore(engine)), name=LONG_NAME)
+
+    assert [[b.text for b in row] for row in message.buttons] == [
+        ["Wolfgang Amadeus Theophilus Chr… in cs.DC · 40 of the newest 100"],
+        ["Wolfgang Amadeus Theophilus Chr… in cond-mat.mtrl-sci · 30 of the newest 100"],
+        ["Wolfgang Amadeus Theophilus Chr… in math.OC · 9 of the newest 100"],
+        ["Wolfgang Amadeus Theophilus Chr… in any category · 4,000 papers"],
+    ]
+    for row in range(4):
+        assert len(data(message, row).encode()) <= MAX_CALLBACK_DATA_BYTES
+    assert message.plain.startswith("🤔 The name Wolfgang")
     assert "4,000 papers" in message.html and "several people" in message.html
 
 
-def test_a_button_is_taken_once_and_then_the_others_are_stale() -> None:
-    offers = Offers()
-    (categories, (anyway,)) = ask(offers).buttons
-    choice = offers.take(categories[1].callback_data or "", chat_id=42)
-    assert choice is not None
+def test_a_small_name_shows_exact_counts(engine: Engine) -> None:
+    survey = NameSurvey(total=7, categories=(("cs.DC", 3), ("hep-th", 1), ("math.OC", 1)))
+    message = ask(Offers(OfferStore(engine)), survey=survey)
+
+    assert [row[0].text for row in message.buttons] == [
+        "Wei Wang in cs.DC · 3 papers",
+        "Wei Wang in hep-th · 1 paper",
+        "Wei Wang in math.OC · 1 paper",
+        "Wei Wang in any category · 7 papers",
+    ]
+    assert message.plain.startswith("🤔 The name Wei Wang looks like several people: its papers")
+
+
+def test_a_button_is_taken_once_and_then_the_others_are_stale(engine: Engine) -> None:
+    store = OfferStore(engine)
+    offers = Offers(store)
+    message = ask(offers)
+
+    choice = offers.take(data(message, 1), chat_id=42)
+
+    assert isinstance(choice, Choice)
     assert (choice.offer.names, choice.category) == (("Wei Wang",), "cond-mat.mtrl-sci")
-    assert offers.take(anyway.callback_data or "", chat_id=42) is None
-    assert len(offers) == 0
+    assert offers.take(data(message, 3), chat_id=42) is None
+    assert store.count() == 0
 
 
-def test_anyway_means_the_plain_name() -> None:
-    offers = Offers()
-    (_, (anyway,)) = ask(offers).buttons
-    choice = offers.take(anyway.callback_data or "", chat_id=42)
-    assert choice is not None and choice.category is None
+def test_a_question_put_back_can_be_answered_again(engine: Engine) -> None:
+    offers = Offers(OfferStore(engine))
+    message = ask(offers)
+    choice = offers.take(data(message, 0), chat_id=42)
+    assert isinstance(choice, Choice)
+
+    offers.put_back(choice)  # e.g. the chat's budget was spent for now
+
+    again = offers.take(data(message, 3), chat_id=42)
+    assert isinstance(again, Choice) and again.category is None
 
 
-def test_forged_and_foreign_buttons_are_refused() -> None:
-    offers = Offers()
-    (categories, _) = ask(offers).buttons
-    data = categories[0].callback_data or ""
-    token = data.split(":")[1]
-    assert offers.take(data, chat_id=43) is None  # another chat
+def test_forged_and_foreign_buttons_are_refused(engine: Engine) -> None:
+    offers = Offers(OfferStore(engine))
+    real = data(ask(offers), 0)
+    token = real.split(":")[1]
+
+    assert offers.take(real, chat_id=43) is None  # another chat
     assert offers.take(f"h:{token}:7", chat_id=42) is None  # no such category
     assert offers.take(f"h:{token}:cs.DC", chat_id=42) is None
     assert offers.take("h:nonsense:0", chat_id=42) is None
     assert offers.take("r:3:1", chat_id=42) is None
-    assert offers.take(data, chat_id=42) is not None  # still good after all that
+    assert isinstance(offers.take(real, chat_id=42), Choice)  # still good after all that
 
 
-def test_no_anyway_button_when_the_name_cannot_be_followed_whole() -> None:
-    offers = Offers()
+def test_no_any_category_button_when_the_name_cannot_be_followed_whole(engine: Engine) -> None:
+    offers = Offers(OfferStore(engine))
     message = ask(offers, anyway=False)
-    (categories,) = message.buttons
-    assert (
-        offers.take(f"h:{(categories[0].callback_data or '').split(':')[1]}:a", chat_id=42) is None
-    )
+
+    assert len(message.buttons) == 3
+    token = data(message, 0).split(":")[1]
+    assert offers.take(f"h:{token}:a", chat_id=42) is None
     assert "fuller name" in message.html
 
 
-def test_a_question_goes_stale_after_its_lifetime() -> None:
-    now = [0.0]
-    offers = Offers(clock=lambda: now[0])
-    (categories, _) = ask(offers).buttons
-    now[0] = OFFER_LIFETIME + 1
-    assert offers.take(categories[0].callback_data or "", chat_id=42) is None
+def test_an_expired_question_names_the_name_and_is_pruned_later(engine: Engine) -> None:
+    clock = Clock()
+    store = OfferStore(engine, clock=clock)
+    offers = Offers(store)
+    message = ask(offers)
+    clock.now += OFFER_LIFETIME + timedelta(seconds=1)
+
+    assert offers.take(data(message, 0), chat_id=42) == Expired("Wei Wang")
+    assert offers.take(data(message, 0), chat_id=42) == Expired("Wei Wang")  # still so
+
+    clock.now += KEEP_EXPIRED
+    ask(offers, name="Someone Else")  # a new question prunes the old
+    assert store.count() == 1
+    assert offers.take(data(message, 0), chat_id=42) is None
+
+
+def test_a_month_of_questions_keeps_only_the_last_week(engine: Engine) -> None:
+    clock = Clock()
+    store = OfferStore(engine, clock=clock)
+    offers = Offers(store)
+    for _ in range(31):
+        for chat_id in range(5):
+            ask(offers, chat_id=chat_id)
+        clock.now += timedelta(days=1)
+
+    days = (OFFER_LIFETIME + KEEP_EXPIRED).days
+    assert store.count() <= 5 * (days + 1)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import Engine
 
-from bot.handlers.budget import BackfillBudget
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
 from watcher.fetch import ArxivClient
@@ -18,6 +18,7 @@ from watcher.identity import Identity
 from watcher.poll import Poller
 from watcher.rules import PersonRule
 from watcher.store import Store
+from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.subscribing import (
     BudgetSpent,
@@ -33,6 +34,7 @@ from watcher.subscribing import (
 CHAT = 42
 OTHER_CHAT = 43
 TOPIC = 7  # a forum topic of CHAT
+MOMENT = datetime(2026, 12, 1, 9, tzinfo=UTC)
 
 
 @dataclass
@@ -40,7 +42,7 @@ class World:
     store: Store
     chats: Chats
     arxiv: FakeArxiv
-    budget: BackfillBudget
+    budget: LookupBudgets
     subscribing: Subscribing
     rounds_asked: list[None] = field(default_factory=list)
 
@@ -58,7 +60,8 @@ async def world(engine: Engine) -> AsyncIterator[World]:
                 poll_interval=3600,
                 author_feed_url=arxiv.author_feed_url,
             )
-            budget = BackfillBudget(per_hour=2)
+            # A clock that stands still: no refill between the steps of a test.
+            budget = LookupBudgets(engine, per_hour=2, first=2, clock=lambda: MOMENT)
             subscribing = Subscribing(
                 store=store, chats=chats, poller=poller, budget=budget, patience=5
             )
@@ -110,8 +113,8 @@ async def test_the_limit_counts_every_forum_topic_of_the_chat(world: World) -> N
 
 
 async def test_a_spent_budget_stops_a_new_name_before_arxiv_is_asked(world: World) -> None:
-    world.budget.take(CHAT)
-    world.budget.take(CHAT)
+    world.budget.take(CHAT, lookup=False)
+    world.budget.take(CHAT, lookup=False)
 
     outcome = await world.subscribing.subscribe_person(CHAT, 0, PersonRule(("Dezun Dong",)))
 
@@ -131,9 +134,9 @@ async def test_a_name_arxiv_lists_nothing_under_stores_nothing_and_asks_no_round
     assert world.store.find_followed("Nobody Atall") is None
     assert world.rounds_asked == []
     assert len(world.arxiv.requests) == 1
-    # The look-up was one of the chat's two of the hour.
-    assert world.budget.take(CHAT) is None
-    assert world.budget.take(CHAT) is not None
+    # No follow was started, so the chat may still start its two; the look-up counted.
+    assert world.budget.standing(CHAT).follows == 2
+    assert world.budget.standing(CHAT).lookups == 3
 
 
 async def test_a_new_name_is_followed_for_the_chat_and_a_round_is_asked_for(
@@ -150,8 +153,8 @@ async def test_a_new_name_is_followed_for_the_chat_and_a_round_is_asked_for(
 
 async def test_a_kept_author_costs_no_look_up_and_no_round(world: World) -> None:
     world.store.follow_person(PersonRule(("Dezun Dong",)))  # watched: kept up to date
-    world.budget.take(CHAT)
-    world.budget.take(CHAT)  # spent: a kept author does not need it
+    world.budget.take(CHAT, lookup=False)
+    world.budget.take(CHAT, lookup=False)  # spent: a kept author does not need it
 
     outcome = await world.subscribing.subscribe_person(CHAT, 0, PersonRule(("Dezun Dong",)))
 
@@ -188,3 +191,29 @@ def test_find_named_reads_author_ids_in_any_form_and_names_in_their_categories(
     assert find_named(store, "Wei Wang") is None
     # Meant as an author id but wrong: looked up as a name, and nobody follows that name.
     assert find_named(store, "arxiv:no such id!") is None
+
+
+async def test_a_new_follow_spends_one_and_a_chat_found_full_gets_it_back(world: World) -> None:
+    outcome = await world.subscribing.subscribe_person(CHAT, 0, PersonRule(("Dezun Dong",)))
+    assert isinstance(outcome, Subscribed)
+    assert world.budget.standing(CHAT).follows == 1
+
+    fill(world, OTHER_CHAT, MAX_SUBSCRIPTIONS)
+    rule = PersonRule(("Wei Wang",), ("cs.DC",))
+    assert await world.subscribing.choose(OTHER_CHAT, 0, rule, total=12) == OverLimit()
+    assert world.budget.standing(OTHER_CHAT).follows == 2
+
+
+async def test_a_choice_of_a_name_someone_else_keeps_up_to_date_costs_nothing(
+    world: World,
+) -> None:
+    rule = PersonRule(("Wei Wang",), ("cs.DC",))
+    assert isinstance(await world.subscribing.choose(OTHER_CHAT, 0, rule, total=12), Subscribed)
+    assert world.budget.standing(OTHER_CHAT).follows == 1
+    await world.subscribing.poller.poll()  # now it is kept up to date
+    world.budget.take(CHAT, lookup=False)
+    world.budget.take(CHAT, lookup=False)  # spent
+
+    outcome = await world.subscribing.choose(CHAT, 0, rule, total=12)
+
+    assert isinstance(outcome, Subscribed) and outcome.start is Start.KEPT

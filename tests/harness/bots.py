@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,10 +81,15 @@ async def running_service(
     *,
     arxiv_timeout: float = LOOPBACK_TIMEOUT,
     arxiv_min_interval: float = 0,
+    telegram: FakeTelegram | None = None,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
-    """The fakes, and the core on the real database after its first poll, as at a start."""
+    """The fakes, and the core on the real database after its first poll, as at a start.
+    `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
+    kept, as Telegram keeps them); by default a new one."""
     with (
-        FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
+        nullcontext(telegram)
+        if telegram is not None
+        else FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
         FakeArxiv([*dezun_dong_records(), *lookalike_records()]) as arxiv,
     ):
         settings = Settings(
@@ -130,10 +135,16 @@ async def running_bot(
     arxiv_min_interval: float = 0,
     rate_limiter: TelegramRateLimiter | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
+    telegram: FakeTelegram | None = None,
 ) -> AsyncIterator[Bot]:
-    """The commands alone: the Application long-polling the fake, no delivery sender."""
+    """The commands alone: the Application long-polling the fake, no delivery sender.
+    `telegram`: an earlier run's fake Bot API, for a restart (see `running_service`)."""
     async with running_service(
-        engine, database_url, arxiv_timeout=arxiv_timeout, arxiv_min_interval=arxiv_min_interval
+        engine,
+        database_url,
+        arxiv_timeout=arxiv_timeout,
+        arxiv_min_interval=arxiv_min_interval,
+        telegram=telegram,
     ) as (
         telegram,
         arxiv,

@@ -434,3 +434,32 @@ class HarvestedPaper(SQLModel, table=True):
     __tablename__ = "harvested_paper"
     arxiv_id: str = Field(max_length=64, primary_key=True)
     datestamp: date = Field(sa_column=Column(Date, nullable=False))
+
+
+class LookupAllowance(SQLModel, table=True):
+    """What a chat may still start of the follows that cost arXiv requests, as two token buckets
+    standing at `updated` (`watcher.store.budgets`): new follows, and look-ups asked of arXiv.
+    Keyed by chat id with no foreign key, so a budget never holds back deleting or moving a
+    chat. Rows idle for `FORGET_AFTER` are pruned."""
+
+    __tablename__ = "lookup_allowance"
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    follows: float
+    lookups: float
+    updated: datetime = Field(sa_column=_timestamp(index=True))
+
+
+class HomonymOffer(SQLModel, table=True):
+    """A homonym question not answered yet (`watcher.store.offers`): what its buttons, which
+    carry `token`, may do. `names` and `categories` are JSON (a name's spellings; the offered
+    categories with their papers). Expired at `OFFER_LIFETIME`, pruned some days later."""
+
+    __tablename__ = "homonym_offer"
+    token: str = Field(max_length=32, primary_key=True)
+    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    thread_id: int = Field(default=NO_THREAD, sa_column=_thread_id())
+    names: str = Field(sa_type=Text)
+    categories: str = Field(sa_type=Text)
+    anyway: bool
+    total: int
+    made: datetime = Field(sa_column=_timestamp(index=True))
