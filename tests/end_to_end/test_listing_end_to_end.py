@@ -82,6 +82,7 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
             ARXIV_ANNOUNCE_TIME=f"{announced:%H:%M}",
             ARXIV_ANNOUNCE_TZ="UTC",
             ARXIV_ANNOUNCE_DAYS="mon,tue,wed,thu,fri,sat,sun",
+            EARLY_LISTINGS="on",
             ARXIV_LISTING_URL=listing.url,
             LISTING_PROBE_INTERVAL="1",
             LISTING_PROBE_HOURS="1",
