@@ -74,20 +74,19 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
         FakeListing(announced.date()) as listing,
     ):
         listing.announce(mailing, new=[OWN, CROSS, LOOKALIKE, TOPICAL], flip_at=announced)
+        settings = {
+            "ARXIV_ANNOUNCE_TIME": f"{announced:%H:%M}",
+            "ARXIV_ANNOUNCE_TZ": "UTC",
+            "ARXIV_ANNOUNCE_DAYS": "mon,tue,wed,thu,fri,sat,sun",
+            "EARLY_LISTINGS": "on",
+            "ARXIV_LISTING_URL": listing.url,
+            "LISTING_PROBE_INTERVAL": "1",
+            "LISTING_PROBE_HOURS": "1",
+            "LISTING_MIN_INTERVAL": "0",
+            "HARVEST_SETS": "cs",  # the listings of cs alone
+        }
         service = service_on_fakes(
-            arxiv,
-            telegram,
-            cwd=tmp_path,
-            database_url=database_url,
-            ARXIV_ANNOUNCE_TIME=f"{announced:%H:%M}",
-            ARXIV_ANNOUNCE_TZ="UTC",
-            ARXIV_ANNOUNCE_DAYS="mon,tue,wed,thu,fri,sat,sun",
-            EARLY_LISTINGS="on",
-            ARXIV_LISTING_URL=listing.url,
-            LISTING_PROBE_INTERVAL="1",
-            LISTING_PROBE_HOURS="1",
-            LISTING_MIN_INTERVAL="0",
-            HARVEST_SETS="cs",  # the listings of cs alone
+            arxiv, telegram, cwd=tmp_path, database_url=database_url, **settings
         )
         try:
             service.wait_for(lambda: "stored silently" in service.output)
@@ -111,6 +110,18 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
             # Probed every second from the instant: the papers came within seconds of the flip.
             assert arrived - announced < timedelta(seconds=30), arrived - announced
             assert listing.listing_requests("cs")[-1].status == 200
+            assert service.stop() == 0, service.output
+            first_output = service.output
+
+            # Started again within LISTING_PROBE_HOURS (after a crash, say): the read is redone
+            # at once, and what it announced already is not announced again.
+            requests = len(listing.listing_requests())
+            service = service_on_fakes(
+                arxiv, telegram, cwd=tmp_path, database_url=database_url, **settings
+            )
+            service.wait_for(lambda: "read the listings of 1 archive(s)" in service.output)
+            assert len(listing.listing_requests()) > requests
+            assert "; 0 new" in service.output
 
             # The API shows the same papers later, with its own metadata; polls store them.
             for record in (OWN, CROSS, LOOKALIKE, TOPICAL):
@@ -120,7 +131,8 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
         finally:
             code = service.stop()
     assert code == 0, service.output
-    assert "Traceback" not in service.output and TOKEN not in service.output
+    for output in (first_output, service.output):
+        assert "Traceback" not in output and TOKEN not in output
 
     everything = " ".join(m.text for m in telegram.sent())
     for record in (OWN, CROSS, TOPICAL):
@@ -128,3 +140,35 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
     assert LOOKALIKE.title not in everything
     assert sum(OWN.title in t for t in texts(telegram, PERSON)) == 1
     assert sum(TOPICAL.title in t for t in texts(telegram, WATCHER)) == 1
+
+
+def test_on_a_holiday_the_listing_is_read_the_next_day(tmp_path: Path, database_url: str) -> None:
+    soon = (datetime.now(UTC) + timedelta(minutes=2)).replace(second=0, microsecond=0)
+    with (
+        FakeArxiv(dezun_dong_records()) as arxiv,
+        FakeTelegram(TOKEN) as telegram,
+        FakeListing(soon.date()) as listing,
+    ):
+        service = service_on_fakes(
+            arxiv,
+            telegram,
+            cwd=tmp_path,
+            database_url=database_url,
+            ARXIV_ANNOUNCE_TIME=f"{soon:%H:%M}",
+            ARXIV_ANNOUNCE_TZ="UTC",
+            ARXIV_ANNOUNCE_DAYS="mon,tue,wed,thu,fri,sat,sun",
+            ARXIV_HOLIDAYS=soon.date().isoformat(),
+            EARLY_LISTINGS="on",
+            ARXIV_LISTING_URL=listing.url,
+        )
+        try:
+            service.wait_for(lambda: "next arXiv announcement" in service.output)
+        finally:
+            code = service.stop()
+    assert code == 0, service.output
+    later = soon + timedelta(days=1)
+    assert (
+        f"next arXiv announcement: {later:%Y-%m-%d %H:%M} UTC "
+        f"(mailing of {later.date() + timedelta(days=1)})"
+    ) in service.output
+    assert listing.requests == []
