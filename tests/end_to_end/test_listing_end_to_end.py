@@ -19,6 +19,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.listing import FakeListing
 from tests.fakes.telegram import FakeTelegram
+from tests.fakes.zones import write_zone
 from tests.harness.cli_helpers import service_on_fakes
 from tests.harness.patience import PATIENCE
 
@@ -172,3 +173,47 @@ def test_on_a_holiday_the_listing_is_read_the_next_day(tmp_path: Path, database_
         f"(mailing of {later.date() + timedelta(days=1)})"
     ) in service.output
     assert listing.requests == []
+
+
+def test_across_a_clock_change_the_listing_is_read_at_the_new_offset(
+    tmp_path: Path, database_url: str
+) -> None:
+    # The zone's clocks go forward an hour 20 s from now; the announcement's wall time is read
+    # with the new offset: the listing is probed at that UTC instant, not an hour off.
+    now = datetime.now(UTC)
+    instant = (now + timedelta(minutes=2)).replace(second=0, microsecond=0)
+    zones = tmp_path / "zones"
+    write_zone(zones, "Test/Spring", change_at=now + timedelta(seconds=20), before=0, after=3600)
+    wall = instant + timedelta(hours=1)
+    with (
+        FakeArxiv(dezun_dong_records()) as arxiv,
+        FakeTelegram(TOKEN) as telegram,
+        FakeListing(wall.date()) as listing,  # the mailing follows the zone's date
+    ):
+        listing.announce(wall.date() + timedelta(days=1), new=[OWN], flip_at=instant)
+        service = service_on_fakes(
+            arxiv,
+            telegram,
+            cwd=tmp_path,
+            database_url=database_url,
+            PYTHONTZPATH=str(zones),
+            ARXIV_ANNOUNCE_TIME=f"{wall:%H:%M}",
+            ARXIV_ANNOUNCE_TZ="Test/Spring",
+            ARXIV_ANNOUNCE_DAYS="mon,tue,wed,thu,fri,sat,sun",
+            EARLY_LISTINGS="on",
+            ARXIV_LISTING_URL=listing.url,
+            LISTING_PROBE_INTERVAL="1",
+            LISTING_MIN_INTERVAL="0",
+        )
+        try:
+            service.wait_for(lambda: "stored silently" in service.output)
+            assert f"next arXiv announcement: {instant:%Y-%m-%d %H:%M} UTC" in service.output
+            service.wait_for(
+                lambda: "read the listings" in service.output,
+                timeout=(instant - datetime.now(UTC)).total_seconds() + PATIENCE,
+            )
+        finally:
+            code = service.stop()
+    assert code == 0, service.output
+    first = listing.requests[0].wall
+    assert instant <= first < instant + timedelta(seconds=10), first

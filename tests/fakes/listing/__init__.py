@@ -35,9 +35,10 @@ DEFAULT_SHOW = 2000  # arXiv's /new shows everything unless asked for less
 
 @dataclass(frozen=True)
 class ListingRequest:
-    """One request as the fake saw it: `time` is `time.monotonic()`."""
+    """One request as the fake saw it: `time` is `time.monotonic()`, `wall` the UTC instant."""
 
     time: float
+    wall: datetime
     path: str
     params: dict[str, str]
     headers: dict[str, str]
@@ -201,11 +202,11 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         params = {k: v[-1] for k, v in parse_qs(split.query).items()}
         headers = dict(self.headers.items())
-        arrived = time.monotonic()
+        arrived, wall = time.monotonic(), datetime.now(UTC)
         answer = fake.answer(split.path, params, headers)
         with fake._lock:
             fake.requests.append(
-                ListingRequest(arrived, split.path, params, headers, answer.status)
+                ListingRequest(arrived, wall, split.path, params, headers, answer.status)
             )
         self.send_response(answer.status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
