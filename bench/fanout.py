@@ -101,6 +101,7 @@ def service_env(
         "TELEGRAM_BOT_TOKEN": telegram.token,
         "TELEGRAM_API_URL": telegram.base_url,
         "PTB_TIMEDELTA": "true",
+        "EARLY_LISTINGS": "off",  # arXiv's own listings, else: never from a bench
         **settings,
     }
 

@@ -11,6 +11,8 @@ here with where it lives and why.
     │   │   ├── ArxivAPIError(message)  arXiv's own error feed (HTTP 400, entry titled "Error")
     │   │   ├── ArxivUnreachable        timeouts and connection errors after all retries
     │   │   ├── ArxivBadFeed            HTML, a truncated body, anything that is not a whole feed
+    │   │   ├── ArxivBadListing         a listing page that no longer parses, or whose section
+    │   │   │                           counts disagree with the items parsed
     │   │   ├── ArxivEmptyPage          an empty page where records are known to exist
     │   │   ├── ArxivOAIError(code)     the OAI-PMH service's own error (badResumptionToken, ...)
     │   │   ├── ArxivTooManyResults(total, limit)  more results than a history may hold
@@ -85,6 +87,11 @@ class ArxivUnreachable(ArxivError):
 
 class ArxivBadFeed(ArxivError):
     """The answer was not a complete Atom feed (HTML, truncated, garbage)."""
+
+
+class ArxivBadListing(ArxivError):
+    """A listing page (`/list/<archive>/new`) that does not parse, or parses to other counts
+    than its sections say: arXiv's markup changed, or the page came truncated."""
 
 
 class ArxivEmptyPage(ArxivError):

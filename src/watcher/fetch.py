@@ -7,7 +7,10 @@ after the previous one *ended*, so the spacing holds at arXiv's end however slow
 Use one client per process; the spacing is per client.
 
 `get` fetches another arXiv service (the OAI-PMH harvest) through the same connection and
-spacing: arXiv's limit counts all of a user's requests.
+spacing: arXiv's limit counts all of a user's requests. `get_page` fetches a listing page
+(`arxiv.org/list/...`, HTML) the same way, conditionally (`If-None-Match`,
+`If-Modified-Since`; a 304 is an answer, not an error), and no sooner than `listing_interval`
+seconds after the previous listing request (arXiv's robots.txt asks crawlers for 15 s).
 
 Timeouts, connection errors, 429 and 5xx are retried with exponential backoff and full jitter;
 a `Retry-After` header is honoured. Once retries run out: `ArxivUnreachable` or
@@ -24,6 +27,7 @@ import math
 import random
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Self
@@ -64,9 +68,10 @@ class ArxivClient:
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        listing_interval: float = 15.0,
     ) -> None:
-        if min_interval < 0 or max_retries < 0 or backoff_base < 0 or backoff_max < 0:
-            raise ValueError("min_interval, max_retries and the backoff times must be >= 0")
+        if min(min_interval, listing_interval, max_retries, backoff_base, backoff_max) < 0:
+            raise ValueError("the intervals, max_retries and the backoff times must be >= 0")
         self.base_url = base_url
         self.min_interval = min_interval
         self.max_retries = max_retries
@@ -81,6 +86,8 @@ class ArxivClient:
         )
         self._turn = asyncio.Lock()
         self._next_start = 0.0  # time.monotonic() before which no request may start
+        self.listing_interval = listing_interval
+        self._next_listing_start = 0.0  # likewise, for a listing page
 
     async def __aenter__(self) -> Self:
         return self
@@ -129,14 +136,43 @@ class ArxivClient:
         """
         return await self._get(url, dict(params), api=False)
 
+    async def get_page(
+        self, url: str, params: Mapping[str, str], *, etag: str = "", modified: str = ""
+    ) -> Page:
+        """A listing page (HTML) on the same terms, asked conditionally: with the `etag` and
+        `modified` of the last answer, an unchanged page comes back as `Page.not_modified`."""
+        headers = {"If-None-Match": etag} if etag else {}
+        if modified:
+            headers["If-Modified-Since"] = modified
+        response = await self._exchange(url, dict(params), headers=headers, listing=True)
+        return Page(
+            body=b"" if response.status_code == 304 else response.content,
+            not_modified=response.status_code == 304,
+            etag=response.headers.get("ETag", ""),
+            modified=response.headers.get("Last-Modified", ""),
+        )
+
     async def _get(self, endpoint: str, params: dict[str, str], *, api: bool) -> bytes:
+        # The body was checked in turn (`_feed_body`): what is plainly no feed is an error.
+        return (await self._exchange(endpoint, params, api=api)).content
+
+    async def _exchange(
+        self,
+        endpoint: str,
+        params: dict[str, str],
+        *,
+        api: bool = False,
+        headers: Mapping[str, str] | None = None,
+        listing: bool = False,
+    ) -> httpx.Response:
+        """One request, in turn, retried as the module docstring says; a success or a 304."""
         url = _loggable(httpx.URL(endpoint, params=params))
         attempts = self.max_retries + 1
         async with self._turn:
             for attempt in range(1, attempts + 1):
-                await self._wait_for_turn()
+                await self._wait_for_turn(listing=listing)
                 try:
-                    response = await self._http.get(endpoint, params=params)
+                    response = await self._http.get(endpoint, params=params, headers=headers)
                 except _TRANSIENT_ERRORS as exc:
                     reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                     failure: ArxivError = ArxivUnreachable(
@@ -147,7 +183,11 @@ class ArxivClient:
                     retry_after = None
                 else:
                     if response.is_success:
-                        return _feed_body(response, url=url, attempt=attempt)
+                        if not listing:
+                            _feed_body(response, url=url, attempt=attempt)
+                        return response
+                    if response.status_code == 304 and listing:
+                        return response
                     if response.status_code == 400 and api:
                         raise _api_error(response.content, url=url, attempt=attempt)
                     if response.status_code != 429 and response.status_code < 500:
@@ -158,6 +198,8 @@ class ArxivClient:
                 finally:
                     # Counted from the end of the exchange, so arXiv sees the gap too.
                     self._next_start = time.monotonic() + self.min_interval
+                    if listing:
+                        self._next_listing_start = time.monotonic() + self.listing_interval
 
                 if attempt == attempts:
                     raise failure
@@ -176,8 +218,9 @@ class ArxivClient:
                 )  # fmt: skip
         raise AssertionError("unreachable: the loop returns or raises")
 
-    async def _wait_for_turn(self) -> None:
-        delay = self._next_start - time.monotonic()
+    async def _wait_for_turn(self, *, listing: bool = False) -> None:
+        start = max(self._next_start, self._next_listing_start) if listing else self._next_start
+        delay = start - time.monotonic()
         if delay > 0:
             await asyncio.sleep(delay)
 
@@ -188,6 +231,16 @@ class ArxivClient:
         # Full jitter: spreads out clients that failed together instead of retrying in lockstep.
         ceiling = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
         return max(self.min_interval, random.uniform(0, ceiling))
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A listing page as arXiv answered: its body (empty when unchanged) and its validators."""
+
+    body: bytes
+    not_modified: bool
+    etag: str
+    modified: str
 
 
 def _feed_body(response: httpx.Response, *, url: str, attempt: int) -> bytes:

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from watcher.aio import in_db_thread
+from watcher.announcements import Announcement
 from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
@@ -41,6 +42,7 @@ from watcher.sources import PollOutcome, Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
 from watcher.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
+from watcher.sources.listing import DEFAULT_LISTING_URL, ListingSource
 from watcher.store import MatchedRecord, SaveResult, Store
 from watcher.store.tables import utcnow
 
@@ -99,6 +101,9 @@ class Poller:
         oai_url: str = DEFAULT_OAI_URL,
         harvest_sets: Sequence[str] = (),
         author_feed_url: str = DEFAULT_AUTHOR_FEED_URL,
+        listing_url: str = DEFAULT_LISTING_URL,
+        listing_probe_interval: float = 60.0,
+        listing_probe_hours: float = 6.0,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
@@ -132,6 +137,15 @@ class Poller:
             feed_url=author_feed_url,
             poll_interval=interval,
             retry_first=retry_first,
+            clock=clock,
+        )
+        self.listing = ListingSource(
+            store=store,
+            client=client,
+            listing_url=listing_url,
+            sets=harvest_sets,
+            probe_interval=listing_probe_interval,
+            probe_hours=listing_probe_hours,
             clock=clock,
         )
         self._lock = asyncio.Lock()
@@ -177,6 +191,22 @@ class Poller:
             for source, follows in sources:
                 report.add(await source.poll(follows, save=save, force=now))
             return report
+
+    async def read_listing(self, announcement: Announcement) -> PollReport:
+        """Read arXiv's listings for `announcement` (`watcher.sources.listing`): probe until
+        they flip, then match and save for every polled follow. Beside the polls, not under
+        their lock: it may probe for hours, and its saves are atomic and idempotent like theirs.
+        """
+        followed = [f for f in await in_db_thread(self.store.followed, None) if f.polled]
+        report = PollReport()
+
+        async def save(matched: list[MatchedRecord], announce_for: frozenset[int]) -> SaveResult:
+            return await self._save(matched, announce_for=announce_for, report=report)
+
+        outcome = await self.listing.read(announcement, followed, save=save)
+        if outcome.failure is not None:
+            report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
+        return report
 
     def _anything_due(self) -> bool:
         """A tick's first question, before reading every follow: is a follow due, or (where a

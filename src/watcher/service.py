@@ -4,7 +4,11 @@
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
-`watcher.store.outbox`).
+`watcher.store.outbox`), and with EARLY_LISTINGS reads arXiv's listing pages from each
+announcement instant of `watcher.announcements` (`watcher.sources.listing`): one date job for
+the next announcement, which queues the one after as it starts. A service that starts within
+LISTING_PROBE_HOURS of an announcement reads that one at once: after a crash, the read is
+redone, and the store announces nothing twice.
 
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
@@ -26,6 +30,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
+from watcher.announcements import Announcement
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
 from watcher.leader import Leadership, leader_lock
@@ -81,6 +86,60 @@ class ConsoleFrontend:
         return None
 
 
+def schedule_listings(
+    context: ServiceContext,
+    scheduler: AsyncIOScheduler,
+    frontend: Frontend,
+    running: set[asyncio.Task[object]],
+) -> None:
+    """A listing read at each announcement instant, and at once for one not long past."""
+    settings = context.settings
+    calendar = settings.announcement_calendar
+
+    async def read_listing(announcement: Announcement) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.add(task)
+        try:
+            report = await context.poller.read_listing(announcement)
+            await frontend.notify(report)
+        except asyncio.CancelledError:
+            log.info("listing read interrupted by shutdown")
+        except Exception:
+            # The next announcement's read is queued already; the other sources find this day.
+            log.exception("listing read failed")
+        finally:
+            running.discard(task)
+
+    def queue_next(after: datetime) -> None:
+        upcoming = calendar.next_after(after)
+        if upcoming is None:
+            log.warning("no arXiv announcement within a year: the listings are never read")
+            return
+
+        async def run(announcement: Announcement = upcoming) -> None:
+            queue_next(announcement.at)
+            await read_listing(announcement)
+
+        scheduler.add_job(
+            run, "date", run_date=upcoming.at, id="listing", replace_existing=True,
+            misfire_grace_time=None,
+        )  # fmt: skip
+        log.info(
+            "next arXiv announcement: %s UTC (mailing of %s); its listings are read then",
+            f"{upcoming.at:%Y-%m-%d %H:%M}", upcoming.mailing,
+        )  # fmt: skip
+
+    now = datetime.now(UTC)
+    latest = calendar.latest_at_or_before(now)
+    if latest is not None and now < latest.at + timedelta(hours=settings.listing_probe_hours):
+        scheduler.add_job(
+            read_listing, args=[latest], id="listing-now", replace_existing=True,
+            misfire_grace_time=None,
+        )  # fmt: skip
+    queue_next(now)
+
+
 def load_frontend(context: ServiceContext) -> Frontend:
     if context.settings.telegram_bot_token is None:
         return ConsoleFrontend(context)
@@ -125,6 +184,9 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         oai_url=str(settings.arxiv_oai_url),
         harvest_sets=settings.harvest_sets,
         author_feed_url=str(settings.arxiv_author_feed_url),
+        listing_url=str(settings.arxiv_listing_url),
+        listing_probe_interval=settings.listing_probe_interval,
+        listing_probe_hours=settings.listing_probe_hours,
     )
 
 
@@ -134,6 +196,7 @@ def arxiv_client(settings: Settings) -> ArxivClient:
         min_interval=settings.arxiv_min_interval,
         timeout=settings.arxiv_timeout,
         max_retries=settings.arxiv_max_retries,
+        listing_interval=settings.listing_min_interval,
     )
 
 
@@ -274,6 +337,9 @@ async def serve(
         coalesce=True,
         misfire_grace_time=None,
     )
+
+    if settings.early_listings:
+        schedule_listings(context, scheduler, frontend, running)
 
     context.poller.on_poll_soon = poll_soon
     log.info(

@@ -7,8 +7,10 @@ A bad value stops the program at start with a message that names the variable.
 from __future__ import annotations
 
 import re
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     Field,
@@ -20,6 +22,13 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from watcher.announcements import (
+    DEFAULT_DAYS,
+    AnnouncementCalendar,
+    parse_days,
+    parse_holidays,
+    parse_wall_time,
+)
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
 from watcher.rules import WatchedRule, parse_watched
@@ -94,6 +103,31 @@ class Settings(BaseSettings):
     )
     log_level: LogLevel = "INFO"
 
+    arxiv_announce_time: str = Field(default="20:00", description="arXiv's announcement, HH:MM.")
+    arxiv_announce_tz: str = Field(default="America/New_York", description="Its time zone.")
+    arxiv_announce_days: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(DEFAULT_DAYS), description="Weekdays arXiv announces on."
+    )
+    arxiv_holidays: Annotated[list[date], NoDecode] = Field(
+        default_factory=list, description="Days without an announcement, beyond the built-in."
+    )
+    early_listings: bool = Field(
+        default=True, description="Read arXiv's listing pages as soon as they flip."
+    )
+    arxiv_listing_url: HttpUrl = Field(
+        default=HttpUrl("https://arxiv.org/list/"),
+        description="Where arXiv's listings are: <this><archive>/new.",
+    )
+    listing_probe_interval: float = Field(
+        default=60.0, gt=0, le=3600, description="Seconds between probes of a listing."
+    )
+    listing_probe_hours: float = Field(
+        default=6.0, gt=0, le=24, description="Hours after the announcement to keep probing."
+    )
+    listing_min_interval: float = Field(
+        default=15.0, ge=0, description="Seconds between two listing requests."
+    )
+
     telegram_bot_token: SecretStr | None = None
     telegram_api_url: HttpUrl = HttpUrl("https://api.telegram.org/bot")
     admin_chat_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
@@ -156,6 +190,33 @@ class Settings(BaseSettings):
     def _lower_source(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("arxiv_announce_time")
+    @classmethod
+    def _check_time(cls, value: str) -> str:
+        parse_wall_time(value)
+        return value.strip()
+
+    @field_validator("arxiv_announce_tz")
+    @classmethod
+    def _check_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value.strip())
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"{value[:40]!r} is not a time zone; give an IANA name such as America/New_York"
+            ) from None
+        return value.strip()
+
+    @field_validator("arxiv_announce_days", mode="before")
+    @classmethod
+    def _split_days(cls, value: object) -> object:
+        return list(parse_days(value)) if isinstance(value, str) else value
+
+    @field_validator("arxiv_holidays", mode="before")
+    @classmethod
+    def _split_holidays(cls, value: object) -> object:
+        return sorted(parse_holidays(value)) if isinstance(value, str) else value
+
     @field_validator("admin_chat_ids", mode="before")
     @classmethod
     def _split_ids(cls, value: object) -> object:
@@ -191,6 +252,16 @@ class Settings(BaseSettings):
         if not self.database_url:
             self.database_url = f"sqlite:///{self.data_dir / 'arxiv-watcher.db'}"
         return self
+
+    @property
+    def announcement_calendar(self) -> AnnouncementCalendar:
+        """When arXiv announces, from the ARXIV_ANNOUNCE_* settings and ARXIV_HOLIDAYS."""
+        return AnnouncementCalendar.of(
+            parse_wall_time(self.arxiv_announce_time),
+            self.arxiv_announce_tz,
+            self.arxiv_announce_days,
+            self.arxiv_holidays,
+        )
 
     @property
     def followed_specs(self) -> list[WatchedRule]:

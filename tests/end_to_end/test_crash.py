@@ -90,6 +90,7 @@ def service(
     arxiv, telegram = fakes
     env = {
         **os.environ,
+        "EARLY_LISTINGS": "off",  # arXiv's own listings, else: never from a test
         "DATABASE_URL": database_url,
         "DATA_DIR": str(tmp_path / "data"),
         "ARXIV_API_URL": arxiv.url,

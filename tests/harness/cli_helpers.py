@@ -22,8 +22,12 @@ SETTING_NAMES = {name.upper() for name in Settings.model_fields}
 
 
 def clean_env(**settings: str) -> dict[str, str]:
-    """The test runner's environment without any arxiv-watcher setting, plus `settings`."""
+    """The test runner's environment without any arxiv-watcher setting, plus `settings`.
+
+    The listings are off unless `settings` turn them on: by default they are arXiv's own, and a
+    test started within hours of an announcement would read them (`EARLY_LISTINGS`)."""
     env = {k: v for k, v in os.environ.items() if k.upper() not in SETTING_NAMES}
+    env["EARLY_LISTINGS"] = "off"
     env.update(settings)
     return env
 

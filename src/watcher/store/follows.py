@@ -262,6 +262,18 @@ class FollowStore:
             next_poll=next_poll,
         )
 
+    def record_source_failure(
+        self, followed_ids: Iterable[int], *, error: str, now: datetime
+    ) -> None:
+        """A source beside the poll failed for these follows (the listing): count it and show
+        it, leaving their next poll as it was; the poll's next success clears it."""
+        self._update_poll_state(
+            followed_ids,
+            last_attempt=now,
+            last_error=error,
+            consecutive_failures=col(PollState.consecutive_failures) + 1,
+        )
+
     def _update_poll_state(self, followed_ids: Iterable[int], **values: object) -> None:
         """One UPDATE of these follows' poll states (a harvest ends by noting 100,000 of them;
         loaded as objects and written back a row at a time, that took 3.6-5.3 s)."""
