@@ -66,7 +66,8 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
 
     Revisions go only to chats that asked for them. A chat that still waits for an earlier
     version of the paper (its "new" or an older revision not yet sent) gets no second row: the
-    waiting one moves to this version, so the chat gets one message, with the newest content.
+    waiting one moves to this version, so the chat gets one message, with the newest content
+    (unless a digest already rendered it: `_move_waiting`).
     Deliveries of an inactive chat are queued parked, those of a chat that takes digests held.
     Returns how many were queued.
     """
@@ -89,13 +90,18 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
 
 
 def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
-    """Move the paper's deliveries still waiting with an earlier version to `version`."""
+    """Move the paper's deliveries still waiting with an earlier version to `version`.
+
+    Not the rows a digest claimed: their message is rendered (`DigestPart`), with the version
+    it was claimed at, and is confirmed as such whatever the row says; the newer version is
+    queued as a revision of its own, for a chat that asked for revisions (its next digest)."""
     waiting = session.exec(
         select(Delivery)
         .where(
             col(Delivery.paper_id) == paper_id,
             col(Delivery.status).in_(WAITING),
             col(Delivery.version) < version,
+            col(Delivery.digest_part_id).is_(None),
         )
         .order_by(col(Delivery.id))
     ).all()
