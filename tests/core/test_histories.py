@@ -75,6 +75,22 @@ _opening = st.lists(st.one_of(_follow, _arrive), min_size=4, max_size=8)
     opening=[("follow", 0, 1), ("follow", 1, 1), ("arrive", 0, 0, 0.0, False)],
     events=[("api_poll", 0), ("send_all", True), ("claim", 0, 255), ("author_feed", 0)],
 )
+# Found by this test: a newer version stored by a topic's silent first poll, while a "new"
+# delivery of v1 waited; the chat was sent v2 and later told v2 again as a revision
+# (`test_waiting_versions.py`).
+@example(
+    revisions=(False, True, False),
+    opening=[("follow", 0, 1), ("follow", 3, 7), ("arrive", 1, 0, 0.0, False)],
+    events=[
+        ("poll_all",),
+        ("new_version", 0),
+        ("metadata", 0, 1),
+        ("follow", 2, 6),
+        ("claim_deliveries", 2),
+        ("confirm", False),
+        ("harvest",),
+    ],
+)
 @given(
     revisions=st.tuples(*[st.booleans()] * CHATS),
     opening=_opening,

@@ -33,6 +33,7 @@ from sqlalchemy import (
     text,
     true,
     tuple_,
+    update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
@@ -67,13 +68,13 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     Revisions go only to chats that asked for them. A chat that still waits for an earlier
     version of the paper (its "new" or an older revision not yet sent) gets no second row: the
     waiting one moves to this version, so the chat gets one message, with the newest content
-    (unless a digest already rendered it: `_move_waiting`).
+    (unless a digest already rendered it: `move_waiting`).
     Deliveries of an inactive chat are queued parked, those of a chat that takes digests held.
     Returns how many were queued.
     """
     if kind == NewsKind.REVISION:
         for paper in owed:
-            _move_waiting(session, paper_id=paper.paper_id, version=paper.version)
+            move_waiting(session, paper_id=paper.paper_id, version=paper.version)
         session.flush()
     # The owed (paper, version, followed author) triples travel as one JSON parameter, which
     # each database reads as a relation (`_OWED_ROWS`).
@@ -89,8 +90,12 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     return int(getattr(result, "rowcount", 0))
 
 
-def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
-    """Move the paper's deliveries still waiting with an earlier version to `version`.
+def move_waiting(session: Session, *, paper_id: int, version: int) -> None:
+    """Move the paper's deliveries still waiting with an earlier version to `version`, the one
+    now stored, whichever save stored it: the sender sends the paper as stored, so a waiting
+    row says the version its message will carry, and the destination counts as told of it
+    (`announced_paper`). A message already on its way is confirmed with the version it
+    carried (`Outbox.mark_sent_many`).
 
     Not the rows a digest claimed: their message is rendered (`DigestPart`), with the version
     it was claimed at, and is confirmed as such whatever the row says; the newer version is
@@ -116,6 +121,17 @@ def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
             continue
         moved.add(destination)
         delivery.version = version
+    if moved:
+        session.flush()
+        session.execute(
+            update(AnnouncedPaper)
+            .where(
+                col(AnnouncedPaper.paper_id) == paper_id,
+                tuple_(col(AnnouncedPaper.chat_id), col(AnnouncedPaper.thread_id)).in_(moved),
+                col(AnnouncedPaper.version) < version,
+            )
+            .values(version=version)
+        )
 
 
 def forget_untold(session: Session, dropped: Any) -> None:
@@ -222,7 +238,7 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version. What it was told is `announced_paper`, which outlives the
     # pruned deliveries; a delivery row still held counts too (a waiting row that moved to a
-    # newer version, `_move_waiting`, is that version's).
+    # newer version, `move_waiting`, is that version's).
     told = select(AnnouncedPaper.paper_id).where(
         col(AnnouncedPaper.chat_id) == col(Subscription.chat_id),
         col(AnnouncedPaper.thread_id) == col(Subscription.thread_id),
