@@ -188,8 +188,7 @@ class PaperStore:
             for (record, _), linked in zip(batch, linked_batch, strict=True):
                 if linked.raised:
                     newest[linked.paper_id] = max(newest.get(linked.paper_id, 0), record.version)
-            for paper_id, version in newest.items():
-                move_waiting(session, paper_id=paper_id, version=version)
+            move_waiting(session, newest)
             announcements = Announcements(session)
             for (record, _), linked in zip(batch, linked_batch, strict=True):
                 # New to a follow: linked to it for the first time, and not older than the

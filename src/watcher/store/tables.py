@@ -331,6 +331,7 @@ class Delivery(SQLModel, table=True):
         UniqueConstraint("chat_id", "thread_id", "paper_id", "version"),
         Index("ix_delivery_due", "status", "parked", "next_attempt"),
         Index("ix_delivery_settled", "status", "created"),  # pruning sent and failed rows
+        Index("ix_delivery_paper", "paper_id"),  # a paper's waiting rows, moved to its version
         # A confirmation names its row by id: an id must never come back after a delete
         # (SQLite would otherwise reuse the highest one, and a late confirmation mark the
         # newcomer sent). PostgreSQL's sequences never reuse one.
