@@ -347,7 +347,9 @@ class DeliverySender:
             return  # sent meanwhile
         await self._send_covering(
             delivery,
-            dict.fromkeys(part.delivery_ids),  # confirmed whatever their version
+            # Confirmed as they are: a claimed part's rows keep the version it was rendered
+            # at (a revision found since is a row of its own, `watcher.store.announce`).
+            dict.fromkeys(part.delivery_ids),
             compose_digest_part(part),
             f"digest message {part.position} of {part.parts}",
         )

@@ -32,6 +32,7 @@ class Followed:
     identity: str | None = None
     topic: str | None = None
     created: datetime | None = None
+    refreshed: datetime | None = None  # its whole list last read (`watcher.sources.api`)
 
     @property
     def names(self) -> tuple[str, ...]:

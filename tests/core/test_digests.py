@@ -134,6 +134,39 @@ def test_a_digest_is_claimed_once_and_a_later_paper_waits_for_the_next(
     assert second.startswith("📚 <b>1 new paper since Mon 30 Mar</b>")
 
 
+@pytest.mark.parametrize("revisions", [True, False])
+def test_a_revision_found_after_the_digest_was_claimed_does_not_pass_for_sent(
+    engine: Engine,
+    store: Store,
+    chats: Chats,
+    digests: Digests,
+    followed_id: int,
+    outbox: Outbox,
+    revisions: bool,
+) -> None:
+    """A paper is claimed into today's digest, its message rendered at v1; v2 is found before
+    the message goes out. The message is confirmed as what it carried, v1; a chat that asked
+    for revisions gets v2 in its next digest, one that did not hears nothing more."""
+    chats.set_notify_revisions(DIGEST_CHAT, revisions)
+    publish(store, followed_id, paper(1))
+    due = MONDAY_6 + timedelta(minutes=1)
+    assert len(digests.claim_due(render=render_digest_parts, now=due)) == 1
+    publish(store, followed_id, paper(1, version=2, title="Routing Study Number 1, Revised"))
+
+    (today,) = send_parts(outbox, DIGEST_CHAT)
+
+    assert "Revised" not in today
+    told = [(d.version, d.kind, d.status) for d in rows(engine, DIGEST_CHAT)]
+    assert told[0] == (1, "new", DeliveryStatus.SENT)
+    if not revisions:
+        assert told == [(1, "new", DeliveryStatus.SENT)]
+        return
+    assert told[1:] == [(2, "revision", DeliveryStatus.HELD)]
+    digests.claim_due(render=render_digest_parts, now=due + timedelta(days=1))
+    (tomorrow,) = send_parts(outbox, DIGEST_CHAT)
+    assert "Routing Study Number 1, Revised" in tomorrow
+
+
 def test_a_day_without_papers_sends_nothing_and_moves_on(digests: Digests, outbox: Outbox) -> None:
     (report,) = digests.claim_due(render=render_digest_parts, now=MONDAY_6)
     assert (report.papers, report.parts) == (0, 0)

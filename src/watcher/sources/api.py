@@ -1,21 +1,29 @@
 """The API source: followed people found by arXiv API queries, about 30 names OR-ed a request.
 
 A group of authors is fetched whole before anything is stored, so the store only ever holds the
-result of complete fetches. A known group pages back until its results are older than its last
-successful poll minus a safety window (`POLL_WINDOW_DAYS`): a paper that reaches the API late
-keeps its older `updated` date, and is found all the same, while paging stays bounded however
-busy the query. An author's first poll stores its history silently, and is refused after one
-request when arXiv lists more than `BACKFILL_LIMIT` results; it is always this source's, also
-in harvest mode. One group's failure, whatever its cause (arXiv, a failed save, a bug), is
-recorded in its authors' poll state with its real cause (and, for a shared query, how many
-other names were in it) and a growing but capped delay before the next try, and never stops
-the other groups. A shared query that keeps failing is split until the name it fails on stands
-alone (`watcher.failing_groups`); each cycle's split is logged with the requests it cost.
+result of complete fetches.
+
+A known group pages back until its results are older than its last successful poll minus a
+safety window (`POLL_WINDOW_DAYS`): a paper that reaches the API late keeps its older `updated`
+date, and is found all the same, while paging stays bounded however busy the query. That date
+is the current version's: a metadata change without a new version (a journal reference, a DOI,
+a title fixed, categories) keeps it, so once a week (`REFRESH_EVERY`) a known follow's poll
+reads its whole list again, at most `BACKFILL_LIMIT` results (a topic's back to its creation),
+and the store keeps what changed, silently.
+
+An author's first poll stores its history silently, and is refused after one request when arXiv
+lists more than `BACKFILL_LIMIT` results; it is always this source's, also in harvest mode. One
+group's failure, whatever its cause (arXiv, a failed save, a bug), is recorded in its authors'
+poll state with its real cause (and, for a shared query, how many other names were in it) and
+a growing but capped delay before the next try, and never stops the other groups. A shared
+query that keeps failing is split until the name it fails on stands alone
+(`watcher.failing_groups`); each cycle's split is logged with the requests it cost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 from collections.abc import Callable, Sequence
@@ -42,6 +50,10 @@ log = logging.getLogger(__name__)
 EMPTY_FIRST_PAGE_RETRIES = 2
 DEFAULT_WINDOW = timedelta(days=14)
 DEFAULT_BACKFILL_LIMIT = 2000
+# How often a known follow's whole list is read again, for the metadata changes that the
+# window (by the date of the current version) cannot see. A group of about 30 names with a few
+# thousand papers costs some 20 requests a week for it.
+REFRESH_EVERY = timedelta(days=7)
 
 
 class ApiSource:
@@ -119,13 +131,16 @@ class ApiSource:
         # A shared query's failure may be another name's: said with the cause, where shown.
         count = len(group) - 1
         others = f" (in one query with {count} other name{'s' * (count > 1)})" if count else ""
+        # A whole list: a first poll's, or a known follow's weekly refresh.
+        whole = any(f.refreshed is None or f.refreshed <= self.clock() - REFRESH_EVERY
+                    for f in group)  # fmt: skip
         try:
-            matched = await self._fetch_group(group)
+            matched = await self._fetch_group(group, whole=whole)
             announce_for = frozenset(f.id for f in group if f.backfilled)
             saved = await save(matched, announce_for)
             now = self.clock()
             await in_db_thread(
-                self.store.record_poll_success,
+                functools.partial(self.store.record_poll_success, whole_list=whole),
                 [f.id for f in group],
                 now=now,
                 next_poll=now + self.poll_interval,
@@ -148,8 +163,9 @@ class ApiSource:
         )
         outcome.polled.extend(f.label for f in group)
 
-    async def _fetch_group(self, group: list[Followed]) -> list[MatchedRecord]:
-        """Fetch, parse and match every page this group needs; nothing is stored here."""
+    async def _fetch_group(self, group: list[Followed], *, whole: bool) -> list[MatchedRecord]:
+        """Fetch, parse and match every page this group needs (`whole`: its whole list, or a
+        topic's since its creation, at most `backfill_limit` results); nothing is stored here."""
         rules = FollowRules.of(group)
         ids = frozenset(f.id for f in group)
         topic = group[0].topic if group[0].kind == FollowKind.TOPIC else None
@@ -165,10 +181,13 @@ class ApiSource:
         # topic's only the window before now: a topic has no history to show, only a present
         # whose papers must not be announced as new later.
         successes = [f.last_success for f in group if f.last_success is not None]
-        if not backfill:
-            older_than: datetime | None = min(successes) - self.window
-        else:
-            older_than = self.clock() - self.window if topic is not None else None
+        if backfill:
+            older_than: datetime | None = self.clock() - self.window if topic else None
+        elif not whole:
+            older_than = min(successes) - self.window
+        else:  # a refresh: a person's whole list, a topic's since it began
+            created = group[0].created or min(successes)
+            older_than = created - self.window if topic is not None else None
         matched: list[MatchedRecord] = []
         start, first_total = 0, None
         while True:
@@ -201,6 +220,8 @@ class ApiSource:
                     matched.append(MatchedRecord(record, found))
             if len(page.records) < self.page_size:
                 return matched
+            if not backfill and whole and start + len(page.records) >= self.backfill_limit:
+                return matched  # a refresh reads the newest results only, as many as a backfill
             if older_than is not None and min(r.updated for r in page.records) < older_than:
                 return matched
             start += len(page.records)

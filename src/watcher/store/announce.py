@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,7 @@ from sqlalchemy import (
     text,
     true,
     tuple_,
+    update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
@@ -48,6 +49,9 @@ from watcher.store.tables import (
     UTCDateTime,
     utcnow,
 )
+
+# Papers per read of their waiting deliveries: well below the databases' bound parameters.
+_PAPERS_PER_READ = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +70,13 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
 
     Revisions go only to chats that asked for them. A chat that still waits for an earlier
     version of the paper (its "new" or an older revision not yet sent) gets no second row: the
-    waiting one moves to this version, so the chat gets one message, with the newest content.
+    waiting one moves to this version, so the chat gets one message, with the newest content
+    (unless a digest already rendered it: `move_waiting`).
     Deliveries of an inactive chat are queued parked, those of a chat that takes digests held.
     Returns how many were queued.
     """
     if kind == NewsKind.REVISION:
-        for paper in owed:
-            _move_waiting(session, paper_id=paper.paper_id, version=paper.version)
+        move_waiting(session, {paper.paper_id: paper.version for paper in owed})
         session.flush()
     # The owed (paper, version, followed author) triples travel as one JSON parameter, which
     # each database reads as a relation (`_OWED_ROWS`).
@@ -88,28 +92,58 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     return int(getattr(result, "rowcount", 0))
 
 
-def _move_waiting(session: Session, *, paper_id: int, version: int) -> None:
-    """Move the paper's deliveries still waiting with an earlier version to `version`."""
-    waiting = session.exec(
-        select(Delivery)
-        .where(
-            col(Delivery.paper_id) == paper_id,
-            col(Delivery.status).in_(WAITING),
-            col(Delivery.version) < version,
+def move_waiting(session: Session, versions: Mapping[int, int]) -> None:
+    """Move the deliveries still waiting with an earlier version of these papers (paper id →
+    version) to the version now stored, whichever save stored it: the sender sends a paper as
+    stored, so a waiting row says the version its message will carry, and the destination
+    counts as told of it (`announced_paper`). A message already on its way is confirmed with
+    the version it carried (`Outbox.mark_sent_many`). One read for all of them, through
+    `ix_delivery_paper`.
+
+    Not the rows a digest claimed: their message is rendered (`DigestPart`), with the version
+    it was claimed at, and is confirmed as such whatever the row says; the newer version is
+    queued as a revision of its own, for a chat that asked for revisions (its next digest)."""
+    papers = sorted(versions)
+    waiting = [
+        delivery
+        for start in range(0, len(papers), _PAPERS_PER_READ)
+        for delivery in session.exec(
+            select(Delivery)
+            .where(
+                col(Delivery.paper_id).in_(papers[start : start + _PAPERS_PER_READ]),
+                col(Delivery.status).in_(WAITING),
+                col(Delivery.digest_part_id).is_(None),
+            )
+            .order_by(col(Delivery.id))
         )
-        .order_by(col(Delivery.id))
-    ).all()
-    # Per destination (chat, topic): its oldest waiting row moves to this version. A second
-    # waiting row of the same destination (left from before revisions merged) would then say
-    # the same thing, and break the (chat, thread, paper, version) uniqueness: dropped.
-    moved: set[tuple[int, int]] = set()
+        if delivery.version < versions[delivery.paper_id]
+    ]
+    # Per destination (chat, topic): its oldest waiting row of a paper moves to the version. A
+    # second waiting row of the same destination (left from before revisions merged) would
+    # then say the same thing, and break the (chat, thread, paper, version) uniqueness: dropped.
+    moved: set[tuple[int, int, int]] = set()
     for delivery in waiting:
-        destination = (delivery.chat_id, delivery.thread_id)
+        destination = (delivery.chat_id, delivery.thread_id, delivery.paper_id)
         if destination in moved:
             session.delete(delivery)
             continue
         moved.add(destination)
-        delivery.version = version
+        delivery.version = versions[delivery.paper_id]
+    if not moved:
+        return
+    session.flush()
+    for paper_id in {paper_id for _, _, paper_id in moved}:
+        session.execute(
+            update(AnnouncedPaper)
+            .where(
+                col(AnnouncedPaper.paper_id) == paper_id,
+                tuple_(col(AnnouncedPaper.chat_id), col(AnnouncedPaper.thread_id)).in_(
+                    [(chat, thread) for chat, thread, paper in moved if paper == paper_id]
+                ),
+                col(AnnouncedPaper.version) < versions[paper_id],
+            )
+            .values(version=versions[paper_id])
+        )
 
 
 def forget_untold(session: Session, dropped: Any) -> None:
@@ -216,7 +250,7 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version. What it was told is `announced_paper`, which outlives the
     # pruned deliveries; a delivery row still held counts too (a waiting row that moved to a
-    # newer version, `_move_waiting`, is that version's).
+    # newer version, `move_waiting`, is that version's).
     told = select(AnnouncedPaper.paper_id).where(
         col(AnnouncedPaper.chat_id) == col(Subscription.chat_id),
         col(AnnouncedPaper.thread_id) == col(Subscription.thread_id),

@@ -347,5 +347,5 @@ def _restart_if_paused(session: Session, followed_id: int) -> None:
     ).one()
     state = session.get(PollState, followed_id)
     if others == 0 and state is not None and state.last_success is not None:
-        state.last_success = state.next_poll = state.started = None
+        state.last_success = state.next_poll = state.started = state.refreshed = None
         state.consecutive_failures, state.last_error = 0, None

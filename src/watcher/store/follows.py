@@ -239,8 +239,16 @@ class FollowStore:
             return session.exec(query).first() is not None
 
     def record_poll_success(
-        self, followed_ids: Iterable[int], *, now: datetime, next_poll: datetime
+        self,
+        followed_ids: Iterable[int],
+        *,
+        now: datetime,
+        next_poll: datetime,
+        whole_list: bool = False,
     ) -> None:
+        """A poll of these follows is stored whole; `whole_list`: it read their whole list
+        (a first poll, or the API source's weekly refresh), `refreshed` says so."""
+        refreshed = {"refreshed": now} if whole_list else {}
         self._update_poll_state(
             followed_ids,
             last_attempt=now,
@@ -249,6 +257,7 @@ class FollowStore:
             last_error=None,
             consecutive_failures=0,
             next_poll=next_poll,
+            **refreshed,
         )
 
     def record_poll_failure(
@@ -341,7 +350,7 @@ _FOLLOWED_COLUMNS = (
     col(FollowedAuthor.watched), col(FollowedAuthor.kind), col(FollowedAuthor.categories),
     col(FollowedAuthor.identity), col(FollowedAuthor.topic), col(FollowedAuthor.created),
     col(PollState.last_attempt), col(PollState.last_success), col(PollState.last_error),
-    col(PollState.consecutive_failures), col(PollState.next_poll),
+    col(PollState.consecutive_failures), col(PollState.next_poll), col(PollState.refreshed),
 )  # fmt: skip
 
 
@@ -349,7 +358,7 @@ def _as_followed(row: Sequence[Any]) -> Followed:
     """A `Followed` of one row of `_FOLLOWED_COLUMNS` and its paper and chat counts."""
     (
         id_, name, aliases, watched, kind, categories, identity, topic, created,
-        last_attempt, last_success, last_error, failures, next_poll, papers, chats,
+        last_attempt, last_success, last_error, failures, next_poll, refreshed, papers, chats,
     ) = row  # fmt: skip
     return Followed(
         id=id_,
@@ -368,4 +377,5 @@ def _as_followed(row: Sequence[Any]) -> Followed:
         identity=identity,
         topic=topic,
         created=created,
+        refreshed=refreshed,
     )

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 
 from watcher import records
 from watcher.kinds import FollowKind, NewsKind
-from watcher.store.announce import Announcements, Owed
+from watcher.store.announce import Announcements, Owed, move_waiting
 from watcher.store.saving import write_batch
 from watcher.store.tables import (
     FollowedAuthor,
@@ -181,8 +181,16 @@ class PaperStore:
             starts = _starts(
                 session, announce_for & {f for item in matched for f in item.followed_ids}
             )
+            linked_batch = write_batch(session, batch)
+            # A paper stored at a newer version: its waiting deliveries will carry that one,
+            # whichever follow's save it was (one that owes nobody anything included).
+            newest: dict[int, int] = {}
+            for (record, _), linked in zip(batch, linked_batch, strict=True):
+                if linked.raised:
+                    newest[linked.paper_id] = max(newest.get(linked.paper_id, 0), record.version)
+            move_waiting(session, newest)
             announcements = Announcements(session)
-            for (record, _), linked in zip(batch, write_batch(session, batch), strict=True):
+            for (record, _), linked in zip(batch, linked_batch, strict=True):
                 # New to a follow: linked to it for the first time, and not older than the
                 # follow (`NEW_SLACK`); an older paper is linked silently.
                 new_for = {

@@ -9,8 +9,9 @@ old details. A 2,000-record page costs a dozen statements instead of some 20,000
 The outcome is exactly that of storing the records one after the other, in order: a record
 twice in one batch is stored once, and a higher version later in the batch is a revision of it.
 The caller judges nothing here; it gets, per record, which followed authors found it new (linked
-to it for the first time) and which found it revised, and the paper's v1 date: whether a first
-link is news is the caller's to say (`watcher.store.papers`).
+to it for the first time) and which found it revised, the paper's v1 date, and whether the
+stored paper was at an older version: whether a first link is news is the caller's to say, and
+the deliveries of a paper whose version rose wait for the new one (`watcher.store.papers`).
 
 The counts of papers (`paper_count`: all, and per category) change in the same transaction, by
 what was inserted and what the DELETE of a revised paper's old categories returned, so they stay
@@ -76,6 +77,7 @@ class Linked:
     new_for: frozenset[int]
     revised_for: frozenset[int]
     published: datetime  # the paper's v1 date, as stored
+    raised: bool = False  # the stored paper was at an older version: this record replaced it
 
 
 def write_batch(
@@ -88,6 +90,7 @@ def write_batch(
     versions: dict[str, int] = {}
     published: dict[str, datetime] = {}
     carried: dict[str, tuple[Any, ...]] = {}  # what each stored paper's row says now
+    stored_versions: dict[str, int] = {}  # the version of each paper stored before the batch
     for chunk in _chunks(arxiv_ids):
         for paper in session.exec(select(Paper).where(col(Paper.arxiv_id).in_(chunk))):
             assert paper.id is not None
@@ -98,6 +101,7 @@ def write_batch(
                 paper.published,
             )
             carried[arxiv_id] = _carried(paper)
+            stored_versions[arxiv_id] = paper.version
     stored_ids = list(paper_ids.values())
 
     # Paper rows, in the batch's order: what each paper ends up carrying is its newest version.
@@ -153,9 +157,13 @@ def write_batch(
             else:
                 continue
             links[key] = record.version
+        newer = record.version > stored_versions.get(record.arxiv_id, record.version)
         outcome.append(
-            Linked(paper_id, frozenset(new_for), frozenset(revised_for), published[record.arxiv_id])
-        )
+            Linked(
+                paper_id, frozenset(new_for), frozenset(revised_for), published[record.arxiv_id],
+                newer,
+            )
+        )  # fmt: skip
     paper_dates = {paper_ids[a]: published[a] for a in paper_ids}
     _insert(session, PaperMatch, [
         {"paper_id": p, "followed_author_id": f, "version": v, "published": paper_dates[p]}

@@ -183,7 +183,8 @@ class PollState(SQLModel, table=True):
 
     `started` is its first successful poll (the backfill), since it was created or since a chat
     brought it back after nobody polled it: the follow's start, which a paper must not be much
-    older than to be new to it (`watcher.store.papers`).
+    older than to be new to it (`watcher.store.papers`). `refreshed` is when the API source
+    last read its whole list, which it does again once a week (`watcher.sources.api`).
     """
 
     __tablename__ = "poll_state"
@@ -193,6 +194,7 @@ class PollState(SQLModel, table=True):
     last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     started: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    refreshed: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_error: str | None = Field(default=None, sa_type=Text)
     consecutive_failures: int = 0
     next_poll: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
@@ -329,6 +331,7 @@ class Delivery(SQLModel, table=True):
         UniqueConstraint("chat_id", "thread_id", "paper_id", "version"),
         Index("ix_delivery_due", "status", "parked", "next_attempt"),
         Index("ix_delivery_settled", "status", "created"),  # pruning sent and failed rows
+        Index("ix_delivery_paper", "paper_id"),  # a paper's waiting rows, moved to its version
         # A confirmation names its row by id: an id must never come back after a delete
         # (SQLite would otherwise reuse the highest one, and a late confirmation mark the
         # newcomer sent). PostgreSQL's sequences never reuse one.

@@ -6,7 +6,7 @@ asked for Monday to Friday, which one weekday cannot say. `digest_days` holds an
 SQLite drops the old column in place (3.35 and newer, which the store requires).
 
 Revision ID: 0019
-Revises: 0015
+Revises: 0017
 Create Date: 2026-12-01
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
-down_revision: str | None = "0015"
+down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
