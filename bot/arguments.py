@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, UsageError
 from watcher.identity import Identity, IdentityError, parse_identity
-from watcher.names import MAX_NAME_LENGTH, check_person_name
+from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
 from watcher.parse import split_arxiv_id
-from watcher.rules import BadRule, PersonRule, split_categories
+from watcher.rules import BadRule, PersonRule, split_categories, split_rules
 from watcher.schedule import (
     BadSchedule,
     DigestSchedule,
@@ -26,6 +26,8 @@ from watcher.taxonomy import resolve_category
 
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
+# Names (or author ids) one /subscribe or /unsubscribe may carry, separated by ; or new lines.
+MAX_FOLLOWS_AT_ONCE = 10
 _ON = frozenset({"on", "yes", "true", "1"})
 _OFF = frozenset({"off", "no", "false", "0"})
 
@@ -83,6 +85,29 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     if problem is not None:
         raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
     return PersonRule((name,), categories)
+
+
+def follow_parts(text: str) -> list[str]:
+    """The names (or author ids) in a /subscribe or /unsubscribe, split as WATCH_AUTHORS is: on
+    `;` and new lines. Quotes around a name are read by `person_rule` (`split_categories`)."""
+    parts = split_rules(text)
+    if len(parts) > MAX_FOLLOWS_AT_ONCE:
+        raise UsageError(
+            f"{len(parts)} names in one message; at most {MAX_FOLLOWS_AT_ONCE}, "
+            "separated by ; or new lines."
+        )
+    return parts
+
+
+def follow_request(part: str) -> Identity | PersonRule:
+    """One name or author id of /subscribe: an identity if it is one, else a person rule."""
+    words = part.split()
+    found = identity(unquote(part).split())
+    if found is not None:
+        return found
+    rule = person_rule(words, command="subscribe")
+    assert rule is not None, "a part is never empty"
+    return rule
 
 
 def identity(args: Sequence[str]) -> Identity | None:

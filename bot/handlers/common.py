@@ -129,6 +129,17 @@ def topic_of(message: TelegramMessage | None) -> int:
     return message.message_thread_id
 
 
+def command_text(update: Update) -> str:
+    """What follows the command word (`/subscribe@bot`), its line breaks kept: PTB's
+    `context.args` splits on every space and new line, and some commands read lines."""
+    message = update.effective_message
+    text = (message.text or "") if message is not None else ""
+    parts = text.split(maxsplit=1)
+    if not parts or not parts[0].startswith("/"):
+        return text.strip()
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
 def place_of(update: Update) -> Place:
     chat = update.effective_chat
     assert chat is not None

@@ -22,7 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
-from watcher.rules import WatchedRule, parse_watched
+from watcher.rules import WatchedRule, parse_watched, split_rules
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 WatchSource = Literal["api", "harvest", "auto"]
@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     @classmethod
     def _split_authors(cls, value: object) -> object:
         if isinstance(value, str):
-            return [part.strip() for part in value.split(";") if part.strip()]
+            return split_rules(value)
         return value
 
     @field_validator("watch_authors")
