@@ -178,10 +178,24 @@ def topic_answer(place: Place, topic: Topic, outcome: TopicOutcome, settings: Se
             f"last hour, the most allowed. Try again in {minutes(outcome.wait)}."
         )
     return (
-        f"✅ {place.here} now watches <b>{html.escape(topic.text)}</b> in "
-        f"{', '.join(topic.categories)}: new papers whose title or abstract holds every word "
-        "and phrase will be posted here. Papers that came out before now are not announced."
+        f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: new papers in "
+        f"{', '.join(topic.categories)} whose title or abstract holds {_terms(topic)} will be "
+        "posted here. Papers that came out before now are not announced."
     )
+
+
+def _terms(topic: Topic) -> str:
+    """What a topic was understood to look for, term by term: `"a b"`, `c` and not `d`."""
+    required = [f"<code>{html.escape(_term(p))}</code>" for p in topic.required]
+    shown = required[0] if len(required) == 1 else ", ".join(required[:-1]) + " and " + required[-1]
+    if len(required) > 1:
+        shown = "every one of " + shown
+    excluded = [f"<code>{html.escape(_term(p))}</code>" for p in topic.excluded]
+    return shown + (f", but none of {', '.join(excluded)}" if excluded else "")
+
+
+def _term(phrase: tuple[str, ...]) -> str:
+    return phrase[0] if len(phrase) == 1 else '"' + " ".join(phrase) + '"'
 
 
 def unknown_identity(identity: Identity) -> str:

@@ -37,7 +37,7 @@ from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.service import ServiceContext
 from watcher.subscribing import Subscribing
-from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
+from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
 
 WATCH_USAGE = f"Usage: /watch WORDS in CATEGORY, e.g. /watch {EXAMPLE}"
 UNWATCH_USAGE = "Usage: /unwatch N (the number /unwatch lists), or /unwatch TOPIC"
@@ -76,7 +76,11 @@ class Topics(ServiceHandlers):
             return
         place = place_of(update)
         outcome = await self.subscribing.watch_topic(place.chat_id, place.thread_id, topic)
-        await reply(update, context, topic_answer(place, topic, outcome, self.settings))
+        answer = topic_answer(place, topic, outcome, self.settings)
+        typed = " ".join(context.args)
+        if strip_markup(typed) != typed:
+            answer += "\nI left out the markup (HTML tags) you typed: only words are looked for."
+        await reply(update, context, answer)
 
     async def unwatch(self, update: Update, context: Context) -> None:
         """/unwatch [N | TOPIC]: stop watching a topic; alone, list them."""

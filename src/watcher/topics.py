@@ -21,6 +21,7 @@ answers are checked here again.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ _WORD = re.compile(r"[^\W_]+")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
 _TOKEN = re.compile(r'(?P<minus>-?)(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"]+))')
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+# Markup pasted or typed into a topic (`<b>bold</b>`): tags are no words to look for.
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Between the title's words and the abstract's: no phrase runs across it.
 _GAP = ""
 
@@ -173,15 +176,22 @@ class TopicIndex:
         return frozenset(found)
 
 
+def strip_markup(text: str) -> str:
+    """`text` without HTML tags, its entities (`&amp;`) read, spaces tidied: what a topic's
+    words are read from, so `<b>RDMA</b>` is the word rdma and not a phrase "b rdma b"."""
+    return " ".join(html.unescape(_TAG.sub(" ", text)).split())
+
+
 def parse_topic(text: str) -> Topic:
     """The topic `text` asks for, e.g. `"remote direct memory access" RDMA -ethernet in cs.DC`.
 
-    Raises TopicError for: nothing to look for, excluded words only, no category, more than
+    HTML tags are left out first (`strip_markup`). Raises TopicError for: nothing to look for,
+    excluded words only, no category, more than
     `MAX_CATEGORIES`, an unknown category (with the nearest ones), a quote left open, AND/OR/NOT
     (every term is required; they are no operators here), more than `MAX_TERMS` terms, a term
     both required and excluded, or more than `MAX_TOPIC_LENGTH` characters.
     """
-    text = " ".join(text.translate(_QUOTES).split())
+    text = strip_markup(text).translate(_QUOTES)
     if len(text) > MAX_TOPIC_LENGTH:
         raise TopicError(
             f"that topic is too long ({len(text)} characters; at most {MAX_TOPIC_LENGTH})"
