@@ -14,7 +14,14 @@ from watcher.errors import UnknownCategory, UsageError
 from watcher.identity import Identity, IdentityError, parse_identity
 from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
 from watcher.parse import split_arxiv_id
-from watcher.rules import BadRule, PersonRule, split_categories, split_rules
+from watcher.rules import (
+    MAX_RULE_CATEGORIES,
+    BadRule,
+    PersonRule,
+    parse_categories,
+    split_categories,
+    split_rules,
+)
 from watcher.schedule import (
     BadSchedule,
     DigestSchedule,
@@ -34,7 +41,7 @@ _OFF = frozenset({"off", "no", "false", "0"})
 
 @dataclass(frozen=True, slots=True)
 class SubjectArguments:
-    category: str  # canonical, e.g. "cs.DC"
+    categories: tuple[str, ...]  # canonical, distinct, as given: ("cs.DC", "cs.NI")
     count: int
 
 
@@ -51,7 +58,8 @@ USAGE = {
     "unsubscribe": "Usage: /unsubscribe NAME [in CATEGORY,...] (e.g. /unsubscribe Dezun Dong), "
     "or /unsubscribe alone to stop everything",
     "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
-    "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
+    "subject": f"Usage: /subject CATEGORY[,CATEGORY...] [N], N from 1 to {MAX_COUNT} (e.g. "
+    "/subject cs.DC,cs.NI 5)",
     "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
     "revisions": "Usage: /revisions on, or /revisions off",
     "digest": "Usage: /digest daily HH:MM, /digest weekly DAY HH:MM (e.g. /digest weekly mon "
@@ -139,20 +147,27 @@ def _count_word(word: str, *, command: str) -> int:
 
 
 def subject(args: Sequence[str]) -> SubjectArguments:
-    """`CATEGORY [N]`, the category resolved case-insensitively against arXiv's taxonomy."""
-    if not args:
+    """`CATEGORY[,CATEGORY...] [N]`: up to MAX_RULE_CATEGORIES categories, separated by commas
+    or spaces, each resolved case-insensitively against arXiv's taxonomy; then maybe a count."""
+    terms = " ".join(args).replace(",", " ").split()
+    number = DEFAULT_COUNT
+    if len(terms) > 1 and terms[-1].isascii() and terms[-1].isdigit():
+        number = _count_word(terms.pop(), command="subject")
+    if not terms:
         raise UsageError(f"Which category? {USAGE['subject']}")
-    if len(args) > 2:
-        raise UsageError(f"A category and at most one number. {USAGE['subject']}")
+    for term in terms:
+        if term.isascii() and term.isdigit():
+            raise UsageError(f"A number comes last, once. {USAGE['subject']}")
     try:
-        category = resolve_category(args[0])
+        categories = parse_categories(terms)
     except UnknownCategory as error:
         raise UsageError(
             f"{error.category!r} is not an arXiv category.{error.hint} /subjects lists the ones "
             "with papers."
         ) from None
-    number = _count_word(args[1], command="subject") if len(args) == 2 else DEFAULT_COUNT
-    return SubjectArguments(category, number)
+    except BadRule as error:
+        raise UsageError(f"{error} {USAGE['subject']}") from None
+    return SubjectArguments(categories, number)
 
 
 def paper(args: Sequence[str]) -> PaperArguments:
@@ -186,7 +201,7 @@ def on_off(args: Sequence[str]) -> bool | None:
 class ListButton:
     """What a paging button of /recent or /subject asks for."""
 
-    category: str | None  # None for /recent
+    categories: tuple[str, ...] | None  # None for /recent
     per_page: int
     page: int
 
@@ -195,20 +210,28 @@ RECENT_PREFIX = "r"
 SUBJECT_PREFIX = "s"
 
 
-def list_prefix(category: str | None, per_page: int) -> str:
-    """The callback prefix of a list: the renderer appends `:PAGE`. Short, as data is 64 bytes."""
-    if category is None:
+def list_prefix(categories: Sequence[str] | None, per_page: int) -> str:
+    """The callback prefix of a list: the renderer appends `:PAGE`. Short, as data is 64 bytes:
+    a category of the same archive as the one before it is written without the archive
+    (`cond-mat.stat-mech,.soft`)."""
+    if categories is None:
         return f"{RECENT_PREFIX}:{per_page}"
-    return f"{SUBJECT_PREFIX}:{category}:{per_page}"
+    written: list[str] = []
+    archive = None
+    for category in categories:
+        head, dot, tail = category.partition(".")
+        written.append(f".{tail}" if dot and head == archive else category)
+        archive = head
+    return f"{SUBJECT_PREFIX}:{','.join(written)}:{per_page}"
 
 
 def list_button(data: str) -> ListButton | None:
     """Decode a paging button's callback data; None for anything else (old or forged data)."""
     parts = data.split(":")
     if parts[0] == RECENT_PREFIX and len(parts) == 3:
-        category, per_page_text, page_text = None, parts[1], parts[2]
+        written, per_page_text, page_text = None, parts[1], parts[2]
     elif parts[0] == SUBJECT_PREFIX and len(parts) == 4:
-        category, per_page_text, page_text = parts[1], parts[2], parts[3]
+        written, per_page_text, page_text = parts[1], parts[2], parts[3]
     else:
         return None
     if not all(text.isascii() and text.isdigit() for text in (per_page_text, page_text)):
@@ -216,12 +239,20 @@ def list_button(data: str) -> ListButton | None:
     per_page, page = int(per_page_text), int(page_text)
     if not 1 <= per_page <= MAX_COUNT or page > 10_000:
         return None
-    if category is not None:
-        try:
-            category = resolve_category(category)
-        except UnknownCategory:
-            return None
-    return ListButton(category, per_page, page)
+    if written is None:
+        return ListButton(None, per_page, page)
+    categories: list[str] = []
+    archive = ""
+    try:
+        for term in written.split(","):
+            category = resolve_category(archive + term if term.startswith(".") else term)
+            archive = category.partition(".")[0]
+            categories.append(category)
+    except UnknownCategory:
+        return None
+    if not 1 <= len(categories) <= MAX_RULE_CATEGORIES:
+        return None
+    return ListButton(tuple(categories), per_page, page)
 
 
 def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:

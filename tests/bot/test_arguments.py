@@ -109,10 +109,13 @@ def test_count_refuses(words: list[str], complaint: str) -> None:
 @pytest.mark.parametrize(
     ("words", "expected"),
     [
-        (["cs.DC"], SubjectArguments("cs.DC", 5)),
-        (["cs.dc", "3"], SubjectArguments("cs.DC", 3)),
-        (["CS.NI", "20"], SubjectArguments("cs.NI", 20)),
-        (["quant-ph"], SubjectArguments("quant-ph", 5)),
+        (["cs.DC"], SubjectArguments(("cs.DC",), 5)),
+        (["cs.dc", "3"], SubjectArguments(("cs.DC",), 3)),
+        (["CS.NI", "20"], SubjectArguments(("cs.NI",), 20)),
+        (["quant-ph"], SubjectArguments(("quant-ph",), 5)),
+        (["cs.DC,cs.NI"], SubjectArguments(("cs.DC", "cs.NI"), 5)),
+        (["cs.dc,", "CS.ni", "cs.DC", "7"], SubjectArguments(("cs.DC", "cs.NI"), 7)),
+        (["cs.DC", "cs.NI", "math.CO"], SubjectArguments(("cs.DC", "cs.NI", "math.CO"), 5)),
     ],
 )
 def test_subject(words: list[str], expected: SubjectArguments) -> None:
@@ -134,9 +137,11 @@ def test_subject_unknown_category_names_close_matches(typed: str, suggested: str
     [
         ([], "Which category? Usage: /subject"),
         (["cs.DC", "0"], "from 1 to 20"),
-        (["cs.DC", "many"], "not a number"),
-        (["cs.DC", "2", "3"], "A category and at most one number. Usage: /subject"),
+        (["cs.DC", "many"], "'many' is not an arXiv category"),
+        (["cs.DC", "2", "3"], "A number comes last, once. Usage: /subject"),
         (["nonsense-category"], "not an arXiv category"),
+        (["cs.DC,cs.NI,cs.OS,cs.AR"], "4 categories given; at most 3"),
+        (["cs.DC,cs.NX"], "'cs.NX' is not an arXiv category. Did you mean cs.NI"),
     ],
 )
 def test_subject_refuses(words: list[str], complaint: str) -> None:
@@ -198,13 +203,23 @@ def test_on_off_refuses(words: list[str], complaint: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("category", "per_page", "page"),
-    [(None, 5, 0), (None, 10, 3), ("cs.DC", 5, 1), ("cond-mat.mtrl-sci", 10, 12)],
+    ("categories", "per_page", "page"),
+    [
+        (None, 5, 0),
+        (None, 10, 3),
+        (("cs.DC",), 5, 1),
+        (("cond-mat.mtrl-sci",), 10, 12),
+        (("cs.DC", "cs.NI"), 20, 7),
+        (("cond-mat.stat-mech", "cond-mat.quant-gas", "cond-mat.mtrl-sci"), 20, 10_000),
+        (("cond-mat.stat-mech", "physics.class-ph", "astro-ph.HE"), 20, 10_000),
+    ],
 )
-def test_list_buttons_round_trip(category: str | None, per_page: int, page: int) -> None:
-    data = f"{arguments.list_prefix(category, per_page)}:{page}"
+def test_list_buttons_round_trip(
+    categories: tuple[str, ...] | None, per_page: int, page: int
+) -> None:
+    data = f"{arguments.list_prefix(categories, per_page)}:{page}"
     assert len(data.encode()) <= 64
-    assert arguments.list_button(data) == ListButton(category, per_page, page)
+    assert arguments.list_button(data) == ListButton(categories, per_page, page)
 
 
 @pytest.mark.parametrize(
@@ -219,6 +234,8 @@ def test_list_buttons_round_trip(category: str | None, per_page: int, page: int)
         "r:99:1",
         "s:cs.DC:5",
         "s:not-a-category:5:1",
+        "s:.DC:5:1",
+        "s:cs.DC,cs.NI,cs.OS,cs.AR:5:1",
         "x:5:1",
         "r:5:1:extra",
     ],

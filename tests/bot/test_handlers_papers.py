@@ -196,7 +196,8 @@ async def test_subject_without_papers_names_the_categories_that_have_some(bot: B
 
 async def test_subject_without_arguments_gets_usage(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/subject") == (
-        "Which category? Usage: /subject CATEGORY [N], N from 1 to 20 (e.g. /subject cs.DC 5)"
+        "Which category? Usage: /subject CATEGORY[,CATEGORY...] [N], N from 1 to 20 (e.g. "
+        "/subject cs.DC,cs.NI 5)"
     )
 
 
@@ -290,3 +291,32 @@ async def test_paper_marks_only_the_authors_this_chat_is_about(bot: Bot) -> None
 
     assert "👥 Ann Other, ★ Dezun Dong" in mine
     assert "👥 ★ Ann Other, Dezun Dong" in theirs
+
+
+async def test_subject_takes_several_categories_as_watch_does(bot: Bot) -> None:
+    in_either = {
+        r.arxiv_id
+        for category in ("cs.DC", "cs.NI")
+        for r in bot.store.by_category(category, limit=100)
+    }
+    assert bot.store.count_category(("cs.DC", "cs.NI")) == len(in_either) > 2
+
+    answer = await bot.ask_one(USER, "/subject cs.DC,cs.NI 2")
+
+    assert answer.startswith(
+        f"Newest papers of Dezun Dong in cs.DC, cs.NI (1–2 of {len(in_either)})"
+    )
+    assert bot.last(USER).reply_markup == {
+        "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC,.NI:2:1"}]]
+    }
+    bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC,.NI:2:1")
+    await bot.until(lambda: bot.telegram.edits)
+    assert f"(3–4 of {len(in_either)})" in (bot.telegram.edits[-1].text or "")
+    spaced = await bot.ask_one(USER, "/subject cs.dc cs.ni 2")
+    assert spaced == answer
+
+
+async def test_subject_with_one_wrong_category_among_several_names_that_one(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/subject cs.DC,cs.NX")
+
+    assert answer.startswith("'cs.NX' is not an arXiv category. Did you mean cs.NI")
