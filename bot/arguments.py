@@ -1,8 +1,8 @@
 """Command arguments: from the words after a command to checked values, or a one-line usage answer.
 
 Pure functions, no I/O and no python-telegram-bot: each takes the argument words PTB split off
-(`context.args`) and returns what the handler needs, or raises `UsageError` whose message is
-the whole answer to send (plain text; the handler escapes it).
+(`context.args`) and returns what the handler needs, or raises `Refused`: one sentence saying
+what was wrong, and one example of the command (the handler sends both, escaped).
 """
 
 from __future__ import annotations
@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, UsageError
-from watcher.identity import Identity, IdentityError, parse_identity
+from watcher.identity import (
+    EXAMPLE_ARXIV_PAGE,
+    EXAMPLE_ORCID,
+    Identity,
+    IdentityError,
+    parse_identity,
+)
 from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
 from watcher.parse import split_arxiv_id
 from watcher.rules import (
@@ -51,21 +57,36 @@ class PaperArguments:
     version: int | None
 
 
-USAGE = {
-    "subscribe": "Usage: /subscribe, /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun "
-    "Dong, or /subscribe Wei Wang in cs.DC,cs.NI), or /subscribe AUTHOR-ID (e.g. /subscribe "
-    "https://arxiv.org/a/dong_d_1, or an ORCID iD)",
-    "unsubscribe": "Usage: /unsubscribe NAME [in CATEGORY,...] (e.g. /unsubscribe Dezun Dong), "
-    "or /unsubscribe alone to stop everything",
-    "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
-    "subject": f"Usage: /subject CATEGORY[,CATEGORY...] [N], N from 1 to {MAX_COUNT} (e.g. "
-    "/subject cs.DC,cs.NI 5)",
-    "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
-    "revisions": "Usage: /revisions on, or /revisions off",
-    "digest": "Usage: /digest daily HH:MM, /digest weekly DAY HH:MM (e.g. /digest weekly mon "
-    "08:00), or /digest off",
-    "timezone": "Usage: /timezone ZONE (e.g. /timezone Europe/Berlin, /timezone UTC+8)",
+class Refused(UsageError):
+    """Wrong arguments: `wrong` says in one sentence what was wrong (and what would be right),
+    `example` is one command that would do. The handler sends both (`reply_usage`)."""
+
+    def __init__(self, wrong: str, example: str) -> None:
+        super().__init__(f"{wrong} For example: {example}")
+        self.wrong = wrong
+        self.example = example
+
+
+# One example of each command, shown under every refusal of its arguments.
+EXAMPLES = {
+    "subscribe": "/subscribe Dezun Dong",
+    "unsubscribe": "/unsubscribe Dezun Dong",
+    "recent": "/recent 10",
+    "subject": "/subject cs.DC,cs.NI 5",
+    "paper": "/paper 2604.01234",
+    "revisions": "/revisions on",
+    "digest": "/digest daily 08:00",
+    "timezone": "/timezone Europe/Berlin",
 }
+
+
+def unknown_category(error: UnknownCategory) -> str:
+    """One sentence: the category typed is none of arXiv's, and the nearest ones."""
+    near = error.suggestions
+    if not near:
+        return f"{error.category[:40]!r} is not an arXiv category."
+    listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
+    return f"{error.category[:40]!r} is not an arXiv category; did you mean {listed}?"
 
 
 def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
@@ -80,8 +101,10 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
         return None
     try:
         name, categories = split_categories(text)
-    except (BadRule, UnknownCategory) as error:
-        raise UsageError(f"{error} {USAGE[command]}") from None
+    except UnknownCategory as error:
+        raise Refused(unknown_category(error), EXAMPLES[command]) from None
+    except BadRule as error:
+        raise Refused(_full_sentence(str(error)), "/subscribe Wei Wang in cs.DC,cs.NI") from None
     if command == "unsubscribe":
         problem = (
             f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
@@ -91,7 +114,7 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     else:
         problem = check_person_name(name)
     if problem is not None:
-        raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
+        raise Refused(f"{_sentence(problem)}.", EXAMPLES[command])
     return PersonRule((name,), categories)
 
 
@@ -100,9 +123,10 @@ def follow_parts(text: str) -> list[str]:
     `;` and new lines. Quotes around a name are read by `person_rule` (`split_categories`)."""
     parts = split_rules(text)
     if len(parts) > MAX_FOLLOWS_AT_ONCE:
-        raise UsageError(
+        raise Refused(
             f"{len(parts)} names in one message; at most {MAX_FOLLOWS_AT_ONCE}, "
-            "separated by ; or new lines."
+            "separated by ; or new lines.",
+            "/subscribe Dezun Dong; Yemao Xu",
         )
     return parts
 
@@ -125,7 +149,8 @@ def identity(args: Sequence[str]) -> Identity | None:
     try:
         return parse_identity(text)
     except IdentityError as error:
-        raise UsageError(str(error)) from None
+        shown = EXAMPLE_ORCID if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
+        raise Refused(str(error), f"/subscribe {shown}") from None
 
 
 def count(args: Sequence[str], *, command: str = "recent") -> int:
@@ -133,16 +158,16 @@ def count(args: Sequence[str], *, command: str = "recent") -> int:
     if not args:
         return DEFAULT_COUNT
     if len(args) > 1:
-        raise UsageError(f"One number at most. {USAGE[command]}")
+        raise Refused("One number at most.", EXAMPLES[command])
     return _count_word(args[0], command=command)
 
 
 def _count_word(word: str, *, command: str) -> int:
     if not (word.isascii() and word.isdigit()):
-        raise UsageError(f"{word[:20]!r} is not a number. {USAGE[command]}")
+        raise Refused(f"{word[:20]!r} is not a number.", EXAMPLES[command])
     value = int(word)
     if not 1 <= value <= MAX_COUNT:
-        raise UsageError(f"N must be from 1 to {MAX_COUNT}. {USAGE[command]}")
+        raise Refused(f"N must be from 1 to {MAX_COUNT}.", EXAMPLES[command])
     return value
 
 
@@ -154,32 +179,29 @@ def subject(args: Sequence[str]) -> SubjectArguments:
     if len(terms) > 1 and terms[-1].isascii() and terms[-1].isdigit():
         number = _count_word(terms.pop(), command="subject")
     if not terms:
-        raise UsageError(f"Which category? {USAGE['subject']}")
+        raise Refused("No category given.", EXAMPLES["subject"])
     for term in terms:
         if term.isascii() and term.isdigit():
-            raise UsageError(f"A number comes last, once. {USAGE['subject']}")
+            raise Refused("A number comes last, once.", EXAMPLES["subject"])
     try:
         categories = parse_categories(terms)
     except UnknownCategory as error:
-        raise UsageError(
-            f"{error.category!r} is not an arXiv category.{error.hint} /subjects lists the ones "
-            "with papers."
-        ) from None
+        raise Refused(unknown_category(error), EXAMPLES["subject"]) from None
     except BadRule as error:
-        raise UsageError(f"{error} {USAGE['subject']}") from None
+        raise Refused(_full_sentence(str(error)), EXAMPLES["subject"]) from None
     return SubjectArguments(categories, number)
 
 
 def paper(args: Sequence[str]) -> PaperArguments:
     """One arXiv id, versioned id, or abs/pdf URL."""
     if not args:
-        raise UsageError(f"Which paper? {USAGE['paper']}")
+        raise Refused("No paper given.", EXAMPLES["paper"])
     if len(args) > 1:
-        raise UsageError(f"One paper at a time. {USAGE['paper']}")
+        raise Refused("One paper at a time.", EXAMPLES["paper"])
     try:
         arxiv_id, version = split_arxiv_id(args[0])
     except ValueError:
-        raise UsageError(f"{args[0][:40]!r} is not an arXiv id. {USAGE['paper']}") from None
+        raise Refused(f"{args[0][:40]!r} is not an arXiv id.", EXAMPLES["paper"]) from None
     return PaperArguments(arxiv_id, version)
 
 
@@ -188,13 +210,13 @@ def on_off(args: Sequence[str]) -> bool | None:
     if not args:
         return None
     if len(args) > 1:
-        raise UsageError(f"Just one word, on or off. {USAGE['revisions']}")
+        raise Refused("Just one word, on or off.", EXAMPLES["revisions"])
     word = args[0].casefold()
     if word in _ON:
         return True
     if word in _OFF:
         return False
-    raise UsageError(f"{args[0][:20]!r} is neither on nor off. {USAGE['revisions']}")
+    raise Refused(f"{args[0][:20]!r} is neither on nor off.", EXAMPLES["revisions"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +288,8 @@ def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
         if len(words) == 3 and words[0] == "weekly":
             return DigestSchedule(parse_wall_time(words[2]), parse_weekday(words[1]))
     except BadSchedule as error:
-        raise UsageError(f"{_sentence(str(error))}. {USAGE['digest']}") from None
-    raise UsageError(USAGE["digest"])
+        raise Refused(f"{_sentence(str(error))}.", EXAMPLES["digest"]) from None
+    raise Refused("A digest is daily HH:MM, weekly DAY HH:MM, or off.", "/digest weekly mon 08:00")
 
 
 def zone_name(args: Sequence[str]) -> str:
@@ -276,8 +298,14 @@ def zone_name(args: Sequence[str]) -> str:
     try:
         return canonical_zone(text)
     except BadSchedule as error:
-        raise UsageError(_sentence(str(error)) + ".") from None
+        raise Refused(_sentence(str(error)) + ".", EXAMPLES["timezone"]) from None
 
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _full_sentence(text: str) -> str:
+    """`text` as a sentence: capitalised, and ended with a full stop unless it has an end."""
+    text = _sentence(text.strip())
+    return text if text.endswith((".", "?", "!")) else text + "."

@@ -23,6 +23,7 @@ from bot.handlers.common import (
     keyboard,
     place_of,
     plain_names,
+    refusal,
     reply,
     reply_usage,
 )
@@ -101,7 +102,7 @@ class Questions(ServiceHandlers):
         """Database thread: one page of /recent or /subject, or the answer why there is none."""
         followed, own = self._scope(place)
         if not followed:
-            return "Nobody is followed yet: /subscribe NAME follows an author."
+            return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
         ids = [f.id for f in followed]
         whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
         title = f"Newest papers of {plain_names(followed)}"

@@ -42,6 +42,7 @@ from bot.handlers.common import (
     may_manage,
     papers,
     place_of,
+    refusal,
     refuse_non_admin,
     reply,
     reply_usage,
@@ -125,7 +126,8 @@ class Subscriptions(ServiceHandlers):
             try:
                 asked = arguments.follow_request(part)
             except UsageError as error:
-                lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(str(error))}")
+                wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
+                lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
                 continue
             answer = await self._follow(place, asked)
             if isinstance(answer, Message):
@@ -135,7 +137,7 @@ class Subscriptions(ServiceHandlers):
                     "answer the question below."
                 )
             else:
-                lines.append(answer)
+                lines.append(answer.split("\n", 1)[0])  # its sentence, not each example
         await reply(update, context, "\n".join(lines))
         for question in questions:
             await reply(update, context, question)
@@ -213,15 +215,20 @@ class Subscriptions(ServiceHandlers):
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         if rule is None:
             if not subscribed:
-                return f"{place.here} follows nobody; nothing to stop."
+                return refusal(
+                    f"{place.here} follows nobody, so there is nothing to stop.",
+                    "/subscribe Dezun Dong",
+                    lead="Follow someone with:",
+                )
             followed = self.store.followed(subscribed)
             self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
             return f"✅ {place.here} no longer follows {bold_names(followed)}."
         found = find_named(self.store, rule.display, rule.categories)
         if found is None or found.id not in subscribed:
-            return (
-                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>. "
-                "/subscriptions lists what it follows."
+            return refusal(
+                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
+                "/subscriptions",
+                lead="See what it follows with:",
             )
         self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
         return f"✅ {place.here} no longer follows <b>{html.escape(found.label)}</b>."

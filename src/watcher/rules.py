@@ -97,10 +97,7 @@ def parse_categories(terms: Iterable[str]) -> tuple[str, ...]:
         if category not in categories:
             categories.append(category)
     if len(categories) > MAX_RULE_CATEGORIES:
-        raise BadRule(
-            f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}, "
-            "e.g. in cs.DC,cs.NI"
-        )
+        raise BadRule(f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}")
     return tuple(categories)
 
 

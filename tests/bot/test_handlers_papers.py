@@ -131,19 +131,19 @@ async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
     [
         (
             "/recent abc",
-            "'abc' is not a number. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "'abc' is not a number.\nFor example: /recent 10",
         ),
         (
             "/recent 0",
-            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "N must be from 1 to 20.\nFor example: /recent 10",
         ),
         (
             "/recent 99",
-            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "N must be from 1 to 20.\nFor example: /recent 10",
         ),
         (
             "/recent 1 2",
-            "One number at most. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "One number at most.\nFor example: /recent 10",
         ),
     ],
 )
@@ -178,8 +178,8 @@ async def test_subject_unknown_category_names_close_matches(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/subject cs.dcc")
 
     assert answer == (
-        "'cs.dcc' is not an arXiv category. Did you mean cs.DC, cs.CC, cs.SD? /subjects lists "
-        "the ones with papers."
+        "'cs.dcc' is not an arXiv category; did you mean cs.DC, cs.CC or cs.SD?\n"
+        "For example: /subject cs.DC,cs.NI 5"
     )
 
 
@@ -196,8 +196,7 @@ async def test_subject_without_papers_names_the_categories_that_have_some(bot: B
 
 async def test_subject_without_arguments_gets_usage(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/subject") == (
-        "Which category? Usage: /subject CATEGORY[,CATEGORY...] [N], N from 1 to 20 (e.g. "
-        "/subject cs.DC,cs.NI 5)"
+        "No category given.\nFor example: /subject cs.DC,cs.NI 5"
     )
 
 
@@ -251,10 +250,9 @@ async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
         "authors). arXiv has it at https://arxiv.org/abs/2609.99999 if it exists."
     )
     assert await bot.ask_one(USER, "/paper hello") == (
-        "'hello' is not an arXiv id. Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or "
-        "an arxiv.org link)"
+        "'hello' is not an arXiv id.\nFor example: /paper 2604.01234"
     )
-    assert (await bot.ask_one(USER, "/paper")).startswith("Which paper? Usage: /paper ID")
+    assert (await bot.ask_one(USER, "/paper")).startswith("No paper given.\nFor example: /paper")
     asked = await bot.ask_one(USER, "/paper 2604.03117v3")
     assert asked.endswith("(You asked for v3; I keep only v1.)")
 
@@ -319,4 +317,4 @@ async def test_subject_takes_several_categories_as_watch_does(bot: Bot) -> None:
 async def test_subject_with_one_wrong_category_among_several_names_that_one(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/subject cs.DC,cs.NX")
 
-    assert answer.startswith("'cs.NX' is not an arXiv category. Did you mean cs.NI")
+    assert answer.startswith("'cs.NX' is not an arXiv category; did you mean cs.NI")

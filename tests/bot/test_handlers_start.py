@@ -22,6 +22,9 @@ from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 from watcher.topics import MAX_TERMS
 
 CHANNEL = -1001234567890
+ONLY_ADMINS = (
+    "Only this group's administrators can change what it follows.\nAnyone can ask: /subscriptions"
+)
 
 
 def is_active(bot: Bot, chat_id: int) -> bool:
@@ -101,7 +104,7 @@ async def test_help_of_an_unknown_command_says_so_with_an_example(bot: Bot) -> N
 
 async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/frobnicate now") == (
-        "I do not know /frobnicate. /help lists the commands."
+        "I do not know /frobnicate.\nSee them with: /help"
     )
     assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
 
@@ -114,7 +117,7 @@ async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> N
 
     answers = await bot.ask(GROUP, f"/frobnicate@{BOT}", **group)
 
-    assert answers == [f"I do not know /frobnicate@{BOT}. /help lists the commands."]
+    assert answers == [f"I do not know /frobnicate@{BOT}.\nSee them with: /help"]
 
 
 async def test_commands_work_with_the_bot_name_suffix(bot: Bot) -> None:
@@ -131,7 +134,7 @@ async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot
     member: dict[str, Any] = {"chat_type": "group", "title": "Readers", "user_id": 9}
 
     refused = await bot.ask_one(GROUP, "/subscribe", **member)
-    assert refused == "Only this group's administrators can change what it follows."
+    assert refused == ONLY_ADMINS
     assert bot.chats.subscribed_ids(GROUP) == []
     listing = await bot.ask_one(GROUP, "/recent 1", **member)
     assert f"(1–1 of {dezun_count(bot)})" in listing
@@ -140,7 +143,7 @@ async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot
     accepted = await bot.ask_one(GROUP, "/subscribe", **admin)
     assert accepted.startswith("✅ This chat now follows Dezun Dong")
     refused_too = await bot.ask_one(GROUP, "/unsubscribe", **member)
-    assert refused_too == "Only this group's administrators can change what it follows."
+    assert refused_too == ONLY_ADMINS
     creator = {**member, "user_id": 8}
     assert await bot.ask_one(GROUP, "/unsubscribe", **creator) == (
         "✅ This chat no longer follows Dezun Dong."

@@ -40,7 +40,7 @@ async def test_several_names_in_one_message_get_one_line_each(bot: Bot) -> None:
     assert lines[0].startswith("✅ This chat now follows Dezun Dong:")
     assert lines[1].startswith("✅ This chat now follows Yemao Xu: arXiv lists 3 papers")
     assert lines[2].startswith("❌ Li: A name needs a given name and a family name")
-    assert lines[3].startswith("No arXiv papers by Nobody Atall were found")
+    assert lines[3].startswith("arXiv lists no papers by Nobody Atall")
     # Dezun Dong was fetched already; Li was refused before asking arXiv.
     assert len(bot.arxiv.api_requests()) == asked + 2
     names = {f.label for f in bot.store.followed(bot.chats.subscribed_ids(USER))}

@@ -69,7 +69,7 @@ async def test_a_name_with_more_results_than_the_limit_is_offered_only_its_categ
 async def test_a_chats_sixth_new_name_within_an_hour_is_refused(bot: Bot) -> None:
     for number in range(5):
         answer = await bot.ask_one(USER, f"/subscribe {made_up(number)}")
-        assert answer.startswith("No arXiv papers by")
+        assert answer.startswith("arXiv lists no papers by")
     asked = len(bot.arxiv.api_requests())
 
     sixth = await bot.ask_one(USER, "/subscribe Yemao Xu")
@@ -108,7 +108,7 @@ async def test_fifty_made_up_names_cost_few_requests_and_hold_up_nobody(
         assert lookups(bot) == 5
         assert requests <= 5 + 1, f"{requests} arXiv requests"
         texts = [m.text for m in bot.telegram.sent(USER)]
-        assert sum(t.startswith("No arXiv papers by") for t in texts) == 5
+        assert sum(t.startswith("arXiv lists no papers by") for t in texts) == 5
         assert sum(t.startswith("This chat has looked up 5 new names") for t in texts) == 45
         assert [f.name for f in bot.store.followed()] == ["Dezun Dong"]
 
