@@ -36,7 +36,6 @@ from bot.handlers.common import (
     DeliveryEvents,
     Place,
     ServiceHandlers,
-    bold_names,
     capped_lines,
     command_text,
     may_manage,
@@ -55,6 +54,7 @@ from bot.handlers.follow_answers import (
     watched_answer,
 )
 from bot.handlers.offers import STALE, Offers
+from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
@@ -80,6 +80,7 @@ class Subscriptions(ServiceHandlers):
         self.subscribing = subscribing
         self.events = events
         self.offers = Offers()
+        self.unfollow_all = UnfollowAll(service, events=events)
 
     async def subscribe(self, update: Update, context: Context) -> None:
         """/subscribe [NAME | AUTHOR-ID; ...]: follow the watched authors, or more authors."""
@@ -194,35 +195,29 @@ class Subscriptions(ServiceHandlers):
             await reply(update, context, answer)  # the question is gone: say it anew
 
     async def unsubscribe(self, update: Update, context: Context) -> None:
-        """/unsubscribe [NAME; ...]: stop following some authors, or everything."""
+        """/unsubscribe [NAME; ...]: stop following some authors; alone, ask to stop all."""
         try:
             parts = arguments.follow_parts(command_text(update))
-            rules = [arguments.person_rule(part.split(), command="unsubscribe") for part in parts]
+            found = [arguments.person_rule(part.split(), command="unsubscribe") for part in parts]
+            rules = [rule for rule in found if rule is not None]
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
+        if not rules:
+            await self.unfollow_all.ask(update, context)  # asks first, with two buttons
+            return
         place = place_of(update)
-        answers = [await in_db_thread(self._unsubscribe, place, rule) for rule in rules or [None]]
+        answers = [await in_db_thread(self._unsubscribe, place, rule) for rule in rules]
         # The sender drops what it fetched for the chat (every topic: it simply reads the
         # outbox again), so nothing the topic no longer wants goes out.
         self.events.unsubscribed(place.chat_id)
         await reply(update, context, "\n".join(answers))
 
-    def _unsubscribe(self, place: Place, rule: PersonRule | None) -> str:
+    def _unsubscribe(self, place: Place, rule: PersonRule) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if rule is None:
-            if not subscribed:
-                return refusal(
-                    f"{place.here} follows nobody, so there is nothing to stop.",
-                    "/subscribe Dezun Dong",
-                    lead="Follow someone with:",
-                )
-            followed = self.store.followed(subscribed)
-            self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
-            return f"✅ {place.here} no longer follows {bold_names(followed)}."
         found = find_named(self.store, rule.display, rule.categories)
         if found is None or found.id not in subscribed:
             return refusal(

@@ -146,8 +146,14 @@ async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot
     assert refused_too == ONLY_ADMINS
     creator = {**member, "user_id": 8}
     assert await bot.ask_one(GROUP, "/unsubscribe", **creator) == (
-        "✅ This chat no longer follows Dezun Dong."
+        "Stop this chat's only follow? /unsubscribe NAME stops one."
     )
+    markup = bot.last(GROUP).reply_markup
+    assert markup is not None
+    unfollow = markup["inline_keyboard"][0][0]["callback_data"]
+    bot.telegram.press_button(GROUP, bot.last(GROUP).message_id, unfollow, user_id=8)
+    await bot.until(lambda: bot.telegram.edits)
+    assert bot.telegram.edits[-1].text == "✅ This chat no longer follows Dezun Dong."
     info = bot.chats.get(GROUP)
     assert info is not None
     assert (info.kind, info.title) == ("group", "Readers")
