@@ -31,6 +31,7 @@ from bot.render import MAX_PER_PAGE, Message, render_paper_list, render_paper_lo
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
+from watcher.kinds import FollowKind
 from watcher.names import is_same_person
 from watcher.records import Record
 from watcher.taxonomy import category_name
@@ -105,7 +106,10 @@ class Questions(ServiceHandlers):
             return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
         ids = [f.id for f in followed]
         whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
-        title = f"Newest papers of {plain_names(followed)}"
+        # Short: "cs.DC · your follows"; the renderer adds " · 13".
+        scope = "Newest" if categories is None else ", ".join(categories)
+        title = f"{scope} · {'your follows' if own else 'the watched authors'}"
+        people = [name for f in followed if f.kind != FollowKind.TOPIC for name in f.names]
         if categories is None:
             total = self.store.count(followed_ids=ids)
             records = self.store.recent(limit=per_page, offset=page * per_page, followed_ids=ids)
@@ -114,7 +118,6 @@ class Questions(ServiceHandlers):
             records = self.store.by_category(
                 categories, limit=per_page, offset=page * per_page, followed_ids=ids
             )
-            title += f" in {_labels(categories)}"
         if total == 0 and categories is None:
             return (
                 f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
@@ -131,6 +134,7 @@ class Questions(ServiceHandlers):
             total=total,
             callback_prefix=arguments.list_prefix(categories, per_page),
             note="" if own else _WATCHED_NOTE,
+            marked=lambda author: is_same_person(author, people),
         )
 
     def _empty_category(self, categories: tuple[str, ...], ids: list[int], whose: str) -> str:

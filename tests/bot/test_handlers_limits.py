@@ -148,7 +148,7 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
         for _ in range(8):
             bot.telegram.user_sends(USER, "/help")
 
-        assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest papers")
+        assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest · ")
         await bot.settled()
 
         texts = [message.text for message in bot.telegram.sent(USER)]

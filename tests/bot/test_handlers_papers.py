@@ -25,7 +25,7 @@ async def test_recent_lists_the_newest_papers_compactly(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/recent")
 
     assert answer.startswith(
-        f"Newest papers of Dezun Dong (1–5 of {total})\n"
+        f"Newest · the watched authors · {total}\n"
         "This chat follows nobody, so these are the authors I watch; /subscribe follows them "
         "here.\n\n1. "
     )
@@ -47,7 +47,7 @@ async def test_recent_pages_by_editing_its_message(bot: Bot) -> None:
     edit = bot.telegram.edits[-1]
     assert edit.message_id == listing.message_id
     assert edit.text is not None
-    assert f"(4–6 of {total})" in edit.text
+    assert f"Newest · the watched authors · 4–6 of {total}\n" in edit.text
     assert bot.store.recent(limit=1, offset=3)[0].versioned_id in edit.text
     assert edit.reply_markup == {
         "inline_keyboard": [
@@ -100,7 +100,7 @@ async def test_recent_20_shows_twenty_papers_in_one_message_and_pages_on(bot: Bo
 
     answer = await bot.ask_one(USER, "/recent 20")
 
-    assert f"(1–20 of {total})" in answer
+    assert answer.startswith(f"Newest · the watched authors · {total}\n")
     assert all(record.versioned_id in answer for record in newest[:20])
     assert newest[20].versioned_id not in answer
     assert bot.last(USER).reply_markup == {
@@ -109,7 +109,7 @@ async def test_recent_20_shows_twenty_papers_in_one_message_and_pages_on(bot: Bo
     bot.telegram.press_button(USER, bot.last(USER).message_id, "r:20:1")
     await bot.until(lambda: bot.telegram.edits)
     edit = bot.telegram.edits[-1].text or ""
-    assert f"(21–{min(total, 40)} of {total})" in edit
+    assert f" · 21–{min(total, 40)} of {total}\n" in edit
     assert newest[20].versioned_id in edit
 
 
@@ -119,7 +119,7 @@ async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
 
     answer = await bot.ask_one(USER, "/subject cs.DC 20")
 
-    assert f"(1–20 of {in_category})" in answer
+    assert answer.startswith(f"cs.DC · the watched authors · {in_category}\n")
     assert all(record.versioned_id in answer for record in newest[:20])
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:20:1"}]]
@@ -160,10 +160,7 @@ async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -
 
     answer = await bot.ask_one(USER, "/subject CS.dc 2")
 
-    assert answer.startswith(
-        "Newest papers of Dezun Dong in cs.DC (Distributed, Parallel, and Cluster Computing) "
-        f"(1–2 of {in_category})\n"
-    )
+    assert answer.startswith(f"cs.DC · the watched authors · {in_category}\n")
     assert all(record.versioned_id in answer for record in newest)
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:2:1"}]]
@@ -171,7 +168,9 @@ async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -
 
     bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC:2:1")
     await bot.until(lambda: bot.telegram.edits)
-    assert f"(3–4 of {in_category})" in (bot.telegram.edits[-1].text or "")
+    assert f"cs.DC · the watched authors · 3–4 of {in_category}" in (
+        bot.telegram.edits[-1].text or ""
+    )
 
 
 async def test_subject_unknown_category_names_close_matches(bot: Bot) -> None:
@@ -301,15 +300,13 @@ async def test_subject_takes_several_categories_as_watch_does(bot: Bot) -> None:
 
     answer = await bot.ask_one(USER, "/subject cs.DC,cs.NI 2")
 
-    assert answer.startswith(
-        f"Newest papers of Dezun Dong in cs.DC, cs.NI (1–2 of {len(in_either)})"
-    )
+    assert answer.startswith(f"cs.DC, cs.NI · the watched authors · {len(in_either)}\n")
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC,.NI:2:1"}]]
     }
     bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC,.NI:2:1")
     await bot.until(lambda: bot.telegram.edits)
-    assert f"(3–4 of {len(in_either)})" in (bot.telegram.edits[-1].text or "")
+    assert f" · 3–4 of {len(in_either)}\n" in (bot.telegram.edits[-1].text or "")
     spaced = await bot.ask_one(USER, "/subject cs.dc cs.ni 2")
     assert spaced == answer
 

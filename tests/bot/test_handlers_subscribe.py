@@ -55,7 +55,7 @@ async def test_subscribe_a_name_answers_at_once_and_the_poller_fetches_its_histo
     followed = bot.store.find_followed("Yemao Xu")
     assert followed is not None and followed.backfilled and followed.record_count == 3
     recent = await bot.ask_one(USER, "/recent")
-    assert "Newest papers of yemao XU (1–3 of 3)" in recent
+    assert recent.startswith("Newest · your follows · 3\n")
     assert "OD-SGD" in recent
 
 
