@@ -253,6 +253,18 @@ COMMAND_TABLE: tuple[Command, ...] = (
         ("What I do, whom I watch, and how to begin: <code>/start</code>",),
     ),
     Command(
+        "id",
+        "This chat's id, yours, and the topic's",
+        lambda h: h.admin.ids,
+        Group.SETTINGS,
+        "",
+        "the ids of this chat, you and the topic",
+        (
+            "The chat id, your user id and the forum topic's id; the operator puts a chat id "
+            "in ADMIN_CHAT_IDS to allow /stats there: <code>/id</code>",
+        ),
+    ),
+    Command(
         "stats",
         "Service health (administrators)",
         lambda h: h.admin.stats,

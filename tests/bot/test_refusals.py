@@ -72,6 +72,7 @@ TYPED = [
     "/timezone UTC+15",
     "/help frobnicate",
     "/frobnicate",
+    "/stats",
 ]
 
 
