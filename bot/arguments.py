@@ -1,8 +1,8 @@
 """Command arguments: from the words after a command to checked values, or a one-line usage answer.
 
 Pure functions, no I/O and no python-telegram-bot: each takes the argument words PTB split off
-(`context.args`) and returns what the handler needs, or raises `UsageError` whose message is
-the whole answer to send (plain text; the handler escapes it).
+(`context.args`) and returns what the handler needs, or raises `Refused`: one sentence saying
+what was wrong, and one example of the command (the handler sends both, escaped).
 """
 
 from __future__ import annotations
@@ -12,10 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, UsageError
-from watcher.identity import Identity, IdentityError, parse_identity
-from watcher.names import MAX_NAME_LENGTH, check_person_name
+from watcher.identity import (
+    EXAMPLE_ARXIV_PAGE,
+    EXAMPLE_ORCID,
+    Identity,
+    IdentityError,
+    parse_identity,
+)
+from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
 from watcher.parse import split_arxiv_id
-from watcher.rules import BadRule, PersonRule, split_categories
+from watcher.rules import (
+    MAX_RULE_CATEGORIES,
+    BadRule,
+    PersonRule,
+    parse_categories,
+    split_categories,
+    split_rules,
+)
 from watcher.schedule import (
     MONDAY_TO_FRIDAY,
     BadSchedule,
@@ -28,6 +41,8 @@ from watcher.taxonomy import resolve_category
 
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
+# Names (or author ids) one /subscribe or /unsubscribe may carry, separated by ; or new lines.
+MAX_FOLLOWS_AT_ONCE = 10
 _ON = frozenset({"on", "yes", "true", "1"})
 _OFF = frozenset({"off", "no", "false", "0"})
 _VERSION = re.compile(r"v[1-9][0-9]{0,3}$", re.IGNORECASE)
@@ -35,7 +50,7 @@ _VERSION = re.compile(r"v[1-9][0-9]{0,3}$", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class SubjectArguments:
-    category: str  # canonical, e.g. "cs.DC"
+    categories: tuple[str, ...]  # canonical, distinct, as given: ("cs.DC", "cs.NI")
     count: int
 
 
@@ -45,21 +60,36 @@ class PaperArguments:
     version: int | None
 
 
-USAGE = {
-    "subscribe": "Usage: /subscribe, /subscribe NAME [in CATEGORY,...] (e.g. /subscribe Dezun "
-    "Dong, or /subscribe Wei Wang in cs.DC,cs.NI), or /subscribe AUTHOR-ID (e.g. /subscribe "
-    "https://arxiv.org/a/dong_d_1, or an ORCID iD)",
-    "unsubscribe": "Usage: /unsubscribe NAME [in CATEGORY,...] (e.g. /unsubscribe Dezun Dong), "
-    "or /unsubscribe alone to stop everything",
-    "recent": f"Usage: /recent [N], N from 1 to {MAX_COUNT} (e.g. /recent 10)",
-    "subject": f"Usage: /subject CATEGORY [N], N from 1 to {MAX_COUNT} (e.g. /subject cs.DC 5)",
-    "paper": "Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or an arxiv.org link)",
-    "revisions": "Usage: /revisions on, or /revisions off",
-    "digest": "Usage: /digest daily TIME, /digest weekdays TIME or /digest weekly DAY TIME (e.g. "
-    "/digest daily 8am, /digest weekly mon 08:00), or /digest off",
-    "timezone": "Usage: /timezone ZONE (e.g. /timezone Europe/Berlin, /timezone Berlin, "
-    "/timezone +8)",
+class Refused(UsageError):
+    """Wrong arguments: `wrong` says in one sentence what was wrong (and what would be right),
+    `example` is one command that would do. The handler sends both (`reply_usage`)."""
+
+    def __init__(self, wrong: str, example: str) -> None:
+        super().__init__(f"{wrong} For example: {example}")
+        self.wrong = wrong
+        self.example = example
+
+
+# One example of each command, shown under every refusal of its arguments.
+EXAMPLES = {
+    "subscribe": "/subscribe Dezun Dong",
+    "unsubscribe": "/unsubscribe Dezun Dong",
+    "recent": "/recent 10",
+    "subject": "/subject cs.DC,cs.NI 5",
+    "paper": "/paper 2604.01234",
+    "revisions": "/revisions on",
+    "digest": "/digest daily 8am",
+    "timezone": "/timezone Europe/Berlin",
 }
+
+
+def unknown_category(error: UnknownCategory) -> str:
+    """One sentence: the category typed is none of arXiv's, and the nearest ones."""
+    near = error.suggestions
+    if not near:
+        return f"{error.category[:40]!r} is not an arXiv category."
+    listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
+    return f"{error.category[:40]!r} is not an arXiv category; did you mean {listed}?"
 
 
 def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
@@ -74,8 +104,10 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
         return None
     try:
         name, categories = split_categories(text)
-    except (BadRule, UnknownCategory) as error:
-        raise UsageError(f"{error} {USAGE[command]}") from None
+    except UnknownCategory as error:
+        raise Refused(unknown_category(error), EXAMPLES[command]) from None
+    except BadRule as error:
+        raise Refused(_full_sentence(str(error)), "/subscribe Wei Wang in cs.DC,cs.NI") from None
     if command == "unsubscribe":
         problem = (
             f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
@@ -85,8 +117,32 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     else:
         problem = check_person_name(name)
     if problem is not None:
-        raise UsageError(f"{problem[0].upper()}{problem[1:]}. {USAGE[command]}")
+        raise Refused(f"{_sentence(problem)}.", EXAMPLES[command])
     return PersonRule((name,), categories)
+
+
+def follow_parts(text: str) -> list[str]:
+    """The names (or author ids) in a /subscribe or /unsubscribe, split as WATCH_AUTHORS is: on
+    `;` and new lines. Quotes around a name are read by `person_rule` (`split_categories`)."""
+    parts = split_rules(text)
+    if len(parts) > MAX_FOLLOWS_AT_ONCE:
+        raise Refused(
+            f"{len(parts)} names in one message; at most {MAX_FOLLOWS_AT_ONCE}, "
+            "separated by ; or new lines.",
+            "/subscribe Dezun Dong; Yemao Xu",
+        )
+    return parts
+
+
+def follow_request(part: str) -> Identity | PersonRule:
+    """One name or author id of /subscribe: an identity if it is one, else a person rule."""
+    words = part.split()
+    found = identity(unquote(part).split())
+    if found is not None:
+        return found
+    rule = person_rule(words, command="subscribe")
+    assert rule is not None, "a part is never empty"
+    return rule
 
 
 def identity(args: Sequence[str]) -> Identity | None:
@@ -96,7 +152,8 @@ def identity(args: Sequence[str]) -> Identity | None:
     try:
         return parse_identity(text)
     except IdentityError as error:
-        raise UsageError(str(error)) from None
+        shown = EXAMPLE_ORCID if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
+        raise Refused(str(error), f"/subscribe {shown}") from None
 
 
 def count(args: Sequence[str], *, command: str = "recent") -> int:
@@ -104,52 +161,56 @@ def count(args: Sequence[str], *, command: str = "recent") -> int:
     if not args:
         return DEFAULT_COUNT
     if len(args) > 1:
-        raise UsageError(f"One number at most. {USAGE[command]}")
+        raise Refused("One number at most.", EXAMPLES[command])
     return _count_word(args[0], command=command)
 
 
 def _count_word(word: str, *, command: str) -> int:
     if not (word.isascii() and word.isdigit()):
-        raise UsageError(f"{word[:20]!r} is not a number. {USAGE[command]}")
+        raise Refused(f"{word[:20]!r} is not a number.", EXAMPLES[command])
     value = int(word)
     if not 1 <= value <= MAX_COUNT:
-        raise UsageError(f"N must be from 1 to {MAX_COUNT}. {USAGE[command]}")
+        raise Refused(f"N must be from 1 to {MAX_COUNT}.", EXAMPLES[command])
     return value
 
 
 def subject(args: Sequence[str]) -> SubjectArguments:
-    """`CATEGORY [N]`, the category resolved case-insensitively against arXiv's taxonomy."""
-    if not args:
-        raise UsageError(f"Which category? {USAGE['subject']}")
-    if len(args) > 2:
-        raise UsageError(f"A category and at most one number. {USAGE['subject']}")
+    """`CATEGORY[,CATEGORY...] [N]`: up to MAX_RULE_CATEGORIES categories, separated by commas
+    or spaces, each resolved case-insensitively against arXiv's taxonomy; then maybe a count."""
+    terms = " ".join(args).replace(",", " ").split()
+    number = DEFAULT_COUNT
+    if len(terms) > 1 and terms[-1].isascii() and terms[-1].isdigit():
+        number = _count_word(terms.pop(), command="subject")
+    if not terms:
+        raise Refused("No category given.", EXAMPLES["subject"])
+    for term in terms:
+        if term.isascii() and term.isdigit():
+            raise Refused("A number comes last, once.", EXAMPLES["subject"])
     try:
-        category = resolve_category(args[0])
+        categories = parse_categories(terms)
     except UnknownCategory as error:
-        raise UsageError(
-            f"{error.category!r} is not an arXiv category.{error.hint} /subjects lists the ones "
-            "with papers."
-        ) from None
-    number = _count_word(args[1], command="subject") if len(args) == 2 else DEFAULT_COUNT
-    return SubjectArguments(category, number)
+        raise Refused(unknown_category(error), EXAMPLES["subject"]) from None
+    except BadRule as error:
+        raise Refused(_full_sentence(str(error)), EXAMPLES["subject"]) from None
+    return SubjectArguments(categories, number)
 
 
 def paper(args: Sequence[str]) -> PaperArguments:
     """One arXiv id, versioned id, or abs/pdf URL; "2611.10000 v2" and "arXiv: 2611.10000" are
     one paper too, as people copy them from references."""
     if not args:
-        raise UsageError(f"Which paper? {USAGE['paper']}")
+        raise Refused("No paper given.", EXAMPLES["paper"])
     words = list(args)
     if len(words) == 2 and words[0].casefold() == "arxiv:":
         words = [words[0] + words[1]]
     if len(words) == 2 and _VERSION.fullmatch(words[1]) and not _VERSION.search(words[0]):
         words = [words[0] + words[1].casefold()]
     if len(words) > 1:
-        raise UsageError(f"One paper at a time. {USAGE['paper']}")
+        raise Refused("One paper at a time.", EXAMPLES["paper"])
     try:
         arxiv_id, version = split_arxiv_id(words[0])
     except ValueError:
-        raise UsageError(f"{words[0][:40]!r} is not an arXiv id. {USAGE['paper']}") from None
+        raise Refused(f"{words[0][:40]!r} is not an arXiv id.", EXAMPLES["paper"]) from None
     return PaperArguments(arxiv_id, version)
 
 
@@ -169,20 +230,20 @@ def on_off(args: Sequence[str]) -> bool | None:
     if not args:
         return None
     if len(args) > 1:
-        raise UsageError(f"Just one word, on or off. {USAGE['revisions']}")
+        raise Refused("Just one word, on or off.", EXAMPLES["revisions"])
     word = args[0].casefold()
     if word in _ON:
         return True
     if word in _OFF:
         return False
-    raise UsageError(f"{args[0][:20]!r} is neither on nor off. {USAGE['revisions']}")
+    raise Refused(f"{args[0][:20]!r} is neither on nor off.", EXAMPLES["revisions"])
 
 
 @dataclass(frozen=True, slots=True)
 class ListButton:
     """What a paging button of /recent or /subject asks for."""
 
-    category: str | None  # None for /recent
+    categories: tuple[str, ...] | None  # None for /recent
     per_page: int
     page: int
 
@@ -191,20 +252,28 @@ RECENT_PREFIX = "r"
 SUBJECT_PREFIX = "s"
 
 
-def list_prefix(category: str | None, per_page: int) -> str:
-    """The callback prefix of a list: the renderer appends `:PAGE`. Short, as data is 64 bytes."""
-    if category is None:
+def list_prefix(categories: Sequence[str] | None, per_page: int) -> str:
+    """The callback prefix of a list: the renderer appends `:PAGE`. Short, as data is 64 bytes:
+    a category of the same archive as the one before it is written without the archive
+    (`cond-mat.stat-mech,.soft`)."""
+    if categories is None:
         return f"{RECENT_PREFIX}:{per_page}"
-    return f"{SUBJECT_PREFIX}:{category}:{per_page}"
+    written: list[str] = []
+    archive = None
+    for category in categories:
+        head, dot, tail = category.partition(".")
+        written.append(f".{tail}" if dot and head == archive else category)
+        archive = head
+    return f"{SUBJECT_PREFIX}:{','.join(written)}:{per_page}"
 
 
 def list_button(data: str) -> ListButton | None:
     """Decode a paging button's callback data; None for anything else (old or forged data)."""
     parts = data.split(":")
     if parts[0] == RECENT_PREFIX and len(parts) == 3:
-        category, per_page_text, page_text = None, parts[1], parts[2]
+        written, per_page_text, page_text = None, parts[1], parts[2]
     elif parts[0] == SUBJECT_PREFIX and len(parts) == 4:
-        category, per_page_text, page_text = parts[1], parts[2], parts[3]
+        written, per_page_text, page_text = parts[1], parts[2], parts[3]
     else:
         return None
     if not all(text.isascii() and text.isdigit() for text in (per_page_text, page_text)):
@@ -212,12 +281,20 @@ def list_button(data: str) -> ListButton | None:
     per_page, page = int(per_page_text), int(page_text)
     if not 1 <= per_page <= MAX_COUNT or page > 10_000:
         return None
-    if category is not None:
-        try:
-            category = resolve_category(category)
-        except UnknownCategory:
-            return None
-    return ListButton(category, per_page, page)
+    if written is None:
+        return ListButton(None, per_page, page)
+    categories: list[str] = []
+    archive = ""
+    try:
+        for term in written.split(","):
+            category = resolve_category(archive + term if term.startswith(".") else term)
+            archive = category.partition(".")[0]
+            categories.append(category)
+    except UnknownCategory:
+        return None
+    if not 1 <= len(categories) <= MAX_RULE_CATEGORIES:
+        return None
+    return ListButton(tuple(categories), per_page, page)
 
 
 def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
@@ -234,8 +311,10 @@ def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
         if len(words) >= 3 and words[0] == "weekly":
             return DigestSchedule(parse_wall_time(" ".join(words[2:])), parse_weekdays(words[1]))
     except BadSchedule as error:
-        raise UsageError(f"{_sentence(str(error))}. {USAGE['digest']}") from None
-    raise UsageError(USAGE["digest"])
+        raise Refused(f"{_sentence(str(error))}.", EXAMPLES["digest"]) from None
+    raise Refused(
+        "A digest is daily TIME, weekdays TIME, weekly DAY TIME, or off.", "/digest weekdays 8am"
+    )
 
 
 def zone_name(args: Sequence[str]) -> str:
@@ -244,8 +323,14 @@ def zone_name(args: Sequence[str]) -> str:
     try:
         return canonical_zone(text)
     except BadSchedule as error:
-        raise UsageError(_sentence(str(error)) + ".") from None
+        raise Refused(_sentence(str(error)) + ".", EXAMPLES["timezone"]) from None
 
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _full_sentence(text: str) -> str:
+    """`text` as a sentence: capitalised, and ended with a full stop unless it has an end."""
+    text = _sentence(text.strip())
+    return text if text.endswith((".", "?", "!")) else text + "."

@@ -5,7 +5,8 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `commands`: the one table of commands: the menu, the routing below, and /help;
 - `welcome`: /start, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions, and their answers
-  (`follow_answers`) to what the core decided (`watcher.subscribing`);
+  (`follow_answers`) to what the core decided (`watcher.subscribing`); /unsubscribe alone asks
+  first (`unfollow_all`);
 - `digest`: /digest and /timezone;
 - `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
@@ -46,6 +47,7 @@ from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.topics import Topics
+from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
@@ -112,6 +114,11 @@ def register(
         )
     application.add_handler(
         CallbackQueryHandler(handlers.subscriptions.choose, pattern=f"^{OFFER_PREFIX}")
+    )
+    application.add_handler(
+        CallbackQueryHandler(
+            handlers.subscriptions.unfollow_all.press, pattern=f"^{UNFOLLOW_ALL_PREFIX}"
+        )
     )
     application.add_handler(CallbackQueryHandler(handlers.questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))

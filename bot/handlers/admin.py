@@ -1,4 +1,5 @@
-"""/stats: the service's health at a glance, for the chats in ADMIN_CHAT_IDS only.
+"""/stats: the service's health at a glance, for the chats in ADMIN_CHAT_IDS only; and /id, for
+anyone: the ids of the chat, the sender and the forum topic, the first for ADMIN_CHAT_IDS.
 
 Parked chats (the bot may not post there for now: no rights, a closed topic) are listed with the
 reason Telegram gave, since an admin of that chat has to act on it.
@@ -10,13 +11,31 @@ import html
 
 from telegram import Update
 
-from bot.handlers.common import Context, ServiceHandlers, capped_lines, papers, reply, when
+from bot.handlers.common import (
+    CHANNEL_BOT_ID,
+    GROUP_ANONYMOUS_BOT_ID,
+    Context,
+    ServiceHandlers,
+    capped_lines,
+    papers,
+    refusal,
+    reply,
+    topic_of,
+    when,
+)
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
 from watcher.followed import Followed
 from watcher.store.parking import ParkedInfo
+from watcher.store.tables import NO_THREAD
 
 PARKED_SHOWN = 5
+STATS_REFUSED = refusal(
+    "/stats is for the service's administrators: the operator adds this chat's id "
+    "({chat_id}) to ADMIN_CHAT_IDS and restarts it.",
+    "/id",
+    lead="Ids, to send the operator:",
+)
 
 
 class Admin(ServiceHandlers):
@@ -27,9 +46,24 @@ class Admin(ServiceHandlers):
         chat = update.effective_chat
         assert chat is not None
         if chat.id not in self.settings.admin_chat_ids:
-            await reply(update, context, "Sorry, /stats is not allowed here: admins only.")
+            await reply(update, context, STATS_REFUSED.format(chat_id=chat.id))
             return
         await reply(update, context, await in_db_thread(self._stats))
+
+    async def ids(self, update: Update, context: Context) -> None:
+        """/id: this chat's id, the sender's user id, and the forum topic's id."""
+        chat = update.effective_chat
+        assert chat is not None
+        user = update.effective_user
+        thread = topic_of(update.effective_message)
+        lines = [f"Chat id: <code>{chat.id}</code>"]
+        if user is not None and user.id not in (CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID):
+            lines.append(f"Your user id: <code>{user.id}</code>")
+        lines.append(
+            f"Topic id: <code>{thread}</code>" if thread != NO_THREAD else "Topic id: none here"
+        )
+        lines.append("For /stats, the service's operator adds the chat id to ADMIN_CHAT_IDS.")
+        await reply(update, context, "\n".join(lines))
 
     def _stats(self) -> str:
         """Database thread: chats, papers, deliveries, and each author's poll state."""

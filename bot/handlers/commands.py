@@ -1,17 +1,20 @@
 """The one table of the bot's commands: each command's name, its line in Telegram's command menu
-(`COMMANDS`, published with setMyCommands), the handler it is routed to (`Command.route`), and its
-lines in /help (`HELP`). The limits /help states are read from the constants that set them.
+(`COMMANDS`, published with setMyCommands), the handler it is routed to (`Command.route`), its
+one line in /help (`HELP`, grouped: following, reading, settings) and its details under
+`/help NAME`. The limits /help states are read from the constants that set them.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from telegram import BotCommand, Update
 
-from bot.arguments import DEFAULT_COUNT, MAX_COUNT
+from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers.admin import Admin
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
@@ -19,10 +22,11 @@ from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
-from watcher.homonyms import MANY_FIELDS, MANY_PAPERS, OFFERED_CATEGORIES
 from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.subscribing import FIRST_ALLOWANCE
 from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
+from watcher.topics import MAX_TERMS
 
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
@@ -39,143 +43,253 @@ class Handlers:
     admin: Admin
 
 
+class Group(StrEnum):
+    """The groups /help shows the commands in, in this order."""
+
+    FOLLOWING = "Following"
+    READING = "Reading"
+    SETTINGS = "Settings"
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
-    """One command: `/name`, its menu line, its handler among `Handlers`, its /help lines."""
+    """One command: `/name`, its menu line, its handler among `Handlers`, its /help group and
+    line (`usage`: what follows the name; `summary`: a few words), and what `/help NAME` adds."""
 
     name: str
     menu: str
     route: Callable[[Handlers], Callback]
-    help: tuple[str, ...]
+    group: Group
+    usage: str
+    summary: str
+    details: tuple[str, ...]
+
+    @property
+    def line(self) -> str:
+        """Its one line in /help: `/subscribe NAME: follow an author`."""
+        return f"/{self.name}{' ' + self.usage if self.usage else ''}: {self.summary}"
 
 
 async def show_help(update: Update, context: Context) -> None:
-    """/help: every command with an example."""
-    await reply(update, context, HELP)
+    """/help: one short line per command, grouped; /help COMMAND: that command in full."""
+    args = context.args or []
+    if not args:
+        await reply(update, context, HELP)
+        return
+    wanted = args[0].removeprefix("/").split("@", 1)[0].casefold()
+    command = next((c for c in COMMAND_TABLE if c.name == wanted), None)
+    if command is None or len(args) > 1:
+        await reply(
+            update,
+            context,
+            f"I have no command {html.escape(args[0][:40])}; /help lists them.\n"
+            "For example: <code>/help watch</code>",
+        )
+        return
+    await reply(update, context, command_help(command))
 
+
+def command_help(command: Command) -> str:
+    """`/help NAME`: the command's line, then its details and examples."""
+    return "\n".join([f"<b>{html.escape(command.line)}</b>", *command.details])
+
+
+_IN_GROUPS = (
+    "In a group only its administrators can change this; in a forum each topic has its own."
+)
 
 COMMAND_TABLE: tuple[Command, ...] = (
-    Command(
-        "start",
-        "What this bot does",
-        lambda h: h.welcome.start,
-        ("/start: what I do and whom I watch",),
-    ),
     Command(
         "subscribe",
         "Follow the watched authors, a NAME [in CATEGORY], or an author id",
         lambda h: h.subscriptions.subscribe,
+        Group.FOLLOWING,
+        "NAME",
+        "follow an author",
         (
-            "/subscribe: follow the authors I watch in this chat",
-            "/subscribe NAME: follow an author, e.g. <code>/subscribe Dezun Dong</code>",
-            f"/subscribe NAME in CATEGORY,...: only their papers in up to {MAX_RULE_CATEGORIES} "
-            "categories, e.g. <code>/subscribe Wei Wang in cs.DC,cs.NI</code>",
-            "/subscribe AUTHOR-ID: follow one person exactly, by arXiv author id or ORCID iD, "
-            "e.g. <code>/subscribe https://arxiv.org/a/dong_d_1</code> or "
-            "<code>/subscribe 0000-0002-1825-0097</code>",
+            "/subscribe alone follows the authors I watch in this chat.",
+            "/subscribe NAME follows an author: <code>/subscribe Dezun Dong</code>. Quotes are "
+            f"fine, and up to {MAX_FOLLOWS_AT_ONCE} names separated by ; or new lines: "
+            "<code>/subscribe Dezun Dong; Yemao Xu</code>",
+            f"NAME in CATEGORY,...: only their papers in up to {MAX_RULE_CATEGORIES} "
+            "categories: <code>/subscribe Wei Wang in cs.DC,cs.NI</code>",
+            "An arXiv author id or ORCID iD follows one person exactly (the papers they claimed "
+            "on arXiv): <code>/subscribe https://arxiv.org/a/dong_d_1</code>",
+            "A name that seems to be several people gets a question: which of its categories.",
             f"A new chat may add {FIRST_ALLOWANCE} new names and topics at once, then a few an "
-            "hour; ones I already follow, and names arXiv does not know, cost nothing",
+            "hour; ones I already follow, and names arXiv does not know, cost nothing.",
+            f"A chat follows at most {MAX_SUBSCRIPTIONS} authors and topics. {_IN_GROUPS}",
         ),
     ),
     Command(
         "unsubscribe",
         "Stop following NAME, or everything",
         lambda h: h.subscriptions.unsubscribe,
+        Group.FOLLOWING,
+        "NAME",
+        "stop following an author",
         (
-            "/unsubscribe NAME: stop one, e.g. <code>/unsubscribe Dezun Dong</code>; "
-            "/unsubscribe alone stops everything",
+            "<code>/unsubscribe Dezun Dong</code>; several names separated by ; or new lines.",
+            "/unsubscribe alone stops everything, once you confirm.",
+            _IN_GROUPS,
         ),
     ),
     Command(
         "watch",
         'Follow a topic: /watch "phrase" word in cs.DC',
         lambda h: h.topics.watch,
+        Group.FOLLOWING,
+        "TOPIC in CATEGORY",
+        "follow a topic",
         (
-            "/watch TOPIC in CATEGORY: follow new papers whose title or abstract holds every "
-            'word and "quoted phrase" (whole words, any case; <code>-word</code> excludes one; '
-            f"1 to {MAX_TOPIC_CATEGORIES} categories), e.g. "
-            '<code>/watch "remote direct memory access" RDMA in cs.DC</code>; papers from before '
-            "it was created are not announced",
+            'New papers whose title or abstract holds every word and "quoted phrase" (whole '
+            f"words, any case; -word excludes one; at most {MAX_TERMS} terms), in 1 to "
+            f"{MAX_TOPIC_CATEGORIES} categories: "
+            '<code>/watch "remote direct memory access" RDMA in cs.DC</code>',
+            "Papers from before the topic was created are not announced.",
+            _IN_GROUPS,
         ),
     ),
     Command(
         "unwatch",
         "Stop watching a topic",
         lambda h: h.topics.unwatch,
-        ("/unwatch: list this chat's topics; /unwatch N stops one, e.g. <code>/unwatch 1</code>",),
+        Group.FOLLOWING,
+        "N",
+        "stop watching a topic",
+        ("/unwatch alone lists this chat's topics, numbered: <code>/unwatch 1</code>", _IN_GROUPS),
     ),
     Command(
         "subscriptions",
         "What this chat follows",
         lambda h: h.subscriptions.subscriptions,
-        ("/subscriptions: what this chat follows, people and topics",),
+        Group.FOLLOWING,
+        "",
+        "what this chat follows",
+        ("The people and topics this chat follows, with their papers and last check.",),
     ),
     Command(
         "recent",
         "The newest papers: /recent [N]",
         lambda h: h.questions.recent,
+        Group.READING,
+        "[N]",
+        "the newest papers",
         (
-            f"/recent [N]: the N newest papers (default {DEFAULT_COUNT}, at most {MAX_COUNT}), "
-            "e.g. <code>/recent 10</code>",
+            f"The N newest papers of this chat's follows (default {DEFAULT_COUNT}, at most "
+            f"{MAX_COUNT}): <code>/recent 10</code>",
         ),
     ),
     Command(
         "subject",
         "Newest papers in a category: /subject cs.DC",
         lambda h: h.questions.subject,
+        Group.READING,
+        "CATEGORY [N]",
+        "the newest papers in a category",
         (
-            "/subject CATEGORY [N]: the newest papers in a category, e.g. "
-            "<code>/subject cs.DC 5</code>",
+            f"Up to {MAX_RULE_CATEGORIES} categories, separated by commas or spaces, then how "
+            f"many (at most {MAX_COUNT}): <code>/subject cs.DC,cs.NI 5</code>",
         ),
     ),
     Command(
         "subjects",
         "Categories of the stored papers",
         lambda h: h.questions.subjects,
-        ("/subjects: the categories of the stored papers",),
+        Group.READING,
+        "",
+        "the categories of the papers",
+        ("The categories of this chat's papers, with how many each: <code>/subjects</code>",),
     ),
     Command(
         "paper",
         "One paper in full: /paper 2604.01234",
         lambda h: h.questions.paper,
-        ("/paper ID: one paper in full, e.g. <code>/paper 2604.01234</code> or an arxiv.org link",),
-    ),
-    Command(
-        "revisions",
-        "New versions of papers: /revisions on|off",
-        lambda h: h.subscriptions.revisions,
+        Group.READING,
+        "ID",
+        "one paper in full",
         (
-            "/revisions on|off: tell this chat about new versions of papers, e.g. "
-            "<code>/revisions on</code>",
+            "An arXiv id, a versioned id or an arxiv.org link: <code>/paper 2604.01234</code>; "
+            "in a private chat, the id or link alone does the same.",
         ),
     ),
     Command(
         "digest",
-        "One message a day or week: /digest daily 08:00, or off",
+        "One message a day or week: /digest daily 8am, or off",
         lambda h: h.digest.digest,
+        Group.SETTINGS,
+        "daily|weekly|off",
+        "one message a day or a week",
         (
-            "/digest daily TIME | weekdays TIME | weekly DAY TIME | off: one message a day, "
-            "each weekday or a week instead of one per paper, e.g. <code>/digest daily 8am</code>, "
-            "<code>/digest weekly mon 08:00</code>; /digest alone shows it and the next one",
+            "Instead of one message per paper: <code>/digest daily 8am</code>, "
+            "<code>/digest weekdays 08:00</code> (Monday to Friday) or "
+            "<code>/digest weekly mon 08:00</code>; /digest off goes back.",
+            "/digest alone shows the setting and the next digest.",
+            _IN_GROUPS,
         ),
     ),
     Command(
         "timezone",
         "This chat's time zone: /timezone Europe/Berlin",
         lambda h: h.digest.timezone,
+        Group.SETTINGS,
+        "ZONE",
+        "the time zone of digests",
         (
-            "/timezone ZONE: the time zone of the digest time (default UTC), e.g. "
+            "The time zone of the digest time (default UTC): "
             "<code>/timezone Europe/Berlin</code>, <code>/timezone Berlin</code> or "
             "<code>/timezone +8</code>",
+            _IN_GROUPS,
+        ),
+    ),
+    Command(
+        "revisions",
+        "New versions of papers: /revisions on|off",
+        lambda h: h.subscriptions.revisions,
+        Group.SETTINGS,
+        "on|off",
+        "also announce new versions",
+        ("Tell this chat about new versions of papers: <code>/revisions on</code>", _IN_GROUPS),
+    ),
+    Command(
+        "start",
+        "What this bot does",
+        lambda h: h.welcome.start,
+        Group.SETTINGS,
+        "",
+        "what I do and whom I watch",
+        ("What I do, whom I watch, and how to begin: <code>/start</code>",),
+    ),
+    Command(
+        "id",
+        "This chat's id, yours, and the topic's",
+        lambda h: h.admin.ids,
+        Group.SETTINGS,
+        "",
+        "the ids of this chat, you and the topic",
+        (
+            "The chat id, your user id and the forum topic's id; the operator puts a chat id "
+            "in ADMIN_CHAT_IDS to allow /stats there: <code>/id</code>",
         ),
     ),
     Command(
         "stats",
         "Service health (administrators)",
         lambda h: h.admin.stats,
-        ("/stats: the service's health (administrators only)",),
+        Group.SETTINGS,
+        "",
+        "the service's health (its administrators)",
+        ("Chats, follows, papers, deliveries and polls, for the service's administrators.",),
     ),
-    Command("help", "Every command, with examples", lambda h: show_help, ("/help: this list",)),
+    Command(
+        "help",
+        "Every command, with examples",
+        lambda h: show_help,
+        Group.SETTINGS,
+        "[COMMAND]",
+        "this list, or one command in full",
+        ("<code>/help watch</code> shows /watch in full.",),
+    ),
 )
 
 # The menu Telegram shows next to the message field.
@@ -184,17 +298,16 @@ COMMANDS: list[BotCommand] = [BotCommand(command.name, command.menu) for command
 HELP = "\n".join(
     [
         "<b>Commands</b>",
-        *(line for command in COMMAND_TABLE for line in command.help),
+        *(
+            line
+            for group in Group
+            for line in (
+                "",
+                f"<b>{group.value}</b>",
+                *(c.line for c in COMMAND_TABLE if c.group is group),
+            )
+        ),
         "",
-        "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
-        "topic follows its own authors, and their papers (and digests) are posted in that topic.",
-        "",
-        f"A name can be several people: when arXiv lists more than {MANY_PAPERS} papers under "
-        f"it, or its papers span {MANY_FIELDS} fields (cs, math, physics...; all of physics, "
-        "hep-th, astro-ph, cond-mat and the like, counts as one field), I offer its "
-        f"{OFFERED_CATEGORIES} most common categories. "
-        "An author id is exact (the person's own arXiv author page), but lists only the papers "
-        "the person claimed on arXiv.",
+        "/help COMMAND shows one in full, with examples: <code>/help watch</code>",
     ]
 )

@@ -35,6 +35,7 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import ChatMigrated
 from telegram.ext import ContextTypes
 
+from bot.arguments import Refused
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.errors import UsageError
 from watcher.followed import Followed
@@ -52,8 +53,8 @@ _GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
 CHANNEL_BOT_ID = 136817688
 GROUP_ANONYMOUS_BOT_ID = 1087968824
 POST_AS_YOURSELF = (
-    "You are posting as a channel, and I cannot tell whether you administer this group: "
-    "post as yourself to change the subscriptions."
+    "You are posting as a channel, so I cannot tell whether you administer this group.\n"
+    "Post as yourself, then send the command again, e.g. <code>/subscribe Dezun Dong</code>"
 )
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -129,6 +130,17 @@ def topic_of(message: TelegramMessage | None) -> int:
     return message.message_thread_id
 
 
+def command_text(update: Update) -> str:
+    """What follows the command word (`/subscribe@bot`), its line breaks kept: PTB's
+    `context.args` splits on every space and new line, and some commands read lines."""
+    message = update.effective_message
+    text = (message.text or "") if message is not None else ""
+    parts = text.split(maxsplit=1)
+    if not parts or not parts[0].startswith("/"):
+        return text.strip()
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
 def place_of(update: Update) -> Place:
     chat = update.effective_chat
     assert chat is not None
@@ -202,8 +214,17 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
 
 
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:
-    """Answer wrong arguments with the one-line usage text (plain text, so escaped)."""
+    """Answer wrong arguments: what was wrong, and an example when the error has one."""
+    if isinstance(error, Refused):
+        await reply(update, context, refusal(html.escape(error.wrong), error.example))
+        return
     await reply(update, context, html.escape(str(error)))
+
+
+def refusal(wrong: str, example: str, *, lead: str = "For example:") -> str:
+    """Every refusal's shape: one sentence (HTML) saying what was wrong, then one example
+    command as code, on a line of its own."""
+    return f"{wrong}\n{lead} <code>{html.escape(example)}</code>"
 
 
 def fit_reply(text: str, *, limit: int = MAX_MESSAGE_LENGTH) -> str:
@@ -281,7 +302,11 @@ async def may_manage(update: Update, context: Context) -> bool:
 
 
 async def refuse_non_admin(
-    update: Update, context: Context, *, what: str = "what it follows"
+    update: Update,
+    context: Context,
+    *,
+    what: str = "what it follows",
+    example: str = "/subscriptions",
 ) -> bool:
     """True (and the refusal sent) when the sender may not change `what` of this chat."""
     if await may_manage(update, context):
@@ -296,7 +321,13 @@ async def refuse_non_admin(
     ):
         await reply(update, context, POST_AS_YOURSELF)
         return True
-    await reply(update, context, f"Only this group's administrators can change {what}.")
+    await reply(
+        update,
+        context,
+        refusal(
+            f"Only this group's administrators can change {what}.", example, lead="Anyone can ask:"
+        ),
+    )
     return True
 
 

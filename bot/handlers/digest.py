@@ -57,7 +57,7 @@ class DigestCommands(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        if await refuse_non_admin(update, context, what="its digest"):
+        if await refuse_non_admin(update, context, what="its digest", example="/digest"):
             return
         settings, flushed = await in_db_thread(
             self.digests.set_schedule, chat.id, schedule, render=render_digest_parts
@@ -96,7 +96,7 @@ class DigestCommands(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        if await refuse_non_admin(update, context, what="its time zone"):
+        if await refuse_non_admin(update, context, what="its time zone", example="/timezone"):
             return
         settings = await in_db_thread(self.digests.set_zone, chat.id, zone)
         self.events.digest_changed()

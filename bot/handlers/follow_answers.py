@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 
 from bot.handlers.budget import minutes
-from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers
+from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers, refusal
 from watcher.errors import ArxivError
 from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity
@@ -34,20 +34,23 @@ from watcher.subscribing import (
 )
 from watcher.topics import Topic
 
-FULL = (
-    f"This chat already follows {MAX_SUBSCRIPTIONS} authors, the most allowed. "
-    "Stop one first with /unsubscribe NAME."
+FULL = refusal(
+    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed, so "
+    "stop one first.",
+    "/unsubscribe Dezun Dong",
 )
-FULL_OF_TOPICS = (
-    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed. "
-    "Stop one first with /unsubscribe NAME or /unwatch."
+FULL_OF_TOPICS = refusal(
+    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed, so "
+    "stop one first.",
+    "/unwatch 1",
 )
+_ARXIV_PAGE_EXAMPLE = f"/subscribe {EXAMPLE_ARXIV_PAGE}"
 
 
 def watched_answer(place: Place, outcome: WatchedOutcome) -> str:
     """/subscribe alone: the chat follows the authors the service watches."""
     if isinstance(outcome, NothingWatched):
-        return "I watch nobody yet; follow someone with /subscribe NAME."
+        return refusal("I watch nobody yet, so follow someone by name.", "/subscribe Dezun Dong")
     if isinstance(outcome, AllFollowed):
         return (
             f"{place.here} already follows {bold_names(outcome.watched)}. "
@@ -78,16 +81,16 @@ def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Se
             "Their history is being fetched; new papers will be posted here."
         )
     if isinstance(outcome, NotFound):
-        return (
-            f"No arXiv papers by {shown} were found, so this chat does not follow that name. "
-            "Check the spelling: the full name as arXiv lists it, e.g. /subscribe Dezun Dong."
+        return refusal(
+            f"arXiv lists no papers by {shown}, so this chat does not follow that name; check the "
+            "spelling of the full name.",
+            "/subscribe Dezun Dong",
         )
     if isinstance(outcome, TooCommon):
-        return (
+        return refusal(
             f"arXiv lists {outcome.total:,} papers under {shown}, more than one name may bring "
-            f"(at most {outcome.limit:,}), so this chat does not follow it. A name that common is "
-            "many people: try a fuller one, with the given names spelled out as arXiv lists "
-            "them (e.g. /subscribe Dezun Dong rather than /subscribe D. Dong)."
+            f"(at most {outcome.limit:,}), so write the given names out in full.",
+            "/subscribe Dezun Dong",
         )
     assert not isinstance(outcome, NeedsChoice), "the homonym question is asked by the handler"
     return _common_answer(place, str(rule), outcome, settings)
@@ -189,23 +192,38 @@ def topic_answer(place: Place, topic: Topic, outcome: TopicOutcome, settings: Se
     if isinstance(outcome, BudgetSpent):
         return budget_spent(outcome)
     return (
-        f"✅ {place.here} now watches <b>{html.escape(topic.text)}</b> in "
-        f"{', '.join(topic.categories)}: new papers whose title or abstract holds every word "
-        "and phrase will be posted here. Papers that came out before now are not announced."
+        f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: new papers in "
+        f"{', '.join(topic.categories)} whose title or abstract holds {_terms(topic)} will be "
+        "posted here. Papers that came out before now are not announced."
     )
+
+
+def _terms(topic: Topic) -> str:
+    """What a topic was understood to look for, term by term: `"a b"`, `c` and not `d`."""
+    required = [f"<code>{html.escape(_term(p))}</code>" for p in topic.required]
+    shown = required[0] if len(required) == 1 else ", ".join(required[:-1]) + " and " + required[-1]
+    if len(required) > 1:
+        shown = "every one of " + shown
+    excluded = [f"<code>{html.escape(_term(p))}</code>" for p in topic.excluded]
+    return shown + (f", but none of {', '.join(excluded)}" if excluded else "")
+
+
+def _term(phrase: tuple[str, ...]) -> str:
+    return phrase[0] if len(phrase) == 1 else '"' + " ".join(phrase) + '"'
 
 
 def unknown_identity(identity: Identity) -> str:
     """The answer to an author id (or ORCID iD) that arXiv has no author feed for."""
     if identity.kind == "orcid":
-        return (
-            f"arXiv knows no author with ORCID iD {identity.value}: arXiv knows an ORCID iD only "
-            "when its owner linked it to their arXiv account. Try the arXiv author id instead, "
-            f"the end of their arXiv author page's address, like {EXAMPLE_ARXIV_PAGE}."
+        return refusal(
+            f"arXiv knows no author with ORCID iD {identity.value} (only those their owners "
+            "linked to arXiv), so try their arXiv author id.",
+            _ARXIV_PAGE_EXAMPLE,
         )
-    return (
-        f"arXiv knows no author id {html.escape(identity.value)}; the id is the end of your arXiv "
-        f"author page's address, like {EXAMPLE_ARXIV_PAGE}."
+    return refusal(
+        f"arXiv knows no author id {html.escape(identity.value)}; the id is the end of an arXiv "
+        "author page's address.",
+        _ARXIV_PAGE_EXAMPLE,
     )
 
 

@@ -1,5 +1,5 @@
-"""Questions about the stored papers: /recent, /subject, /subjects, /paper, and the paging buttons
-under a list.
+"""Questions about the stored papers: /recent, /subject (up to 3 categories, as /watch takes
+them), /subjects, /paper, and the paging buttons under a list.
 
 They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
 nobody. Nothing here changes anything, so anyone in any chat may ask.
@@ -23,6 +23,7 @@ from bot.handlers.common import (
     keyboard,
     place_of,
     plain_names,
+    refusal,
     reply,
     reply_usage,
 )
@@ -30,11 +31,13 @@ from bot.render import MAX_PER_PAGE, Message, render_paper_list, render_paper_lo
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
+from watcher.kinds import FollowKind
 from watcher.names import is_same_person
 from watcher.records import Record
 from watcher.taxonomy import category_name
 
 _MAX_LISTED_CATEGORIES = 40
+Categories = tuple[str, ...] | None  # those of /subject; None for /recent
 _WATCHED_NOTE = (
     "This chat follows nobody, so these are the authors I watch; /subscribe follows them here."
 )
@@ -59,15 +62,15 @@ class Questions(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        await self._send_list(update, context, wanted.category, wanted.count)
+        await self._send_list(update, context, wanted.categories, wanted.count)
 
     async def _send_list(
-        self, update: Update, context: Context, category: str | None, number: int
+        self, update: Update, context: Context, categories: Categories, number: int
     ) -> None:
         place = place_of(update)
         # The renderer fits at most MAX_PER_PAGE entries in one message; more page on.
         per_page = min(number, MAX_PER_PAGE)
-        await reply(update, context, await in_db_thread(self._list, place, category, per_page, 0))
+        await reply(update, context, await in_db_thread(self._list, place, categories, per_page, 0))
 
     async def page(self, update: Update, context: Context) -> None:
         """A "Newer"/"Older" button under a list: edit that message to the asked page."""
@@ -80,7 +83,7 @@ class Questions(ServiceHandlers):
             return
         await query.answer()
         answer = await in_db_thread(
-            self._list, place_of(update), wanted.category, wanted.per_page, wanted.page
+            self._list, place_of(update), wanted.categories, wanted.per_page, wanted.page
         )
         message = answer if isinstance(answer, Message) else Message.from_html(answer)
         try:
@@ -94,47 +97,50 @@ class Questions(ServiceHandlers):
             if "not modified" not in str(error).lower():
                 raise  # a double press asks for the page already shown: nothing to do
 
-    def _list(self, place: Place, category: str | None, per_page: int, page: int) -> Message | str:
+    def _list(
+        self, place: Place, categories: Categories, per_page: int, page: int
+    ) -> Message | str:
         """Database thread: one page of /recent or /subject, or the answer why there is none."""
         followed, own = self._scope(place)
         if not followed:
-            return "Nobody is followed yet: /subscribe NAME follows an author."
+            return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
         ids = [f.id for f in followed]
         whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
-        title = f"Newest papers of {plain_names(followed)}"
-        if category is None:
+        # Short: "cs.DC · your follows"; the renderer adds " · 13".
+        scope = "Newest" if categories is None else ", ".join(categories)
+        title = f"{scope} · {'your follows' if own else 'the watched authors'}"
+        people = [name for f in followed if f.kind != FollowKind.TOPIC for name in f.names]
+        if categories is None:
             total = self.store.count(followed_ids=ids)
             records = self.store.recent(limit=per_page, offset=page * per_page, followed_ids=ids)
         else:
-            total = self.store.count_category(category, followed_ids=ids)
+            total = self.store.count_category(categories, followed_ids=ids)
             records = self.store.by_category(
-                category, limit=per_page, offset=page * per_page, followed_ids=ids
+                categories, limit=per_page, offset=page * per_page, followed_ids=ids
             )
-            named = category_name(category)
-            title += f" in {category} ({named})" if named else f" in {category}"
-        if total == 0 and category is None:
+        if total == 0 and categories is None:
             return (
                 f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
                 "running. Try again in a minute."
             )
         if total == 0:
-            assert category is not None
-            return self._empty_category(category, ids, whose)
+            assert categories is not None
+            return self._empty_category(categories, ids, whose)
         return render_paper_list(
             records,
             title=title,
             page=page,
             per_page=per_page,
             total=total,
-            callback_prefix=arguments.list_prefix(category, per_page),
+            callback_prefix=arguments.list_prefix(categories, per_page),
             note="" if own else _WATCHED_NOTE,
+            marked=lambda author: is_same_person(author, people),
         )
 
-    def _empty_category(self, category: str, ids: list[int], whose: str) -> str:
+    def _empty_category(self, categories: tuple[str, ...], ids: list[int], whose: str) -> str:
         counts = self.store.category_counts(followed_ids=ids)
         have = ", ".join(f"{html.escape(name)} ({n})" for name, n in counts[:10])
-        named = category_name(category)
-        label = html.escape(f"{category} ({named})" if named else category)
+        label = html.escape(_labels(categories))
         return f"No stored papers of {whose} are in {label}. " + (
             f"Categories with papers: {have}." if have else "No papers are stored yet."
         )
@@ -223,3 +229,11 @@ class Questions(ServiceHandlers):
             return self.store.followed(ids), True
         found = (self.store.find_watched(rule) for rule in self.settings.followed_specs)
         return [followed for followed in found if followed is not None], False
+
+
+def _labels(categories: tuple[str, ...]) -> str:
+    """ "cs.DC (Distributed, ...)" for one category; "cs.DC, cs.NI" for several."""
+    if len(categories) > 1:
+        return ", ".join(categories)
+    named = category_name(categories[0])
+    return f"{categories[0]} ({named})" if named else categories[0]

@@ -4,17 +4,22 @@ In groups only administrators may change these (`refuse_non_admin`); anyone may 
 each topic follows its own authors: the subscription is the topic's the command was sent in
 (`Place`), and so are the papers posted later.
 
-/subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request (its
-number of results and the categories of its newest hundred, run as a task of its own so the chat is
-served meanwhile): no results, and the name is refused; a name that looks like several people
-(`watcher.homonyms`) gets the homonym question, buttons for its most common categories and one to
-go ahead anyway (`bot.handlers.offers`, kept in the database, so they work after a restart);
-otherwise the chat subscribes at once and the poller is asked for a round now (`Poller.poll_soon`)
-to fetch the history, the answer not waiting for it. /subscribe AUTHOR-ID (an arXiv author id or an
-ORCID iD) reads the person's author feed once, so that an id arXiv does not know is refused at
-once. A chat may start `FIRST_ALLOWANCE` new follows at first, then `BACKFILLS_PER_CHAT_HOUR` an
-hour; only a follow started counts (`watcher.store.budgets`). What may be followed is decided in
-the core (`watcher.subscribing`); each outcome has its one answer (`bot.handlers.follow_answers`).
+/subscribe takes names as people type them: in quotes of any kind, and several in one message,
+separated by `;` or new lines as WATCH_AUTHORS is (`bot.arguments.follow_parts`); several get
+one answer line each. /unsubscribe reads names the same way.
+
+/subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
+(its number of results and the categories of its newest hundred, run as a task of its own so
+the chat is served meanwhile): no results, and the name is refused; a name that looks like
+several people (`watcher.homonyms`) gets the homonym question, buttons for its most common
+categories and one to go ahead anyway (`bot.handlers.offers`, kept in the database, so they
+work after a restart); otherwise the chat subscribes at once and the poller is asked for a round
+now (`Poller.poll_soon`) to fetch the history, the answer not waiting for it. /subscribe
+AUTHOR-ID (an arXiv author id or an ORCID iD) reads the person's author feed once, so that an id
+arXiv does not know is refused at once. A chat may start `FIRST_ALLOWANCE` new follows at
+first, then `BACKFILLS_PER_CHAT_HOUR` an hour; only a follow started counts
+(`watcher.store.budgets`). What may be followed is decided in the core (`watcher.subscribing`);
+each outcome has its one answer (`bot.handlers.follow_answers`).
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ from bot.handlers.common import (
     DeliveryEvents,
     Place,
     ServiceHandlers,
-    bold_names,
     capped_lines,
+    command_text,
     may_manage,
     papers,
     place_of,
+    refusal,
     refuse_non_admin,
     reply,
     reply_usage,
@@ -49,6 +55,7 @@ from bot.handlers.follow_answers import (
     watched_answer,
 )
 from bot.handlers.offers import STALE, Offers, expired
+from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
@@ -75,22 +82,21 @@ class Subscriptions(ServiceHandlers):
         self.subscribing = subscribing
         self.events = events
         self.offers = Offers(OfferStore(service.chats.engine))
+        self.unfollow_all = UnfollowAll(service, events=events)
 
     async def subscribe(self, update: Update, context: Context) -> None:
-        """/subscribe [NAME | AUTHOR-ID]: follow the watched authors, or one more author."""
+        """/subscribe [NAME | AUTHOR-ID; ...]: follow the watched authors, or more authors."""
         try:
-            identity = arguments.identity(context.args or [])
-            rule = None
-            if identity is None:
-                rule = arguments.person_rule(context.args or [], command="subscribe")
+            parts = arguments.follow_parts(command_text(update))
+            # One name is refused at once; among several, each answers on its own line.
+            one = arguments.follow_request(parts[0]) if len(parts) == 1 else None
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        asked = identity or rule
-        if asked is None:
+        if not parts:
             joined = await self.subscribing.subscribe_watched(
                 place.chat_id, place.thread_id, self.settings.followed_specs
             )
@@ -99,37 +105,66 @@ class Subscriptions(ServiceHandlers):
         # A follow nobody has yet waits for arXiv (one request, politely spaced): run it aside,
         # so that this chat's next commands and every other chat are served meanwhile. Its
         # errors still reach `on_error` through the update.
-        context.application.create_task(
-            self._subscribe_one(update, context, place, asked),
-            update=update,
-            name=f"subscribe-{place.chat_id}",
+        work = (
+            self._subscribe_one(update, context, place, one)
+            if one is not None
+            else self._subscribe_several(update, context, place, parts)
         )
+        context.application.create_task(work, update=update, name=f"subscribe-{place.chat_id}")
 
     async def _subscribe_one(
         self, update: Update, context: Context, place: Place, asked: Identity | PersonRule
     ) -> None:
         """/subscribe NAME or AUTHOR-ID: the core decides, the chat hears its outcome once."""
-        answer: str | Message
+        await reply(update, context, await self._follow(place, asked))
+
+    async def _subscribe_several(
+        self, update: Update, context: Context, place: Place, parts: list[str]
+    ) -> None:
+        """/subscribe A; B (or one per line): one answer line per name, in the order given.
+        A name that is several people gets its own question, after the answers."""
+        lines: list[str] = []
+        questions: list[Message] = []
+        for part in parts:
+            try:
+                asked = arguments.follow_request(part)
+            except UsageError as error:
+                wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
+                lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
+                continue
+            answer = await self._follow(place, asked)
+            if isinstance(answer, Message):
+                questions.append(answer)
+                lines.append(
+                    f"❓ <b>{html.escape(str(asked))}</b>: several people may share this name; "
+                    "answer the question below."
+                )
+            else:
+                lines.append(answer.split("\n", 1)[0])  # its sentence, not each example
+        await reply(update, context, "\n".join(lines))
+        for question in questions:
+            await reply(update, context, question)
+
+    async def _follow(self, place: Place, asked: Identity | PersonRule) -> str | Message:
+        """The core's decision on one name or author id, as the chat's answer (the homonym
+        question is a `Message` with buttons)."""
         if isinstance(asked, Identity):
             outcome = await self.subscribing.subscribe_identity(
                 place.chat_id, place.thread_id, asked
             )
-            answer = identity_answer(place, asked, outcome, self.settings)
-        else:
-            outcome = await self.subscribing.subscribe_person(place.chat_id, place.thread_id, asked)
-            if isinstance(outcome, NeedsChoice):
-                # One name, several people? Ask which (nothing is followed until answered).
-                answer = await in_db_thread(
-                    self.offers.ask,
-                    chat_id=place.chat_id,
-                    thread_id=place.thread_id,
-                    names=asked.names,
-                    survey=outcome.survey,
-                    anyway=outcome.anyway,
-                )
-            else:
-                answer = person_answer(place, asked, outcome, self.settings)
-        await reply(update, context, answer)
+            return identity_answer(place, asked, outcome, self.settings)
+        outcome = await self.subscribing.subscribe_person(place.chat_id, place.thread_id, asked)
+        if isinstance(outcome, NeedsChoice):
+            # One name, several people? Ask which (nothing is followed until answered).
+            return await in_db_thread(
+                self.offers.ask,
+                chat_id=place.chat_id,
+                thread_id=place.thread_id,
+                names=asked.names,
+                survey=outcome.survey,
+                anyway=outcome.anyway,
+            )
+        return person_answer(place, asked, outcome, self.settings)
 
     async def choose(self, update: Update, context: Context) -> None:
         """A button of the homonym question: follow the name in that category, or anyway."""
@@ -167,35 +202,35 @@ class Subscriptions(ServiceHandlers):
             await reply(update, context, answer)  # the question is gone: say it anew
 
     async def unsubscribe(self, update: Update, context: Context) -> None:
-        """/unsubscribe [NAME]: stop following one author, or everything."""
+        """/unsubscribe [NAME; ...]: stop following some authors; alone, ask to stop all."""
         try:
-            rule = arguments.person_rule(context.args or [], command="unsubscribe")
+            parts = arguments.follow_parts(command_text(update))
+            found = [arguments.person_rule(part.split(), command="unsubscribe") for part in parts]
+            rules = [rule for rule in found if rule is not None]
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if await refuse_non_admin(update, context):
             return
+        if not rules:
+            await self.unfollow_all.ask(update, context)  # asks first, with two buttons
+            return
         place = place_of(update)
-        answer = await in_db_thread(self._unsubscribe, place, rule)
+        answers = [await in_db_thread(self._unsubscribe, place, rule) for rule in rules]
         # The sender drops what it fetched for the chat (every topic: it simply reads the
         # outbox again), so nothing the topic no longer wants goes out.
         self.events.unsubscribed(place.chat_id)
-        await reply(update, context, answer)
+        await reply(update, context, "\n".join(answers))
 
-    def _unsubscribe(self, place: Place, rule: PersonRule | None) -> str:
+    def _unsubscribe(self, place: Place, rule: PersonRule) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if rule is None:
-            if not subscribed:
-                return f"{place.here} follows nobody; nothing to stop."
-            followed = self.store.followed(subscribed)
-            self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
-            return f"✅ {place.here} no longer follows {bold_names(followed)}."
         found = find_named(self.store, rule.display, rule.categories)
         if found is None or found.id not in subscribed:
-            return (
-                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>. "
-                "/subscriptions lists what it follows."
+            return refusal(
+                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
+                "/subscriptions",
+                lead="See what it follows with:",
             )
         self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
         return f"✅ {place.here} no longer follows <b>{html.escape(found.label)}</b>."

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from telegram import Update
 
+from bot.arguments import Refused
 from bot.handlers.common import (
     Context,
     DeliveryEvents,
@@ -25,6 +26,7 @@ from bot.handlers.common import (
     ServiceHandlers,
     capped_lines,
     place_of,
+    refusal,
     refuse_non_admin,
     reply,
     reply_usage,
@@ -37,19 +39,20 @@ from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.service import ServiceContext
 from watcher.subscribing import Subscribing
-from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic
+from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
 
-WATCH_USAGE = f"Usage: /watch WORDS in CATEGORY, e.g. /watch {EXAMPLE}"
-UNWATCH_USAGE = "Usage: /unwatch N (the number /unwatch lists), or /unwatch TOPIC"
+WATCH_EXAMPLE = f"/watch {EXAMPLE}"
+UNWATCH_EXAMPLE = "/unwatch 1"
 
 
-def topic_argument(args: Sequence[str], *, usage: str) -> Topic:
-    """The topic the command's words ask for, or a UsageError saying what is wrong."""
+def topic_argument(args: Sequence[str], *, example: str) -> Topic:
+    """The topic the command's words ask for, or a `Refused` saying what is wrong."""
     try:
         return parse_topic(" ".join(args))
     except TopicError as error:
         text = str(error)
-        raise UsageError(f"{text[0].upper()}{text[1:]}. {usage}") from error
+        end = "" if text.endswith(("?", ".")) else "."
+        raise Refused(f"{text[0].upper()}{text[1:]}{end}", example) from error
 
 
 class Topics(ServiceHandlers):
@@ -67,8 +70,8 @@ class Topics(ServiceHandlers):
         """/watch WORDS in CATEGORY: follow the new papers on a topic."""
         try:
             if not context.args:
-                raise UsageError(f"Which topic? {WATCH_USAGE}")
-            topic = topic_argument(context.args, usage=WATCH_USAGE)
+                raise Refused("No topic given: words, then in and a category.", WATCH_EXAMPLE)
+            topic = topic_argument(context.args, example=WATCH_EXAMPLE)
         except UsageError as error:
             await reply_usage(update, context, error)
             return
@@ -76,7 +79,11 @@ class Topics(ServiceHandlers):
             return
         place = place_of(update)
         outcome = await self.subscribing.watch_topic(place.chat_id, place.thread_id, topic)
-        await reply(update, context, topic_answer(place, topic, outcome, self.settings))
+        answer = topic_answer(place, topic, outcome, self.settings)
+        typed = " ".join(context.args)
+        if strip_markup(typed) != typed:
+            answer += "\nI left out the markup (HTML tags) you typed: only words are looked for."
+        await reply(update, context, answer)
 
     async def unwatch(self, update: Update, context: Context) -> None:
         """/unwatch [N | TOPIC]: stop watching a topic; alone, list them."""
@@ -91,7 +98,7 @@ class Topics(ServiceHandlers):
             if len(args) == 1 and args[0].isascii() and args[0].isdigit():
                 number = int(args[0])
             else:
-                topic = topic_argument(args, usage=UNWATCH_USAGE)
+                topic = topic_argument(args, example=UNWATCH_EXAMPLE)
         except UsageError as error:
             await reply_usage(update, context, error)
             return
@@ -109,7 +116,7 @@ class Topics(ServiceHandlers):
         """Database thread: the chat's topics, numbered for /unwatch N."""
         topics = self._watched(place)
         if not topics:
-            return f"{place.here} watches no topic. {WATCH_USAGE}"
+            return refusal(f"{place.here} watches no topic yet.", WATCH_EXAMPLE, lead="Start with:")
         head = f"{place.here} watches {len(topics)} topic{'s' if len(topics) > 1 else ''}:"
         tail = "/unwatch N stops topic N, e.g. /unwatch 1."
         entries = [f"{n}. <code>{html.escape(f.label)}</code>" for n, f in enumerate(topics, 1)]
@@ -122,18 +129,20 @@ class Topics(ServiceHandlers):
         if number is not None:
             if not 1 <= number <= len(topics):
                 listed = f"1 to {len(topics)}" if topics else "none"
-                return (
-                    f"{place.here} has no topic number {number} (it has {listed}). "
-                    "/unwatch alone lists them."
+                return refusal(
+                    f"{place.here} has no topic number {number} (it has {listed}).",
+                    "/unwatch",
+                    lead="See them with:",
                 )
             found: Followed | None = topics[number - 1]
         else:
             assert topic is not None
             found = next((f for f in topics if _is(f, topic)), None)
             if found is None:
-                return (
-                    f"{place.here} does not watch <b>{html.escape(str(topic))}</b>. "
-                    "/unwatch alone lists its topics."
+                return refusal(
+                    f"{place.here} does not watch <b>{html.escape(str(topic))}</b>.",
+                    "/unwatch",
+                    lead="See its topics with:",
                 )
         assert found is not None
         self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)

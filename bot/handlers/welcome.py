@@ -9,7 +9,7 @@ import html
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, reply
+from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, refusal, reply
 from watcher.aio import in_db_thread
 
 
@@ -50,7 +50,9 @@ class Welcome(ServiceHandlers):
         message = update.effective_message
         command = message.text.split(maxsplit=1)[0] if message and message.text else "That"
         await reply(
-            update, context, f"I do not know {html.escape(command[:40])}. /help lists the commands."
+            update,
+            context,
+            refusal(f"I do not know {html.escape(command[:40])}.", "/help", lead="See them with:"),
         )
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.render.paper import ID_LIMIT, author_spans
+from bot.render.paper import ID_LIMIT, MARKER, author_spans
 from bot.render.styled import (
     BUDGET,
     MAX_CALLBACK_DATA_BYTES,
@@ -35,6 +35,7 @@ _CROWDED_AUTHOR_LIMIT = 30
 _MIN_LIST_TITLE = 20
 _LIST_HEADER_LIMIT = 200
 _LIST_CATEGORY_LIMIT = 20
+_LIST_MARKED = 2  # followed authors named in a list entry, besides the first author
 MAX_DIGEST_MESSAGES = 3  # a digest longer than this many messages ends with "… and N more"
 _DIGEST_TITLE_LIMIT = 200
 _DIGEST_AUTHORS_LIMIT = 250
@@ -57,11 +58,15 @@ def render_paper_list(
     total: int,
     callback_prefix: str,
     note: str = "",
+    marked: Callable[[str], bool] = lambda name: False,
 ) -> Message:
     """One page of a compact paper list, newest first, for /recent and /subject.
 
     `page` counts from 0; `records` are that page's papers and `total` counts all pages' papers.
-    A `note`, if any, is shown in italics under the title.
+    The header is short: `title` (`cs.DC · your follows`), then ` · 13`, the papers in all (a
+    later page says which: ` · 6–10 of 13`). A `note`, if any, is shown in italics under it.
+    Each entry names its first author and every `marked` one (the followed people), ★ as in
+    announcements.
     The "◀ Newer"/"Older ▶" buttons send `f"{callback_prefix}:{page}"` (see `page_from_callback`).
     Raises ValueError for inconsistent arguments, or when the prefix makes callback_data too long.
     """
@@ -75,9 +80,10 @@ def render_paper_list(
     first = page * per_page + 1
     heading = clip(" ".join(title.split()), _LIST_HEADER_LIMIT)
     if records:
-        count = f" ({first}–{first + len(records) - 1} of {total})"
+        last = first + len(records) - 1
+        count = f" · {total}" if page == 0 else f" · {first}–{last} of {total}"
     else:
-        count = " (none yet)" if total == 0 else f" (page {page + 1}: none)"
+        count = " · none yet" if total == 0 else f" · page {page + 1}: none"
     lines: list[Line] = [Line((Span(heading, ("b",)), Span(count)))]
     if note.strip():
         lines.append(Line((Span(clip(" ".join(note.split()), _LIST_HEADER_LIMIT), ("i",)),)))
@@ -87,7 +93,9 @@ def render_paper_list(
     author_limit = _CROWDED_AUTHOR_LIMIT if per_page > _CROWDED_PAGE else _LIST_AUTHOR_LIMIT
     for number, record in enumerate(records, start=first):
         lines.append(Line(()))
-        lines.extend(_list_entry(number, record, share=share, author_limit=author_limit))
+        lines.extend(
+            _list_entry(number, record, share=share, author_limit=author_limit, marked=marked)
+        )
 
     navigation: list[Button] = []
     if page > 0:
@@ -270,30 +278,50 @@ def _pack(
     return pages
 
 
-def _list_entry(number: int, record: Record, *, share: int, author_limit: int) -> list[Line]:
-    """Two lines: number and title; first author, date, category and linked id.
+def _list_entry(
+    number: int, record: Record, *, share: int, author_limit: int, marked: Callable[[str], bool]
+) -> list[Line]:
+    """Two lines: number and title; the first and the marked authors, date, category and id.
 
     The entry costs at most `share` UTF-16 units with its blank line and newlines (3 units):
     the title gets what the rest leaves, up to `_LIST_TITLE_LIMIT`.
     """
-    authors = record.author_names
-    if not authors:
-        who = "unknown authors"
-    else:
-        first = clip(" ".join(authors[0].split()), author_limit)
-        who = first if len(authors) == 1 else f"{first} et al."
+    who = _list_authors(record.author_names, marked, limit=author_limit)
     details = (
-        f"   {who} · {record.published:%Y-%m-%d} · "
-        f"{clip(record.primary_category, _LIST_CATEGORY_LIMIT)} · "
+        f" · {record.published:%Y-%m-%d} · {clip(record.primary_category, _LIST_CATEGORY_LIMIT)} · "
     )
     link = Span(clip(record.versioned_id, ID_LIMIT), href=record.abs_url)
     numbered = f"{number}. "
-    room = share - 3 - units(numbered) - units(details) - units(link.text)
+    used = units(numbered) + 3 + sum(units(span.text) for span in who)
+    room = share - 3 - used - units(details) - units(link.text)
     title = clip(latex_to_text(record.title), max(_MIN_LIST_TITLE, min(_LIST_TITLE_LIMIT, room)))
     return [
         Line((Span(numbered), Span(title, ("b",)))),
-        Line((Span(details), link)),
+        Line((Span("   "), *who, Span(details), link)),
     ]
+
+
+def _list_authors(
+    authors: Sequence[str], marked: Callable[[str], bool], *, limit: int
+) -> list[Span]:
+    """The first author and up to `_LIST_MARKED` marked ones (★, as in announcements), each
+    cut to `limit`, then "et al." when some are left out: "Ziyu Wang, ★ Dezun Dong et al."."""
+    names = [" ".join(name.split()) for name in authors if name.strip()]
+    if not names:
+        return [Span("unknown authors")]
+    chosen = [0, *[i for i, name in enumerate(names) if i and marked(name)][:_LIST_MARKED]]
+    spans: list[Span] = []
+    for index in chosen:
+        if spans:
+            spans.append(Span(", "))
+        if marked(names[index]):
+            spans.append(Span(MARKER))
+            spans.append(Span(clip(names[index], limit), ("b", "u")))
+        else:
+            spans.append(Span(clip(names[index], limit)))
+    if len(chosen) < len(names):
+        spans.append(Span(" et al."))
+    return spans
 
 
 def _page_callback(prefix: str, page: int) -> str:

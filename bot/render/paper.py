@@ -24,7 +24,7 @@ from watcher.latex import latex_to_text
 from watcher.records import Author, Record
 
 ID_LIMIT = 40  # an arXiv id with its version, as shown
-_MARKER = (
+MARKER = (
     "★ "  # in front of a followed author: survives the plain fallback and notification previews
 )
 _TITLE_LIMIT = 400
@@ -174,7 +174,7 @@ def author_spans(
     room = limit - len(" and 99999 others")
     shown: set[int] = set()
     for index in wanted:
-        cost = units(names[index]) + len(_MARKER) + len(", ") + len("…, ")
+        cost = units(names[index]) + len(MARKER) + len(", ") + len("…, ")
         if cost > room:
             break
         room -= cost
@@ -188,7 +188,7 @@ def author_spans(
         if index > previous + 1:
             spans.append(Span("…, "))
         if is_marked[index]:
-            spans += [Span(_MARKER), Span(names[index], ("b", "u"))]
+            spans += [Span(MARKER), Span(names[index], ("b", "u"))]
         else:
             spans.append(Span(names[index]))
         previous = index

@@ -94,7 +94,7 @@ def parse_identity(text: str) -> Identity | None:
     if not text or not looks_like_identity(text):
         return None
     if len(text) > MAX_IDENTITY_LENGTH:
-        raise IdentityError(f"That is too long for an arXiv author id or ORCID iD. {_FORMS}")
+        raise IdentityError(f"That is too long for an arXiv author id or ORCID iD; {_FORMS}.")
     lowered = text.lower()
     if page := _ARXIV_PAGE.fullmatch(text):
         candidate = page.group("id")
@@ -116,12 +116,12 @@ def parse_identity(text: str) -> Identity | None:
         return _orcid(text)
     if _ARXIV_ID.fullmatch(lowered):
         return Identity("arxiv", lowered)
-    raise IdentityError(f"{_clip(text)} is neither a name nor an author id. {_FORMS}")
+    raise IdentityError(f"{_clip(text)} is neither a name nor an author id; {_FORMS}.")
 
 
 _FORMS = (
-    f"An author id is the end of your arXiv author page's address, like {EXAMPLE_ARXIV_PAGE} "
-    f"(or arxiv:dong_d_1); an ORCID iD looks like {EXAMPLE_ORCID}."
+    f"an author id is the end of an arXiv author page's address, like {EXAMPLE_ARXIV_PAGE}, "
+    f"and an ORCID iD looks like {EXAMPLE_ORCID}"
 )
 
 
@@ -148,7 +148,7 @@ def _orcid(candidate: str) -> Identity:
     if digits[15] != expected:
         raise IdentityError(
             f"{value} is not a valid ORCID iD: its check digit (the last character) does not "
-            f"fit the other digits. Copy it from your ORCID record; it looks like {EXAMPLE_ORCID}."
+            "fit the other digits, so copy it from your ORCID record."
         )
     return Identity("orcid", value)
 

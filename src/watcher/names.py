@@ -25,6 +25,20 @@ MAX_NAME_LENGTH = 100
 # "O'Brien", "Dong, Dezun". Anything else ("|", quotes, digits, brackets) is a typo or an attack
 # on the arXiv query, so it is refused with an explanation rather than silently dropped.
 _NAME_PUNCTUATION = frozenset(" .-'’,")
+# Quotes a name may be wrapped in: straight, and the typographic ones phones and keyboards type.
+_QUOTES = "\"'“”„‟«»‘’‚‛「」"
+
+
+def unquote(text: str) -> str:
+    """`text` without the quotes wrapped around it: `"Dezun Dong"`, `“Dezun Dong”`, `'X Y'`.
+
+    Only a pair around the whole text is dropped (of any kinds, as phones mix them), so the
+    apostrophe inside "O'Brien" stays.
+    """
+    text = text.strip()
+    while len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        text = text[1:-1].strip()
+    return text
 
 
 def check_person_name(name: str) -> str | None:

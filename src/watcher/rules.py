@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from watcher.errors import UnknownCategory, WatcherError
 from watcher.identity import Identity, IdentityError, parse_identity
-from watcher.names import check_person_name, name_key
+from watcher.names import check_person_name, name_key, unquote
 from watcher.taxonomy import is_category_id, resolve_category
 
 MAX_RULE_CATEGORIES = 3
@@ -27,6 +27,15 @@ _IN_CATEGORIES = re.compile(
     r"^(?P<rule>(?:.*?\s)?)in\s+(?P<categories>[^\s,]+(?:\s*,\s*[^\s,]+)*)\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+# Between rules written together: WATCH_AUTHORS, and several names in one /subscribe.
+_RULE_SEPARATOR = re.compile(r"[;\n]")
+
+
+def split_rules(text: str) -> list[str]:
+    """The rules in `text`, separated by `;` or new lines, each stripped; empty ones dropped."""
+    return [part.strip() for part in _RULE_SEPARATOR.split(text) if part.strip()]
 
 
 class BadRule(WatcherError):
@@ -68,14 +77,16 @@ def split_categories(text: str) -> tuple[str, tuple[str, ...]]:
 
     Raises BadRule (or UnknownCategory, with suggestions) for a tail that names categories
     wrongly: too many, or unknown ones.
+    Quotes around the whole text or around the rule before " in " are dropped (`unquote`).
     """
-    found = _IN_CATEGORIES.match(text.strip())
+    text = unquote(text)
+    found = _IN_CATEGORIES.match(text)
     if found is None:
-        return text.strip(), ()
+        return text, ()
     terms = [term.strip() for term in found["categories"].split(",") if term.strip()]
     if not all(is_category_id(term) or "." in term for term in terms):
-        return text.strip(), ()  # "... in Kim": a name, not categories
-    return found["rule"].strip(), parse_categories(terms)
+        return text, ()  # "... in Kim": a name, not categories
+    return unquote(found["rule"]), parse_categories(terms)
 
 
 def parse_categories(terms: Iterable[str]) -> tuple[str, ...]:
@@ -86,17 +97,14 @@ def parse_categories(terms: Iterable[str]) -> tuple[str, ...]:
         if category not in categories:
             categories.append(category)
     if len(categories) > MAX_RULE_CATEGORIES:
-        raise BadRule(
-            f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}, "
-            "e.g. in cs.DC,cs.NI"
-        )
+        raise BadRule(f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}")
     return tuple(categories)
 
 
 def parse_person(text: str) -> PersonRule:
     """A person rule from "Name|Alias in cat,cat" (the aliases and categories are optional)."""
     rest, categories = split_categories(text)
-    names = [" ".join(name.split()) for name in rest.split("|") if name.strip()]
+    names = [" ".join(unquote(name).split()) for name in rest.split("|") if unquote(name)]
     if not names:
         raise BadRule(
             f"{text[:40]!r} has no name in it; write a given and a family name, e.g. Dezun Dong"
@@ -134,5 +142,6 @@ __all__ = [
     "parse_watched",
     "rule_key",
     "split_categories",
+    "split_rules",
     "with_categories",
 ]

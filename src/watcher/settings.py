@@ -31,7 +31,7 @@ from watcher.announcements import (
 )
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
-from watcher.rules import WatchedRule, parse_watched
+from watcher.rules import WatchedRule, parse_watched, split_rules
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 WatchSource = Literal["api", "harvest", "auto"]
@@ -151,7 +151,7 @@ class Settings(BaseSettings):
     @classmethod
     def _split_authors(cls, value: object) -> object:
         if isinstance(value, str):
-            return [part.strip() for part in value.split(";") if part.strip()]
+            return split_rules(value)
         return value
 
     @field_validator("watch_authors")

@@ -21,6 +21,7 @@ answers are checked here again.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ _WORD = re.compile(r"[^\W_]+")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
 _TOKEN = re.compile(r'(?P<minus>-?)(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"]+))')
 _OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+# Markup pasted or typed into a topic (`<b>bold</b>`): tags are no words to look for.
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Between the title's words and the abstract's: no phrase runs across it.
 _GAP = ""
 
@@ -173,21 +176,28 @@ class TopicIndex:
         return frozenset(found)
 
 
+def strip_markup(text: str) -> str:
+    """`text` without HTML tags, its entities (`&amp;`) read, spaces tidied: what a topic's
+    words are read from, so `<b>RDMA</b>` is the word rdma and not a phrase "b rdma b"."""
+    return " ".join(html.unescape(_TAG.sub(" ", text)).split())
+
+
 def parse_topic(text: str) -> Topic:
     """The topic `text` asks for, e.g. `"remote direct memory access" RDMA -ethernet in cs.DC`.
 
-    Raises TopicError for: nothing to look for, excluded words only, no category, more than
+    HTML tags are left out first (`strip_markup`). Raises TopicError for: nothing to look for,
+    excluded words only, no category, more than
     `MAX_CATEGORIES`, an unknown category (with the nearest ones), a quote left open, AND/OR/NOT
     (every term is required; they are no operators here), more than `MAX_TERMS` terms, a term
     both required and excluded, or more than `MAX_TOPIC_LENGTH` characters.
     """
-    text = " ".join(text.translate(_QUOTES).split())
+    text = strip_markup(text).translate(_QUOTES)
     if len(text) > MAX_TOPIC_LENGTH:
         raise TopicError(
             f"that topic is too long ({len(text)} characters; at most {MAX_TOPIC_LENGTH})"
         )
     if text.count('"') % 2:
-        raise TopicError(f'a quote is not closed: put each phrase between two ", e.g. {EXAMPLE}')
+        raise TopicError('a quote is not closed: put each phrase between two "')
     tokens = list(_TOKEN.finditer(text))
     split = next(
         (
@@ -226,8 +236,8 @@ def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phras
     for token in tokens:
         if _bare(token) and token["bare"] in _OPERATORS:
             raise TopicError(
-                f"{token['bare']} is no operator here: every word and phrase must appear. "
-                "For papers with either of two words, watch two topics"
+                f"{token['bare']} is no operator here: every word and phrase must appear, so "
+                "watch two topics for papers with either of two words"
             )
         phrase = tuple(words_of(token["quoted"] if token["quoted"] is not None else token["bare"]))
         if phrase:
@@ -236,11 +246,10 @@ def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phras
         if excluded:
             raise TopicError(
                 "a topic of excluded words only would match nearly everything: add a word or "
-                f'"quoted phrase" papers must contain, e.g. {EXAMPLE}'
+                '"quoted phrase" papers must contain'
             )
         raise TopicError(
-            f'the topic is empty: give the words or "quoted phrases" papers must contain, '
-            f"e.g. {EXAMPLE}"
+            'the topic is empty: give the words or "quoted phrases" papers must contain'
         )
     if len(required) + len(excluded) > MAX_TERMS:
         raise TopicError(
@@ -257,15 +266,20 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
     """Sorted canonical ids, checked as every follow rule's are (`watcher.rules`), and required."""
     if not raw:
         raise TopicError(
-            "at least one category is required, e.g. `in cs.DC`, so that a topic cannot bring "
-            f"all of arXiv: {EXAMPLE}"
+            "at least one category is required (in cs.DC, for example), so that a topic cannot "
+            "bring all of arXiv"
         )
     try:
         return tuple(sorted(parse_categories(raw)))
     except UnknownCategory as error:
+        near = error.suggestions
         raise TopicError(
-            f"{error.category!r} is not an arXiv category.{error.hint} "
-            "arxiv.org/category_taxonomy lists them all"
+            f"{error.category[:40]!r} is not an arXiv category"
+            + (
+                f"; did you mean {', '.join(near)}?"
+                if near
+                else " (arxiv.org/category_taxonomy lists them all)"
+            )
         ) from error
     except BadRule as error:
         raise TopicError(str(error)) from error

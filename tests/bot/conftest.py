@@ -1,4 +1,5 @@
-"""The running bot most of the Telegram-side tests talk to (see `tests.harness.bots`), and the
+"""The running bot most of the Telegram-side tests talk to (see `tests.harness.bots`; none of its
+answers may hold a backtick), and the
 delivery sender's world: the fake Bot API (`fake`) and the sender on the real outbox (`world`,
 see `tests.harness.delivery`)."""
 
@@ -16,8 +17,12 @@ from tests.harness.delivery import World, fake_telegram, make_world
 
 @pytest.fixture
 async def bot(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    """The running bot; afterwards, no answer it sent may hold a Markdown backtick: answers are
+    HTML, where a backtick shows as itself (examples are <code>)."""
     async with running_bot(engine, database_url) as running:
         yield running
+        shown = [m.html for m in running.telegram.sent() if "`" in m.html]
+        assert shown == [], f"an answer holds a backtick: {shown[0][:300]}"
 
 
 @pytest.fixture

@@ -50,18 +50,17 @@ def test_person_rule_reads_categories() -> None:
         (["<b>Dong</b>"], "only letters, spaces"),
         (["Dong", "2"], "only letters, spaces"),
         (["Wei", "Wang", "in", "cs.DC,cs.NI,cs.AI,cs.LG"], "4 categories given; at most 3"),
-        (["Wei", "Wang", "in", "cs.dcc"], "Unknown arXiv category 'cs.dcc'. Did you mean cs.DC"),
+        (["Wei", "Wang", "in", "cs.dcc"], "'cs.dcc' is not an arXiv category; did you mean cs.DC"),
     ],
 )
 def test_person_rule_refuses_what_cannot_be_followed_in_one_line(
     words: list[str], complaint: str
 ) -> None:
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(arguments.Refused) as caught:
         arguments.person_rule(words, command="subscribe")
-    message = str(caught.value)
-    assert complaint in message
-    assert message.endswith(arguments.USAGE["subscribe"])
-    assert "\n" not in message
+    assert complaint in caught.value.wrong
+    assert "\n" not in caught.value.wrong
+    assert caught.value.example.startswith("/subscribe ")
 
 
 @pytest.mark.parametrize("words", [["Li"], ["!!!"], ["Dong", "2"], ["a" * 100]])
@@ -72,11 +71,10 @@ def test_unsubscribe_takes_any_name_a_chat_may_follow(words: list[str]) -> None:
 
 
 def test_unsubscribe_refuses_only_names_too_long() -> None:
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(arguments.Refused) as caught:
         arguments.person_rule(["a" * 101], command="unsubscribe")
-    assert str(caught.value) == (
-        f"That name is too long (at most 100 characters). {arguments.USAGE['unsubscribe']}"
-    )
+    assert caught.value.wrong == "That name is too long (at most 100 characters)."
+    assert caught.value.example == "/unsubscribe Dezun Dong"
 
 
 @pytest.mark.parametrize(
@@ -97,22 +95,26 @@ def test_count(words: list[str], expected: int) -> None:
         (["-3"], "not a number"),
         (["2.5"], "not a number"),
         (["٣"], "not a number"),  # an Arabic-Indic digit: isdigit() but not what we mean
-        (["3", "4"], "One number at most. Usage: /recent"),
+        (["3", "4"], "One number at most."),
     ],
 )
 def test_count_refuses(words: list[str], complaint: str) -> None:
-    with pytest.raises(UsageError, match="Usage: /recent") as caught:
+    with pytest.raises(arguments.Refused) as caught:
         arguments.count(words)
-    assert complaint in str(caught.value)
+    assert complaint in caught.value.wrong
+    assert caught.value.example == "/recent 10"
 
 
 @pytest.mark.parametrize(
     ("words", "expected"),
     [
-        (["cs.DC"], SubjectArguments("cs.DC", 5)),
-        (["cs.dc", "3"], SubjectArguments("cs.DC", 3)),
-        (["CS.NI", "20"], SubjectArguments("cs.NI", 20)),
-        (["quant-ph"], SubjectArguments("quant-ph", 5)),
+        (["cs.DC"], SubjectArguments(("cs.DC",), 5)),
+        (["cs.dc", "3"], SubjectArguments(("cs.DC",), 3)),
+        (["CS.NI", "20"], SubjectArguments(("cs.NI",), 20)),
+        (["quant-ph"], SubjectArguments(("quant-ph",), 5)),
+        (["cs.DC,cs.NI"], SubjectArguments(("cs.DC", "cs.NI"), 5)),
+        (["cs.dc,", "CS.ni", "cs.DC", "7"], SubjectArguments(("cs.DC", "cs.NI"), 7)),
+        (["cs.DC", "cs.NI", "math.CO"], SubjectArguments(("cs.DC", "cs.NI", "math.CO"), 5)),
     ],
 )
 def test_subject(words: list[str], expected: SubjectArguments) -> None:
@@ -126,17 +128,19 @@ def test_subject_unknown_category_names_close_matches(typed: str, suggested: str
     with pytest.raises(UsageError) as caught:
         arguments.subject([typed])
     message = str(caught.value)
-    assert f"{typed!r} is not an arXiv category. Did you mean {suggested}" in message
+    assert f"{typed!r} is not an arXiv category; did you mean {suggested}" in message
 
 
 @pytest.mark.parametrize(
     ("words", "complaint"),
     [
-        ([], "Which category? Usage: /subject"),
+        ([], "No category given."),
         (["cs.DC", "0"], "from 1 to 20"),
-        (["cs.DC", "many"], "not a number"),
-        (["cs.DC", "2", "3"], "A category and at most one number. Usage: /subject"),
+        (["cs.DC", "many"], "'many' is not an arXiv category"),
+        (["cs.DC", "2", "3"], "A number comes last, once."),
         (["nonsense-category"], "not an arXiv category"),
+        (["cs.DC,cs.NI,cs.OS,cs.AR"], "4 categories given; at most 3"),
+        (["cs.DC,cs.NX"], "'cs.NX' is not an arXiv category; did you mean cs.NI"),
     ],
 )
 def test_subject_refuses(words: list[str], complaint: str) -> None:
@@ -163,8 +167,8 @@ def test_paper(word: str, expected: PaperArguments) -> None:
 @pytest.mark.parametrize(
     ("words", "complaint"),
     [
-        ([], "Which paper? Usage: /paper"),
-        (["2604.01234", "2604.01235"], "One paper at a time. Usage: /paper"),
+        ([], "No paper given."),
+        (["2604.01234", "2604.01235"], "One paper at a time."),
         (["hello"], "'hello' is not an arXiv id"),
         (["https://example.com/abs/2604.01234"], "is not an arXiv id"),
     ],
@@ -192,19 +196,29 @@ def test_on_off(words: list[str], expected: bool | None) -> None:
     ],
 )
 def test_on_off_refuses(words: list[str], complaint: str) -> None:
-    with pytest.raises(UsageError, match=r"Usage: /revisions on, or /revisions off") as caught:
+    with pytest.raises(UsageError, match=r"For example: /revisions on") as caught:
         arguments.on_off(words)
     assert str(caught.value).startswith(complaint)
 
 
 @pytest.mark.parametrize(
-    ("category", "per_page", "page"),
-    [(None, 5, 0), (None, 10, 3), ("cs.DC", 5, 1), ("cond-mat.mtrl-sci", 10, 12)],
+    ("categories", "per_page", "page"),
+    [
+        (None, 5, 0),
+        (None, 10, 3),
+        (("cs.DC",), 5, 1),
+        (("cond-mat.mtrl-sci",), 10, 12),
+        (("cs.DC", "cs.NI"), 20, 7),
+        (("cond-mat.stat-mech", "cond-mat.quant-gas", "cond-mat.mtrl-sci"), 20, 10_000),
+        (("cond-mat.stat-mech", "physics.class-ph", "astro-ph.HE"), 20, 10_000),
+    ],
 )
-def test_list_buttons_round_trip(category: str | None, per_page: int, page: int) -> None:
-    data = f"{arguments.list_prefix(category, per_page)}:{page}"
+def test_list_buttons_round_trip(
+    categories: tuple[str, ...] | None, per_page: int, page: int
+) -> None:
+    data = f"{arguments.list_prefix(categories, per_page)}:{page}"
     assert len(data.encode()) <= 64
-    assert arguments.list_button(data) == ListButton(category, per_page, page)
+    assert arguments.list_button(data) == ListButton(categories, per_page, page)
 
 
 @pytest.mark.parametrize(
@@ -219,6 +233,8 @@ def test_list_buttons_round_trip(category: str | None, per_page: int, page: int)
         "r:99:1",
         "s:cs.DC:5",
         "s:not-a-category:5:1",
+        "s:.DC:5:1",
+        "s:cs.DC,cs.NI,cs.OS,cs.AR:5:1",
         "x:5:1",
         "r:5:1:extra",
     ],

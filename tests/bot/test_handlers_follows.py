@@ -70,8 +70,8 @@ async def test_an_author_id_arxiv_does_not_know_gets_a_clear_answer(bot: Bot, st
     answer = await bot.ask_one(USER, "/subscribe arxiv:dong_d_9")
 
     assert answer == (
-        "arXiv knows no author id dong_d_9; the id is the end of your arXiv author page's "
-        "address, like https://arxiv.org/a/dong_d_1."
+        "arXiv knows no author id dong_d_9; the id is the end of an arXiv author page's "
+        "address.\nFor example: /subscribe https://arxiv.org/a/dong_d_1"
     )
     assert bot.store.followed() == before
     assert bot.chats.subscribed_ids(USER) == []
@@ -84,8 +84,8 @@ async def test_an_orcid_with_a_wrong_check_digit_is_refused_before_asking_arxiv(
 
     assert answer == (
         "0000-0002-1825-0098 is not a valid ORCID iD: its check digit (the last character) does "
-        "not fit the other digits. Copy it from your ORCID record; it looks like "
-        "0000-0002-1825-0097."
+        "not fit the other digits, so copy it from your ORCID record.\n"
+        "For example: /subscribe 0000-0002-1825-0097"
     )
     assert len(bot.arxiv.author_requests()) == feeds
     assert bot.chats.subscribed_ids(USER) == []

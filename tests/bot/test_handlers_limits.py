@@ -88,10 +88,16 @@ async def test_unsubscribe_from_fifty_authors_names_ten_and_counts_the_rest(bot:
     for followed in authors:
         bot.chats.subscribe(USER, followed.id)
 
-    answer = await bot.ask_one(USER, "/unsubscribe")
+    question = await bot.ask_one(USER, "/unsubscribe")
+    markup = bot.last(USER).reply_markup
+    assert markup is not None
+    unfollow = markup["inline_keyboard"][0][0]
+    assert unfollow["text"] == f"Unfollow all {MAX_SUBSCRIPTIONS}", question
+    bot.telegram.press_button(USER, bot.last(USER).message_id, unfollow["callback_data"])
+    await bot.until(lambda: bot.telegram.edits)
 
     first_ten = ", ".join(followed.name for followed in authors[:10])
-    assert answer == f"✅ This chat no longer follows {first_ten} and 40 more."
+    assert bot.telegram.edits[-1].text == f"✅ This chat no longer follows {first_ten} and 40 more."
     assert bot.chats.subscribed_ids(USER) == []
 
 
@@ -142,7 +148,7 @@ async def test_a_flooding_chat_is_slowed_down_without_holding_up_others(
         for _ in range(8):
             bot.telegram.user_sends(USER, "/help")
 
-        assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest papers")
+        assert (await bot.ask_one(USER + 1, "/recent 1")).startswith("Newest · ")
         await bot.settled()
 
         texts = [message.text for message in bot.telegram.sent(USER)]

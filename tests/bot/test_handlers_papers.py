@@ -25,7 +25,7 @@ async def test_recent_lists_the_newest_papers_compactly(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/recent")
 
     assert answer.startswith(
-        f"Newest papers of Dezun Dong (1–5 of {total})\n"
+        f"Newest · the watched authors · {total}\n"
         "This chat follows nobody, so these are the authors I watch; /subscribe follows them "
         "here.\n\n1. "
     )
@@ -47,7 +47,7 @@ async def test_recent_pages_by_editing_its_message(bot: Bot) -> None:
     edit = bot.telegram.edits[-1]
     assert edit.message_id == listing.message_id
     assert edit.text is not None
-    assert f"(4–6 of {total})" in edit.text
+    assert f"Newest · the watched authors · 4–6 of {total}\n" in edit.text
     assert bot.store.recent(limit=1, offset=3)[0].versioned_id in edit.text
     assert edit.reply_markup == {
         "inline_keyboard": [
@@ -100,7 +100,7 @@ async def test_recent_20_shows_twenty_papers_in_one_message_and_pages_on(bot: Bo
 
     answer = await bot.ask_one(USER, "/recent 20")
 
-    assert f"(1–20 of {total})" in answer
+    assert answer.startswith(f"Newest · the watched authors · {total}\n")
     assert all(record.versioned_id in answer for record in newest[:20])
     assert newest[20].versioned_id not in answer
     assert bot.last(USER).reply_markup == {
@@ -109,7 +109,7 @@ async def test_recent_20_shows_twenty_papers_in_one_message_and_pages_on(bot: Bo
     bot.telegram.press_button(USER, bot.last(USER).message_id, "r:20:1")
     await bot.until(lambda: bot.telegram.edits)
     edit = bot.telegram.edits[-1].text or ""
-    assert f"(21–{min(total, 40)} of {total})" in edit
+    assert f" · 21–{min(total, 40)} of {total}\n" in edit
     assert newest[20].versioned_id in edit
 
 
@@ -119,7 +119,7 @@ async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
 
     answer = await bot.ask_one(USER, "/subject cs.DC 20")
 
-    assert f"(1–20 of {in_category})" in answer
+    assert answer.startswith(f"cs.DC · the watched authors · {in_category}\n")
     assert all(record.versioned_id in answer for record in newest[:20])
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:20:1"}]]
@@ -131,19 +131,19 @@ async def test_subject_20_shows_twenty_papers_in_one_message(bot: Bot) -> None:
     [
         (
             "/recent abc",
-            "'abc' is not a number. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "'abc' is not a number.\nFor example: /recent 10",
         ),
         (
             "/recent 0",
-            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "N must be from 1 to 20.\nFor example: /recent 10",
         ),
         (
             "/recent 99",
-            "N must be from 1 to 20. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "N must be from 1 to 20.\nFor example: /recent 10",
         ),
         (
             "/recent 1 2",
-            "One number at most. Usage: /recent [N], N from 1 to 20 (e.g. /recent 10)",
+            "One number at most.\nFor example: /recent 10",
         ),
     ],
 )
@@ -160,10 +160,7 @@ async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -
 
     answer = await bot.ask_one(USER, "/subject CS.dc 2")
 
-    assert answer.startswith(
-        "Newest papers of Dezun Dong in cs.DC (Distributed, Parallel, and Cluster Computing) "
-        f"(1–2 of {in_category})\n"
-    )
+    assert answer.startswith(f"cs.DC · the watched authors · {in_category}\n")
     assert all(record.versioned_id in answer for record in newest)
     assert bot.last(USER).reply_markup == {
         "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC:2:1"}]]
@@ -171,15 +168,17 @@ async def test_subject_lists_papers_of_a_category_case_insensitively(bot: Bot) -
 
     bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC:2:1")
     await bot.until(lambda: bot.telegram.edits)
-    assert f"(3–4 of {in_category})" in (bot.telegram.edits[-1].text or "")
+    assert f"cs.DC · the watched authors · 3–4 of {in_category}" in (
+        bot.telegram.edits[-1].text or ""
+    )
 
 
 async def test_subject_unknown_category_names_close_matches(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/subject cs.dcc")
 
     assert answer == (
-        "'cs.dcc' is not an arXiv category. Did you mean cs.DC, cs.CC, cs.SD? /subjects lists "
-        "the ones with papers."
+        "'cs.dcc' is not an arXiv category; did you mean cs.DC, cs.CC or cs.SD?\n"
+        "For example: /subject cs.DC,cs.NI 5"
     )
 
 
@@ -196,7 +195,7 @@ async def test_subject_without_papers_names_the_categories_that_have_some(bot: B
 
 async def test_subject_without_arguments_gets_usage(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/subject") == (
-        "Which category? Usage: /subject CATEGORY [N], N from 1 to 20 (e.g. /subject cs.DC 5)"
+        "No category given.\nFor example: /subject cs.DC,cs.NI 5"
     )
 
 
@@ -252,10 +251,9 @@ async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
         "authors). arXiv has it at https://arxiv.org/abs/2609.99999 if it exists."
     )
     assert await bot.ask_one(USER, "/paper hello") == (
-        "'hello' is not an arXiv id. Usage: /paper ID (e.g. /paper 2604.01234, 2604.01234v2 or "
-        "an arxiv.org link)"
+        "'hello' is not an arXiv id.\nFor example: /paper 2604.01234"
     )
-    assert (await bot.ask_one(USER, "/paper")).startswith("Which paper? Usage: /paper ID")
+    assert (await bot.ask_one(USER, "/paper")).startswith("No paper given.\nFor example: /paper")
     asked = await bot.ask_one(USER, "/paper 2604.03117v3")
     assert asked.endswith("(You asked for v3; I keep only v1.)")
 
@@ -313,3 +311,30 @@ async def test_paper_marks_only_the_authors_this_chat_is_about(bot: Bot) -> None
 
     assert "👥 Ann Other, ★ Dezun Dong" in mine
     assert "👥 ★ Ann Other, Dezun Dong" in theirs
+
+
+async def test_subject_takes_several_categories_as_watch_does(bot: Bot) -> None:
+    in_either = {
+        r.arxiv_id
+        for category in ("cs.DC", "cs.NI")
+        for r in bot.store.by_category(category, limit=100)
+    }
+    assert bot.store.count_category(("cs.DC", "cs.NI")) == len(in_either) > 2
+
+    answer = await bot.ask_one(USER, "/subject cs.DC,cs.NI 2")
+
+    assert answer.startswith(f"cs.DC, cs.NI · the watched authors · {len(in_either)}\n")
+    assert bot.last(USER).reply_markup == {
+        "inline_keyboard": [[{"text": "Older ▶", "callback_data": "s:cs.DC,.NI:2:1"}]]
+    }
+    bot.telegram.press_button(USER, bot.last(USER).message_id, "s:cs.DC,.NI:2:1")
+    await bot.until(lambda: bot.telegram.edits)
+    assert f" · 3–4 of {len(in_either)}\n" in (bot.telegram.edits[-1].text or "")
+    spaced = await bot.ask_one(USER, "/subject cs.dc cs.ni 2")
+    assert spaced == answer
+
+
+async def test_subject_with_one_wrong_category_among_several_names_that_one(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/subject cs.DC,cs.NX")
+
+    assert answer.startswith("'cs.NX' is not an arXiv category; did you mean cs.NI")

@@ -11,12 +11,20 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers import COMMANDS
 from tests.fakes.corpus import make_record
 from tests.harness.bots import BOT, GROUP, USER, Bot, dezun_count, running_front_end
+from watcher.rules import MAX_RULE_CATEGORIES
 from watcher.store import MatchedRecord
+from watcher.store.chats import MAX_SUBSCRIPTIONS
+from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
+from watcher.topics import MAX_TERMS
 
 CHANNEL = -1001234567890
+ONLY_ADMINS = (
+    "Only this group's administrators can change what it follows.\nAnyone can ask: /subscriptions"
+)
 
 
 def is_active(bot: Bot, chat_id: int) -> bool:
@@ -44,37 +52,59 @@ async def test_start_says_what_whom_and_how_and_reactivates_the_chat(bot: Bot) -
     assert bot.last(USER).parse_mode == "HTML"
 
 
-async def test_help_lists_every_command_with_an_example(bot: Bot) -> None:
+async def test_help_is_one_short_line_per_command_in_three_groups(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/help")
 
+    lines = answer.split("\n")
+    assert lines[0] == "Commands"
+    for group in ("Following", "Reading", "Settings"):
+        assert group in lines
     for command in COMMANDS:
-        assert f"/{command.command}" in answer
-    for example in (
-        "/subscribe Dezun Dong",
-        "/recent 10",
-        "/subject cs.DC 5",
-        "/paper 2604.01234",
-        "/digest daily 8am",
-        "/digest weekly mon 08:00",
-        "/timezone Europe/Berlin",
-        "/timezone +8",
-    ):
-        assert example in answer
-    assert (
-        "In groups, only administrators can change what the group follows (/subscribe, "
-        "/unsubscribe, /revisions, /digest, /timezone); anyone can ask. In a forum group each "
-        "topic follows its own authors, and their papers (and digests) are posted in that topic."
-        in answer
+        (line,) = [
+            line for line in lines[:-1] if line.split(":")[0].split()[:1] == [f"/{command.command}"]
+        ]
+        assert len(line) <= 60, line
+    assert lines.index("Following") < lines.index("/subscribe NAME: follow an author")
+    assert lines.index("Reading") < lines.index("/recent [N]: the newest papers")
+    assert lines.index("Settings") < lines.index(
+        "/digest daily|weekly|off: one message a day or a week"
     )
-    assert answer.endswith(
-        "An author id is exact (the person's own arXiv author page), but lists only the papers "
-        "the person claimed on arXiv."
-    )
+    assert lines[-1] == "/help COMMAND shows one in full, with examples: /help watch"
+    assert len(answer) < 1000
+    assert "homonym" not in answer and "field" not in answer
+
+
+@pytest.mark.parametrize("asked", ["watch", "/watch", "WATCH", f"/watch@{BOT}"])
+async def test_help_command_shows_that_command_in_full(bot: Bot, asked: str) -> None:
+    answer = await bot.ask_one(USER, f"/help {asked}")
+
+    assert answer.startswith("/watch TOPIC in CATEGORY: follow a topic\n")
+    assert f"in 1 to {MAX_TOPIC_CATEGORIES} categories" in answer
+    assert f"at most {MAX_TERMS} terms" in answer
+    assert '<code>/watch "remote direct memory access" RDMA in cs.DC</code>' in bot.last(USER).html
+
+
+async def test_help_of_every_command_holds_its_limits_from_the_constants(bot: Bot) -> None:
+    for command in COMMANDS:
+        answer = await bot.ask_one(USER, f"/help {command.command}")
+        assert answer.startswith(f"/{command.command}"), answer
+    recent = await bot.ask_one(USER, "/help recent")
+    assert f"(default {DEFAULT_COUNT}, at most {MAX_COUNT})" in recent
+    subscribe = await bot.ask_one(USER, "/help subscribe")
+    assert f"up to {MAX_FOLLOWS_AT_ONCE} names" in subscribe
+    assert f"in up to {MAX_RULE_CATEGORIES} categories" in subscribe
+    assert f"at most {MAX_SUBSCRIPTIONS} authors and topics" in subscribe
+
+
+async def test_help_of_an_unknown_command_says_so_with_an_example(bot: Bot) -> None:
+    answer = await bot.ask_one(USER, "/help frobnicate")
+
+    assert answer == "I have no command frobnicate; /help lists them.\nFor example: /help watch"
 
 
 async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/frobnicate now") == (
-        "I do not know /frobnicate. /help lists the commands."
+        "I do not know /frobnicate.\nSee them with: /help"
     )
     assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
 
@@ -87,13 +117,13 @@ async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> N
 
     answers = await bot.ask(GROUP, f"/frobnicate@{BOT}", **group)
 
-    assert answers == [f"I do not know /frobnicate@{BOT}. /help lists the commands."]
+    assert answers == [f"I do not know /frobnicate@{BOT}.\nSee them with: /help"]
 
 
 async def test_commands_work_with_the_bot_name_suffix(bot: Bot) -> None:
     answer = await bot.ask_one(USER, f"/recent@{BOT} 2")
 
-    assert f"(1–2 of {dezun_count(bot)})" in answer
+    assert answer.startswith(f"Newest · the watched authors · {dezun_count(bot)}\n")
 
 
 # --- groups and channels ----------------------------------------------------------------------
@@ -104,20 +134,26 @@ async def test_in_a_group_only_administrators_subscribe_but_anyone_asks(bot: Bot
     member: dict[str, Any] = {"chat_type": "group", "title": "Readers", "user_id": 9}
 
     refused = await bot.ask_one(GROUP, "/subscribe", **member)
-    assert refused == "Only this group's administrators can change what it follows."
+    assert refused == ONLY_ADMINS
     assert bot.chats.subscribed_ids(GROUP) == []
     listing = await bot.ask_one(GROUP, "/recent 1", **member)
-    assert f"(1–1 of {dezun_count(bot)})" in listing
+    assert listing.startswith(f"Newest · the watched authors · {dezun_count(bot)}\n")
 
     admin = {**member, "user_id": 7}
     accepted = await bot.ask_one(GROUP, "/subscribe", **admin)
     assert accepted.startswith("✅ This chat now follows Dezun Dong")
     refused_too = await bot.ask_one(GROUP, "/unsubscribe", **member)
-    assert refused_too == "Only this group's administrators can change what it follows."
+    assert refused_too == ONLY_ADMINS
     creator = {**member, "user_id": 8}
     assert await bot.ask_one(GROUP, "/unsubscribe", **creator) == (
-        "✅ This chat no longer follows Dezun Dong."
+        "Stop this chat's only follow? /unsubscribe NAME stops one."
     )
+    markup = bot.last(GROUP).reply_markup
+    assert markup is not None
+    unfollow = markup["inline_keyboard"][0][0]["callback_data"]
+    bot.telegram.press_button(GROUP, bot.last(GROUP).message_id, unfollow, user_id=8)
+    await bot.until(lambda: bot.telegram.edits)
+    assert bot.telegram.edits[-1].text == "✅ This chat no longer follows Dezun Dong."
     info = bot.chats.get(GROUP)
     assert info is not None
     assert (info.kind, info.title) == ("group", "Readers")

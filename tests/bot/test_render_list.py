@@ -43,8 +43,8 @@ def test_middle_page_of_a_list() -> None:
     )
     text = check_message(message)
     lines = lines_of(text)
-    assert lines[0] == "Newest papers (6–10 of 23)"
-    assert message.html.startswith("<b>Newest papers</b> (6–10 of 23)\n")
+    assert lines[0] == "Newest papers · 6–10 of 23"
+    assert message.html.startswith("<b>Newest papers</b> · 6–10 of 23\n")
     assert lines[2] == (
         "6. Cohet: A CXL-Driven Coherent Heterogeneous Computing Framework with "
         "Hardware-Calibrated Full-System Simulation"
@@ -70,7 +70,7 @@ def test_first_and_last_pages_have_one_button() -> None:
         page_of(3), title="cs.DC", page=1, per_page=5, total=8, callback_prefix="subj:cs.DC"
     )
     assert last.buttons == ((Button("◀ Newer", callback_data="subj:cs.DC:0"),),)
-    assert lines_of(check_message(last))[0] == "cs.DC (6–8 of 8)"
+    assert lines_of(check_message(last))[0] == "cs.DC · 6–8 of 8"
 
 
 def test_single_page_and_empty_lists_have_no_buttons() -> None:
@@ -81,7 +81,7 @@ def test_single_page_and_empty_lists_have_no_buttons() -> None:
     empty = render_paper_list(
         [], title="Newest papers", page=0, per_page=5, total=0, callback_prefix="r"
     )
-    assert check_message(empty) == "Newest papers (none yet)"
+    assert check_message(empty) == "Newest papers · none yet"
     assert empty.buttons == ()
 
 
@@ -96,7 +96,7 @@ def test_a_note_is_shown_in_italics_under_the_title() -> None:
         note="Authors I watch & <you> don't follow",
     )
     lines = lines_of(check_message(message))
-    assert lines[:3] == ["Newest papers (1–2 of 2)", "Authors I watch & <you> don't follow", ""]
+    assert lines[:3] == ["Newest papers · 2", "Authors I watch & <you> don't follow", ""]
     assert "\n<i>Authors I watch &amp; &lt;you&gt; don't follow</i>\n" in message.html
     assert render_paper_list(
         page_of(2),
@@ -117,7 +117,7 @@ def test_list_title_is_bold_shortened_and_escaped() -> None:
         [record], title="<cs.DC> & more", page=0, per_page=1, total=1, callback_prefix="r"
     )
     lines = lines_of(check_message(message))
-    assert lines[0] == "<cs.DC> & more (1–1 of 1)"
+    assert lines[0] == "<cs.DC> & more · 1"
     assert lines[2].startswith("1. Sort &amp; <merge> very long")
     assert lines[2].endswith("long…")
     assert len("1. ") + 100 < len(lines[2]) <= len("1. ") + 120
@@ -181,7 +181,7 @@ def test_twenty_real_papers_fit_one_message_with_their_titles_whole() -> None:
         callback_prefix="r:20",
     )
     lines = lines_of(check_message(message))
-    assert lines[0] == "Newest papers of Dezun Dong (1–20 of 40)"
+    assert lines[0] == "Newest papers of Dezun Dong · 40"
     for number, record in enumerate(records, start=1):
         assert f"{number}. {latex_to_text(record.title)}" in lines
     assert lines[-1] == "   Enda Yu et al. · 2026-04-03 · cs.CR · 2604.00005v1"

@@ -96,7 +96,7 @@ async def test_fifty_made_up_names_cost_few_requests_and_hold_up_nobody(
         assert FIRST_ALLOWANCE <= asked <= bound
         assert requests <= bound + 1, f"{requests} arXiv requests"
         texts = [m.text for m in bot.telegram.sent(USER)]
-        assert sum(t.startswith("No arXiv papers by") for t in texts) == asked
+        assert sum(t.startswith("arXiv lists no papers by") for t in texts) == asked
         assert sum(t.startswith("This chat has asked for enough new") for t in texts) == 50 - asked
         assert [f.name for f in bot.store.followed()] == ["Dezun Dong"]
 

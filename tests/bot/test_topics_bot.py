@@ -41,31 +41,33 @@ async def test_watch_follows_a_topic_and_subscriptions_lists_it_with_the_people(
 @pytest.mark.parametrize(
     ("text", "answer"),
     [
-        ("/watch", "Which topic? Usage: /watch WORDS in CATEGORY"),
-        ("/watch RDMA", "At least one category is required, e.g. `in cs.DC`"),
-        ("/watch RDMA in cs.DX", "'cs.DX' is not an arXiv category. Did you mean"),
+        ("/watch", "No topic given: words, then in and a category."),
+        ("/watch RDMA", "At least one category is required (in cs.DC, for example)"),
+        ("/watch RDMA in cs.DX", "'cs.DX' is not an arXiv category; did you mean"),
         ("/watch RDMA in cs.DC cs.NI cs.OS cs.AR", "4 categories given; at most 3"),
         ("/watch -ethernet in cs.NI", "A topic of excluded words only"),
         ('/watch "" in cs.NI', "The topic is empty"),
         ("/watch " + "x" * 101 + " in cs.DC", "That topic is too long"),
         ("/unwatch RDMA", "At least one category is required"),
-        ("/unwatch RDMA in cs.DX", "'cs.DX' is not an arXiv category. Did you mean"),
+        ("/unwatch RDMA in cs.DX", "'cs.DX' is not an arXiv category; did you mean"),
         ("/unwatch -ethernet in cs.NI", "A topic of excluded words only"),
         ("/unwatch RDMA in cs.NI", "This chat does not watch rdma in cs.NI."),
         ("/unwatch 0", "This chat has no topic number 0 (it has none)."),
     ],
 )
-async def test_bad_topics_get_one_line_and_change_nothing(bot: Bot, text: str, answer: str) -> None:
+async def test_bad_topics_get_one_sentence_and_an_example_and_change_nothing(
+    bot: Bot, text: str, answer: str
+) -> None:
     reply = await bot.ask_one(USER, text)
 
     assert reply.startswith(answer)
-    assert "\n" not in reply
+    assert reply.count("\n") == 1 and bot.last(USER).html.endswith("</code>")
     assert topics(bot) == []
     assert bot.chats.subscribed_ids(USER) == []
 
 
 async def test_unwatch_lists_the_topics_then_stops_one_by_number_or_by_text(bot: Bot) -> None:
-    assert (await bot.ask_one(USER, "/unwatch")).startswith("This chat watches no topic.")
+    assert (await bot.ask_one(USER, "/unwatch")).startswith("This chat watches no topic yet.")
     await bot.ask_one(USER, WATCH)
     await bot.ask_one(USER, "/watch InfiniBand in cs.NI")
 
@@ -93,7 +95,10 @@ async def test_in_a_group_only_administrators_watch(bot: Bot) -> None:
 
     answer = await bot.ask_one(GROUP, WATCH, **member)
 
-    assert answer == "Only this group's administrators can change what it follows."
+    assert answer == (
+        "Only this group's administrators can change what it follows.\n"
+        "Anyone can ask: /subscriptions"
+    )
     assert topics(bot) == []
     accepted = await bot.ask_one(GROUP, WATCH, **{**member, "user_id": 7})
     assert accepted.startswith(f"✅ This chat now watches {SHOWN} in cs.DC")

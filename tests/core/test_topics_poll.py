@@ -125,7 +125,7 @@ def test_the_cli_watches_lists_polls_and_unwatches_a_topic(
     }
     refused = run_cli("watch", "RDMA", cwd=tmp_path, **env)
     assert refused.returncode == 2
-    assert "at least one category is required, e.g. `in cs.DC`" in refused.stderr
+    assert "at least one category is required (in cs.DC, for example)" in refused.stderr
     assert [f for f in store.followed() if f.kind == "topic"] == []
 
     fake.add(RECENT)

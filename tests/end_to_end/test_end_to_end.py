@@ -120,8 +120,8 @@ def test_recent_and_subject_answer_from_the_store(
     in_dc = [r for r in dezun_dong_records() if "cs.DC" in r.categories]
     assert max(in_dc, key=lambda r: r.published).arxiv_id in subject
     assert unknown == (
-        "'cs.xyz' is not an arXiv category. Did you mean cs.SY, cs.CY? /subjects lists the ones "
-        "with papers."
+        "'cs.xyz' is not an arXiv category; did you mean cs.SY or cs.CY?\n"
+        "For example: /subject cs.DC,cs.NI 5"
     )
 
 

@@ -11,7 +11,7 @@ read `paper_count`, which the save path keeps; a chat's questions within a categ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import Engine, Select, func
@@ -48,21 +48,30 @@ class QuestionStore:
 
     def by_category(
         self,
-        category: str,
+        category: str | Sequence[str],
         *,
         limit: int,
         offset: int = 0,
         followed_ids: Iterable[int] | None = None,
     ) -> list[records.Record]:
-        """Stored papers having `category`, as primary or cross-list, newest first."""
+        """Stored papers having `category` (or one of several), as primary or cross-list,
+        newest first."""
         return self._newest(
             limit=limit, offset=offset, category=category, followed_ids=followed_ids
         )
 
-    def count_category(self, category: str, *, followed_ids: Iterable[int] | None = None) -> int:
-        if followed_ids is None:
+    def count_category(
+        self, category: str | Sequence[str], *, followed_ids: Iterable[int] | None = None
+    ) -> int:
+        """How many stored papers have `category` (or one of several), each counted once."""
+        if followed_ids is None and isinstance(category, str):
             return self._kept_count(category)
-        return self._count_links(_links(category=category, followed_ids=list(followed_ids)))
+        return self._count_links(
+            _links(
+                category=category,
+                followed_ids=None if followed_ids is None else list(followed_ids),
+            )
+        )
 
     def category_counts(
         self, *, followed_ids: Iterable[int] | None = None
@@ -109,7 +118,7 @@ class QuestionStore:
         *,
         limit: int,
         offset: int,
-        category: str | None,
+        category: str | Sequence[str] | None,
         followed_ids: Iterable[int] | None,
     ) -> list[records.Record]:
         query = select(Paper).order_by(*_NEWEST_FIRST).limit(limit).offset(offset)
@@ -119,7 +128,9 @@ class QuestionStore:
                     category=category,
                     followed_ids=None if followed_ids is None else list(followed_ids),
                 )
-                nth = _nth_newest_date(links, offset + limit, per_author=followed_ids is not None)
+                # A paper may come once per author, or once per category of several.
+                repeats = followed_ids is not None or not isinstance(category, str | None)
+                nth = _nth_newest_date(links, offset + limit, per_author=repeats)
                 cutoff = session.execute(nth).scalar()
                 if cutoff is not None:
                     links = links.where(links.selected_columns.published >= cutoff)
@@ -146,21 +157,28 @@ class QuestionStore:
 _NEWEST_FIRST = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
 
 
-def _links(*, category: str | None, followed_ids: list[int] | None) -> Select[int, datetime]:
-    """(paper_id, published) of the papers in `category` and of `followed_ids`, read from the
-    link tables' newest-first indexes. A paper of several of the authors comes once per author."""
+def _links(
+    *, category: str | Sequence[str] | None, followed_ids: list[int] | None
+) -> Select[int, datetime]:
+    """(paper_id, published) of the papers in `category` (or one of several) and of
+    `followed_ids`, read from the link tables' newest-first indexes. A paper of several of the
+    authors comes once per author, and of several of the categories once per category."""
     if followed_ids is None:
         assert category is not None
         return sql_select(col(PaperCategory.paper_id), col(PaperCategory.published)).where(
             col(PaperCategory.category) == category
+            if isinstance(category, str)
+            else col(PaperCategory.category).in_(list(category))
         )
     if category is not None:
-        # One range of `paper_match_category`'s primary key per author, newest first.
+        # One range of `paper_match_category`'s primary key per author (and category).
         return sql_select(
             col(PaperMatchCategory.paper_id), col(PaperMatchCategory.published)
         ).where(
             col(PaperMatchCategory.followed_author_id).in_(followed_ids),
-            col(PaperMatchCategory.category) == category,
+            col(PaperMatchCategory.category) == category
+            if isinstance(category, str)
+            else col(PaperMatchCategory.category).in_(list(category)),
         )
     return sql_select(col(PaperMatch.paper_id), col(PaperMatch.published)).where(
         col(PaperMatch.followed_author_id).in_(followed_ids)

@@ -1,0 +1,122 @@
+"""/unsubscribe alone: stop everything this chat (or forum topic) follows, once confirmed.
+
+The command only asks, with two buttons: "Unfollow all N" and "Keep". The first carries N, the
+number of follows it was asked about, so that a press after the chat's follows changed (another
+administrator followed or stopped someone meanwhile) is answered "out of date" and changes
+nothing; so is a press on a question already answered. In groups only administrators may press.
+"""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+
+from bot.handlers.common import (
+    NO_PREVIEW,
+    Context,
+    DeliveryEvents,
+    Place,
+    ServiceHandlers,
+    bold_names,
+    may_manage,
+    place_of,
+    refusal,
+    reply,
+)
+from bot.render import Button, Message
+from watcher.aio import in_db_thread
+from watcher.service import ServiceContext
+
+PREFIX = "u:"
+_ALL = f"{PREFIX}all:"
+_KEEP = f"{PREFIX}keep"
+STALE = "This question is out of date; send /unsubscribe again."
+KEPT = "Kept: nothing was unfollowed."
+
+
+class UnfollowAll(ServiceHandlers):
+    """The question /unsubscribe alone asks, and its two buttons."""
+
+    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+        super().__init__(service)
+        self.events = events
+
+    async def ask(self, update: Update, context: Context) -> None:
+        """/unsubscribe alone: how many this chat follows, and the two buttons."""
+        place = place_of(update)
+        count = len(
+            await in_db_thread(self.chats.subscribed_ids, place.chat_id, thread_id=place.thread_id)
+        )
+        if not count:
+            await reply(
+                update,
+                context,
+                refusal(
+                    f"{place.here} follows nobody, so there is nothing to stop.",
+                    "/subscribe Dezun Dong",
+                    lead="Follow someone with:",
+                ),
+            )
+            return
+        what = "only follow" if count == 1 else f"{count} follows, all of them"
+        question = Message.from_html(
+            f"Stop {place.here.lower()}'s {what}? /unsubscribe NAME stops one.",
+            (
+                (
+                    Button(f"Unfollow all {count}", callback_data=f"{_ALL}{count}"),
+                    Button("Keep", callback_data=_KEEP),
+                ),
+            ),
+        )
+        await reply(update, context, question)
+
+    async def press(self, update: Update, context: Context) -> None:
+        """A button of the question: unfollow everything it counted, or keep it all."""
+        query = update.callback_query
+        assert query is not None
+        if update.effective_chat is None or query.message is None:
+            await query.answer(STALE)
+            return
+        if not await may_manage(update, context):
+            await query.answer("Only this group's administrators can change what it follows.")
+            return
+        data = query.data or ""
+        if data == _KEEP:
+            await query.answer()
+            await _edit(update, context, KEPT)
+            return
+        asked = data.removeprefix(_ALL)
+        place = place_of(update)
+        answer = (
+            await in_db_thread(self._unfollow_all, place, int(asked))
+            if data.startswith(_ALL) and asked.isascii() and asked.isdigit()
+            else None
+        )
+        if answer is None:
+            await query.answer(STALE, show_alert=True)
+            return
+        await query.answer()
+        self.events.unsubscribed(place.chat_id)
+        await _edit(update, context, answer)
+
+    def _unfollow_all(self, place: Place, asked: int) -> str | None:
+        """Database thread: unfollow everything if it is still the `asked` many; else None."""
+        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
+        if not subscribed or len(subscribed) != asked:
+            return None
+        followed = self.store.followed(subscribed)
+        self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
+        return f"✅ {place.here} no longer follows {bold_names(followed)}."
+
+
+async def _edit(update: Update, context: Context, text: str) -> None:
+    """The question becomes its answer, without buttons; if it is gone, the answer is sent."""
+    query = update.callback_query
+    assert query is not None
+    try:
+        await query.edit_message_text(
+            text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW
+        )
+    except BadRequest:
+        await reply(update, context, text)
