@@ -36,7 +36,7 @@ async def test_a_first_session_of_ten_follows_passes_and_misses_cost_nothing(
         # What a person tries on the first day besides: a typo, a one-word name (refused before
         # arXiv), the watched author (kept already), and asking twice for the same name.
         typo = await bot.ask_one(USER, "/subscribe Tester Aamoo")
-        assert typo.startswith("No arXiv papers by Tester Aamoo were found")
+        assert typo.startswith("arXiv lists no papers by Tester Aamoo, so this chat does not")
         word = await bot.ask_one(USER, "/subscribe Tester")
         assert word != REFUSED and not word.startswith("✅")
         kept = await bot.ask_one(USER, "/subscribe Dezun Dong")
