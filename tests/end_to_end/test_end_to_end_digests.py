@@ -180,7 +180,10 @@ def test_a_group_digest_only_admins_change_it_and_off_sends_sixty_papers_in_thre
         # The rest in a private chat: a group's replies are spaced 3 s apart.
         ask(telegram, PERSON, "/subscribe", "now follows")
         for command, answer in [
-            ("/digest daily 25:00", "'25:00' is not a time of day; use HH:MM from 00:00 to 23:59."),
+            (
+                "/digest daily 25:00",
+                "'25:00' is not a time of day; use HH:MM from 00:00 to 23:59, or 8am.",
+            ),
             ("/digest weekly funday 08:00", "'funday' is not a day of the week; use one of mon,"),
             ("/timezone Mars/Olympus", "'Mars/Olympus' is not a time zone I know; use an IANA"),
             ("/timezone UTC+15", "UTC+15 is not an offset in use; offsets go from UTC-12:00"),
