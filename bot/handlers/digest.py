@@ -30,7 +30,7 @@ from watcher.store.digests import DigestSettings
 from watcher.store.tables import utcnow
 
 ZONE_HINT = (
-    "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code> or "
+    "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code>, "
     "<code>/timezone Berlin</code> or <code>/timezone +8</code>"
 )
 
