@@ -9,6 +9,9 @@ refusal stays short and names the fix.
 from __future__ import annotations
 
 from tests.harness.bots import USER, Bot
+from tests.harness.paths import REPO
+from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.store.budgets import FIRST_ALLOWANCE
 
 MOST = 300  # characters of a refusal, as the person reads it
 
@@ -52,3 +55,14 @@ async def test_a_first_day_reads_like_a_conversation(bot: Bot) -> None:
     assert list(refusals) == ["/subscribe Dezun Dnog", "/watch in cs.DC"]
     for answer in refusals.values():
         assert len(answer) <= MOST and answer.count("\n") == 1, answer
+
+
+def test_the_readme_walks_the_same_first_day_with_the_codes_numbers() -> None:
+    readme = (REPO / "README.md").read_text()
+    first = readme[readme.index("## Your first five minutes") :]
+    first = first[: first.index("\n## ")]
+    assert f"A new chat may start {FIRST_ALLOWANCE} follows at once" in first
+    assert f"in up to {MAX_RULE_CATEGORIES} categories" in " ".join(first.split())
+    for command in ("/start", "/help", "/subscribe", "/watch", "/recent", "/subject", "/paper",
+                    "/digest", "/timezone", "/unsubscribe"):  # fmt: skip
+        assert f"`{command}" in first, command
