@@ -9,7 +9,7 @@ week (`REFRESH_EVERY`), and the store keeps what changed without announcing anyt
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import pytest
@@ -45,14 +45,6 @@ class Clock:
 def fake() -> Iterator[FakeArxiv]:
     with FakeArxiv([]) as server:
         yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=5, max_retries=1, backoff_base=0.01, backoff_max=0.05
-    ) as arxiv:
-        yield arxiv
 
 
 def api_poller(store: Store, client: ArxivClient, clock: Clock) -> Poller:

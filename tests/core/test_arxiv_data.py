@@ -4,7 +4,7 @@ HTTP, the real parser, poller and store, on a real database (SQLite file, or Pos
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -13,7 +13,6 @@ from sqlalchemy import Engine
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.arxiv_api.atom import render_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
-from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.fetch import ArxivClient
 from watcher.parse import parse_feed
 from watcher.poll import Poller
@@ -83,14 +82,6 @@ def test_the_parser_tells_categories_from_acm_and_msc_classes() -> None:
 def fake() -> Iterator[FakeArxiv]:
     with FakeArxiv(dezun_dong_records()) as server:
         yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
-    ) as arxiv:
-        yield arxiv
 
 
 async def test_classes_and_huge_fields_are_stored_whole_and_announced(

@@ -8,7 +8,7 @@ clock is moved past every backoff.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,7 +19,6 @@ from sqlmodel import Session, col, update
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli
-from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.failing_groups import ALONE_AFTER, SPLIT_BUDGET
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller, PollReport
@@ -45,14 +44,6 @@ def fake() -> Iterator[FakeArxiv]:
     ]
     with FakeArxiv(histories) as server:
         yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
-    ) as arxiv:
-        yield arxiv
 
 
 class World:

@@ -5,7 +5,7 @@ a chat told of a paper is not told again after the outbox is pruned."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -56,14 +56,6 @@ OLD_2019 = on_topic("1905.01234", "Transports of 2019", datetime(2019, 5, 6, 9, 
 def fake() -> Iterator[FakeArxiv]:
     with FakeArxiv([]) as server:
         yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=5, max_retries=1, backoff_base=0.01, backoff_max=0.05
-    ) as arxiv:
-        yield arxiv
 
 
 def poller(store: Store, client: ArxivClient, fake: FakeArxiv, source: WatchSource) -> Poller:

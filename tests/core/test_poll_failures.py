@@ -4,7 +4,7 @@ and never stops the other authors' polls: fake arXiv over real HTTP, a real data
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -29,14 +29,6 @@ POISON_MESSAGE = "refused by the test trigger"
 def fake() -> Iterator[FakeArxiv]:
     with FakeArxiv(dezun_dong_records()) as server:
         yield server
-
-
-@pytest.fixture
-async def client(fake: FakeArxiv) -> AsyncIterator[ArxivClient]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
-    ) as arxiv:
-        yield arxiv
 
 
 def poller(store: Store, client: ArxivClient) -> Poller:
