@@ -25,7 +25,8 @@ from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
 from tests.harness.databases import BACKEND
 from tests.harness.patience import PATIENCE
 
-pytestmark = pytest.mark.slow
+# Each waits on whole minutes of the wall clock: started first (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.minutes]
 
 TOKEN = "123456:TEST-end-to-end-digests-token"
 PERSON, GROUP, ADMIN, MEMBER, OTHER = 41, -4242, 7, 8, 42

@@ -23,7 +23,8 @@ from tests.fakes.zones import write_zone
 from tests.harness.cli_helpers import service_on_fakes
 from tests.harness.patience import PATIENCE
 
-pytestmark = pytest.mark.slow
+# Each waits on whole minutes of the wall clock: started first (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.minutes]
 
 TOKEN = "123456:TEST-listing-end-to-end"
 TOPIC = '"remote direct memory access" RDMA in cs.DC'
