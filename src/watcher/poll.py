@@ -37,6 +37,7 @@ from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
+from watcher.poll_calendar import PollCalendar
 from watcher.records import Record
 from watcher.sources import PollOutcome, Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
@@ -102,6 +103,7 @@ class Poller:
         listing_url: str = DEFAULT_LISTING_URL,
         listing_probe_interval: float = 60.0,
         listing_probe_hours: float = 6.0,
+        schedule: PollCalendar | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
@@ -118,6 +120,7 @@ class Poller:
             backfill_limit=backfill_limit,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.harvest = Harvester(
             store=store,
@@ -128,6 +131,7 @@ class Poller:
             window=window,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.author_feeds = AuthorFeedSource(
             store=store,
@@ -136,6 +140,7 @@ class Poller:
             poll_interval=interval,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.listing = ListingSource(
             store=store,
