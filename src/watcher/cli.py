@@ -48,6 +48,7 @@ MAX_LIST = 1000
 # This many failed polls in a row make an author, and so the service, unhealthy: one or two are
 # a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
 UNHEALTHY_FAILURES = 3
+CALENDAR_HEALTH_LIMIT = timedelta(hours=26)  # POLL_SCHEDULE=calendar: one poll an evening
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -383,12 +384,19 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     successes = [f.last_success for f in followed if f.last_success and f.polled]
     limit = timedelta(seconds=2 * settings.poll_interval)
+    if settings.poll_calendar is not None:
+        # On arXiv's calendar every source polls once an evening (a 25-hour day at a clock
+        # change), so a day and a bit is the longest a healthy service goes without one.
+        limit = max(limit, CALENDAR_HEALTH_LIMIT)
     if not successes:
         print("unhealthy: no successful poll yet")
         return 1
     newest = max(successes)
     if datetime.now(UTC) - newest > limit:
-        print(f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals")
+        print(
+            f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
+            + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else "")
+        )
         return 1
     stuck = [f for f in followed if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
     if stuck:

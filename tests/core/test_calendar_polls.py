@@ -22,7 +22,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.listing import FakeListing
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.announcements import AnnouncementCalendar
+from watcher.announcements import Announcement, AnnouncementCalendar
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller, WatchSource
 from watcher.poll_calendar import PollCalendar
@@ -67,6 +67,7 @@ class Day:
 
     now: datetime
     new: list[tuple[datetime, Record]] = field(default_factory=list)
+    oai_shows: list[tuple[datetime, Record]] = field(default_factory=list)  # not yet in OAI
 
     def clock(self) -> datetime:
         return self.now
@@ -106,27 +107,40 @@ async def run_until(
     *,
     listings: bool,
 ) -> None:
-    """Tick the fake clock to `end`: a poll each minute, the listing read at each announcement
-    instant; Tuesday's paper shows in OAI at 22:40 and in the API at midnight."""
+    """Tick the fake clock to `end`: a poll each tick, the listing read at each announcement
+    instant. Each batch shows in OAI-PMH at 22:40 (Tuesday's paper in the API at midnight,
+    the other batches hold nobody followed)."""
     announcement = CALENDAR.next_after(day.now)
-    oai_shows, api_shows = eastern(TUESDAY, 22, 40), eastern(TUESDAY + timedelta(days=1), 0)
     while day.now < end:
         day.now += TICK
-        if listings and announcement is not None and day.now >= announcement.at:
-            listing.announce(
-                announcement.mailing, new=[PAPER] if announcement.mailing == PAPER_MAILING else []
-            )
-            report = await poller.read_listing(announcement)
-            day.new.extend((day.now, r) for r in report.new)
         if announcement is not None and day.now >= announcement.at:
+            batch = [PAPER] if announcement.mailing == PAPER_MAILING else [filler(announcement)]
+            if listings:
+                listing.announce(announcement.mailing, new=batch)
+                report = await poller.read_listing(announcement)
+                day.new.extend((day.now, r) for r in report.new)
+            day.oai_shows.append((announcement.at + timedelta(minutes=160), batch[0]))
             announcement = CALENDAR.next_after(announcement.at)
-        if poller.source == "harvest" and oai_shows <= day.now < oai_shows + TICK:
-            arxiv.add(PAPER, datestamp=PAPER_MAILING)
-        if poller.source == "api" and api_shows <= day.now < api_shows + TICK:
-            arxiv.add(PAPER, datestamp=PAPER_MAILING)
+        for shows, record in list(day.oai_shows):
+            api_shows = eastern(PAPER_MAILING, 0)
+            if record is PAPER and poller.source == "api" and day.now < api_shows:
+                continue
+            if day.now >= shows:
+                arxiv.add(record, datestamp=shows.astimezone(EASTERN).date() + timedelta(days=1))
+                day.oai_shows.remove((shows, record))
         report = await poller.poll()
         assert not report.failures
         day.new.extend((day.now, r) for r in report.new)
+
+
+def filler(announcement: Announcement) -> Record:
+    """A batch's paper by nobody followed."""
+    return make_record(
+        arxiv_id=f"2612.{announcement.mailing.day:05d}",
+        title=f"Filler of {announcement.mailing}",
+        authors=["Nobody Followed"],
+        published=announcement.at - timedelta(hours=8),
+    )
 
 
 PAPER_MAILING = TUESDAY + timedelta(days=1)
@@ -184,6 +198,19 @@ async def test_requests_in_the_day_of_an_announcement_and_a_day_without(
         assert eastern(PAPER_MAILING, 0, 5) <= when <= eastern(PAPER_MAILING, 0, 7)
     assert announcement_day <= 40
 
+    # A new follow's history is fetched at once; then it waits for its source's usual time,
+    # rather than being due at every tick (a read of every follow) until then: followed after
+    # Wednesday's harvest, its history fetched at once, it joins Thursday's harvest.
+    await run_until(
+        eastern(PAPER_MAILING, 23), day, poller, arxiv, listing, listings=early_listings
+    )
+    store.follow(["Ada Lovelace"])
+    await run_until(
+        eastern(PAPER_MAILING + timedelta(days=1), 1), day, poller, arxiv, listing,
+        listings=early_listings,
+    )  # fmt: skip
+    assert store.paper(MONDAYS.arxiv_id) is not None  # her history, stored silently
+    assert not store.any_follow_due(day.now)
     await run_until(eastern(FRIDAY, 12), day, poller, arxiv, listing, listings=early_listings)
     before = requests(arxiv, listing)
     await run_until(

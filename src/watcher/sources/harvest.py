@@ -125,6 +125,10 @@ class Harvester:
         state = await in_db_thread(self.store.harvest_state, self.scope)
         now = self.clock()
         if not force and state is not None and state.next_attempt and now < state.next_attempt:
+            # A follow that joined the harvest since (its history just fetched) waits for it.
+            waiting = [f.id for f in followed if f.next_poll is None or f.next_poll <= now]
+            for ids in _chunks(waiting):
+                await in_db_thread(self.store.put_off_polls, ids, until=state.next_attempt)
             return PollOutcome()
         mark = state.harvested_through if state else None
         try:
