@@ -29,6 +29,7 @@ from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
+from watcher.mailings import describe_mailing
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
@@ -346,6 +347,9 @@ def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     for followed in store.followed():
         print(describe_followed(followed))
+    mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
+    if mailing is not None:
+        print(f"arXiv: {mailing}")
     return 0
 
 
@@ -378,7 +382,9 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         if db.pending_migrations(engine):
             print("unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)")
             return 1
-        followed = Store(engine).followed()
+        store = Store(engine)
+        followed = store.followed()
+        mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     except ConfigError as error:
         print(f"unhealthy: {error}")
         return 1
@@ -413,6 +419,7 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         f"ok: last successful poll {ago(newest)}"
         + (f"; failing: {', '.join(failing)}" if failing else "")
         + (f"; {roles}" if roles else "")
+        + (f"; {mailing}" if mailing else "")
     )
     return 0
 

@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from watcher.aio import in_db_thread
-from watcher.announcements import Announcement
+from watcher.announcements import Announcement, AnnouncementCalendar
 from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
@@ -104,9 +104,12 @@ class Poller:
         listing_probe_interval: float = 60.0,
         listing_probe_hours: float = 6.0,
         schedule: PollCalendar | None = None,
+        calendar: AnnouncementCalendar | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
+        # When arXiv announces: the schedule's, else the given one, else arXiv's defaults.
+        self.calendar = schedule.calendar if schedule else calendar or AnnouncementCalendar()
         self.client = client
         self.source = source
         self.clock = clock
@@ -192,8 +195,19 @@ class Poller:
                 (self.author_feeds, identities),
             ]
             for source, follows in sources:
+                found = len(report.new)
                 report.add(await source.poll(follows, save=save, force=now))
+                if source is not self.harvest and len(report.new) > found:
+                    await self._api_showed_a_mailing()
             return report
+
+    async def _api_showed_a_mailing(self) -> None:
+        """The API (or an author feed) brought new papers: the newest mailing was shown, unless
+        the listing or OAI-PMH showed it before (`watcher.store.mailings`)."""
+        now = self.clock()
+        latest = self.calendar.latest_at_or_before(now)
+        if latest is not None:
+            await in_db_thread(self.store.record_mailing_seen, latest.mailing, source="API", at=now)
 
     async def read_listing(self, announcement: Announcement) -> PollReport:
         """Read arXiv's listings for `announcement` (`watcher.sources.listing`): probe until
@@ -207,6 +221,17 @@ class Poller:
             return await self._save(matched, announce_for=announce_for, report=report)
 
         outcome = await self.listing.read(announcement, followed, save=save)
+        if outcome.probes:
+            await in_db_thread(
+                self.store.record_listing_probes, announcement.mailing, outcome.probes
+            )
+        if outcome.flipped_at is not None:
+            await in_db_thread(
+                self.store.record_mailing_seen,
+                outcome.mailing,
+                source="listing",
+                at=outcome.flipped_at,
+            )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
         return report

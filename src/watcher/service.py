@@ -188,6 +188,7 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         listing_probe_interval=settings.listing_probe_interval,
         listing_probe_hours=settings.listing_probe_hours,
         schedule=settings.poll_calendar,
+        calendar=settings.announcement_calendar,
     )
 
 

@@ -197,6 +197,11 @@ async def test_requests_in_the_day_of_an_announcement_and_a_day_without(
     else:
         assert eastern(PAPER_MAILING, 0, 5) <= when <= eastern(PAPER_MAILING, 0, 7)
     assert announcement_day <= 40
+    # The operator sees which source showed the mailing first, and when (`authors`, /stats).
+    news = store.last_mailing()
+    assert (news.mailing, news.seen_at) == (PAPER_MAILING, when)
+    assert news.source == ("listing" if early_listings else "API")
+    assert news.listing_probes == (1 if early_listings else 0)
 
     # A new follow's history is fetched at once; then it waits for its source's usual time,
     # rather than being due at every tick (a read of every follow) until then: followed after

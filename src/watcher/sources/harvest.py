@@ -137,6 +137,10 @@ class Harvester:
                 return PollOutcome(polled=[f.label for f in followed])
             outcome = await self.harvest(followed, save=save)
             await self._record_success(followed, through=outcome.through, seen=outcome.through)
+            if mark is not None and outcome.through is not None and outcome.through > mark:
+                await in_db_thread(
+                    self.store.record_mailing_seen, outcome.through, source="OAI", at=self.clock()
+                )
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
