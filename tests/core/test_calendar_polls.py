@@ -148,8 +148,8 @@ PAPER_MAILING = TUESDAY + timedelta(days=1)
 
 @pytest.mark.parametrize(
     ("mode", "early_listings"),
-    [("harvest", True), ("api", False)],
-    ids=["harvest-and-listing", "api-without-listing"],
+    [("harvest", True), ("harvest", False), ("api", False)],
+    ids=["harvest-and-listing", "harvest-without-listing", "api-without-listing"],
 )
 async def test_requests_in_the_day_of_an_announcement_and_a_day_without(
     engine: Engine,
@@ -200,7 +200,7 @@ async def test_requests_in_the_day_of_an_announcement_and_a_day_without(
     # The operator sees which source showed the mailing first, and when (`authors`, /stats).
     news = store.last_mailing()
     assert (news.mailing, news.seen_at) == (PAPER_MAILING, when)
-    assert news.source == ("listing" if early_listings else "API")
+    assert news.source == ("listing" if early_listings else "OAI" if mode == "harvest" else "API")
     assert news.listing_probes == (1 if early_listings else 0)
 
     # A new follow's history is fetched at once; then it waits for its source's usual time,
