@@ -13,10 +13,12 @@ that is from about 120 followed names on.
 What a source found is saved through `_save`, in short transactions (about `SAVE_TARGET` each),
 so the one database thread never stays busy long; saves are idempotent, so a poll redone after
 a crash stores only what is missing. Each source records its own successes and failures (a
-failure is retried later, with a growing but capped delay). Only authors someone wants are
-polled: the operator's, and those some chat subscribes to. The service's job ticks at least
-once a minute, and most ticks find nothing due: each first asks that in one short query
-(`_anything_due`) and reads the follows only when something is.
+failure is retried later, with a growing but capped delay), and when it polls next: on arXiv's
+calendar (`watcher.poll_calendar`, POLL_SCHEDULE=calendar) or every POLL_INTERVAL. Only authors
+someone wants are polled: the operator's, and those some chat subscribes to. The service's job
+ticks at least once a minute, and most ticks find nothing due: each first asks that in one short
+query (`_anything_due`) and reads the follows only when something is. What each source showed
+first of a mailing is noted for the operator (`watcher.store.mailings`).
 """
 
 from __future__ import annotations

@@ -118,8 +118,10 @@ class Harvester:
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, force: bool = False
     ) -> PollOutcome:
-        """Harvest once for `followed` (all backfilled), unless a failed harvest waits its turn
-        or the last one is younger than POLL_INTERVAL (`force` harvests anyway)."""
+        """Harvest once for `followed` (all backfilled), unless the harvest is not due yet: a
+        failed one waits its turn, a good one POLL_INTERVAL or, on arXiv's calendar, the next
+        check (`force` harvests anyway). On the calendar, a check while the awaited mailing has
+        not shown costs one request and harvests nothing (`_batch_shown`)."""
         if not followed:
             return PollOutcome()
         state = await in_db_thread(self.store.harvest_state, self.scope)
@@ -136,7 +138,8 @@ class Harvester:
                 await self._record_success(followed, through=None, seen=mark)
                 return PollOutcome(polled=[f.label for f in followed])
             outcome = await self.harvest(followed, save=save)
-            await self._record_success(followed, through=outcome.through, seen=outcome.through)
+            seen = outcome.through or mark
+            await self._record_success(followed, through=outcome.through, seen=seen)
             if mark is not None and outcome.through is not None and outcome.through > mark:
                 await in_db_thread(
                     self.store.record_mailing_seen, outcome.through, source="OAI", at=self.clock()
