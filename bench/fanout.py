@@ -102,6 +102,7 @@ def service_env(
         "TELEGRAM_API_URL": telegram.base_url,
         "PTB_TIMEDELTA": "true",
         "EARLY_LISTINGS": "off",  # arXiv's own listings, else: never from a bench
+        "POLL_SCHEDULE": "interval",  # poll every POLL_INTERVAL, not at arXiv's times
         **settings,
     }
 

@@ -25,7 +25,10 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
+from watcher.announcements import AnnouncementCalendar
 from watcher.followed import Followed
+from watcher.mailings import describe_mailing
+from watcher.store.mailings import MailingNews
 from watcher.store.parking import ParkedInfo
 from watcher.store.tables import NO_THREAD
 
@@ -76,6 +79,7 @@ class Admin(ServiceHandlers):
             f"Deliveries: {deliveries.pending} pending, {deliveries.parked} parked, "
             f"{deliveries.held} held for digests, "
             f"{deliveries.sent} sent, {deliveries.failed} failed",
+            *_mailing_lines(self.store.last_mailing(), self.settings.announcement_calendar),
             "",
             "<b>Authors</b>",
         ]
@@ -102,6 +106,12 @@ class Admin(ServiceHandlers):
             more=lambda n: f"… and {n} more (arxiv-watcher authors lists them all).",
         )
         return "\n".join([*head, *authors, *tail])
+
+
+def _mailing_lines(news: MailingNews, calendar: AnnouncementCalendar) -> list[str]:
+    """ "arXiv: last mailing …, first from the listing …": none before any mailing is seen."""
+    line = describe_mailing(news, calendar)
+    return [] if line is None else [f"arXiv: {html.escape(line)}"]
 
 
 def _author_line(followed: Followed) -> str:

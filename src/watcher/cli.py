@@ -29,6 +29,7 @@ from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
+from watcher.mailings import describe_mailing
 from watcher.poll import PollReport
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
@@ -53,6 +54,7 @@ HISTORY_NOTE = (
 # This many failed polls in a row make an author, and so the service, unhealthy: one or two are
 # a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
 UNHEALTHY_FAILURES = 3
+CALENDAR_HEALTH_LIMIT = timedelta(hours=26)  # POLL_SCHEDULE=calendar: one poll an evening
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -357,6 +359,9 @@ def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     for followed in store.followed():
         print(describe_followed(followed))
+    mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
+    if mailing is not None:
+        print(f"arXiv: {mailing}")
     return 0
 
 
@@ -389,18 +394,27 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         if db.pending_migrations(engine):
             print("unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)")
             return 1
-        followed = Store(engine).followed()
+        store = Store(engine)
+        followed = store.followed()
+        mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     except ConfigError as error:
         print(f"unhealthy: {error}")
         return 1
     successes = [f.last_success for f in followed if f.last_success and f.polled]
     limit = timedelta(seconds=2 * settings.poll_interval)
+    if settings.poll_calendar is not None:
+        # On arXiv's calendar every source polls once an evening (a 25-hour day at a clock
+        # change), so a day and a bit is the longest a healthy service goes without one.
+        limit = max(limit, CALENDAR_HEALTH_LIMIT)
     if not successes:
         print("unhealthy: no successful poll yet")
         return 1
     newest = max(successes)
     if datetime.now(UTC) - newest > limit:
-        print(f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals")
+        print(
+            f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
+            + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else "")
+        )
         return 1
     stuck = [f for f in followed if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
     if stuck:
@@ -417,6 +431,7 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
         f"ok: last successful poll {ago(newest)}"
         + (f"; failing: {', '.join(failing)}" if failing else "")
         + (f"; {roles}" if roles else "")
+        + (f"; {mailing}" if mailing else "")
     )
     return 0
 

@@ -13,10 +13,12 @@ that is from about 120 followed names on.
 What a source found is saved through `_save`, in short transactions (about `SAVE_TARGET` each),
 so the one database thread never stays busy long; saves are idempotent, so a poll redone after
 a crash stores only what is missing. Each source records its own successes and failures (a
-failure is retried later, with a growing but capped delay). Only authors someone wants are
-polled: the operator's, and those some chat subscribes to. The service's job ticks at least
-once a minute, and most ticks find nothing due: each first asks that in one short query
-(`_anything_due`) and reads the follows only when something is.
+failure is retried later, with a growing but capped delay), and when it polls next: on arXiv's
+calendar (`watcher.poll_calendar`, POLL_SCHEDULE=calendar) or every POLL_INTERVAL. Only authors
+someone wants are polled: the operator's, and those some chat subscribes to. The service's job
+ticks at least once a minute, and most ticks find nothing due: each first asks that in one short
+query (`_anything_due`) and reads the follows only when something is. What each source showed
+first of a mailing is noted for the operator (`watcher.store.mailings`).
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from watcher.aio import in_db_thread
-from watcher.announcements import Announcement
+from watcher.announcements import Announcement, AnnouncementCalendar
 from watcher.failures import RETRY_FIRST
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
+from watcher.poll_calendar import PollCalendar
 from watcher.records import Record
 from watcher.sources import PollOutcome, Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
@@ -104,9 +107,13 @@ class Poller:
         listing_url: str = DEFAULT_LISTING_URL,
         listing_probe_interval: float = 60.0,
         listing_probe_hours: float = 6.0,
+        schedule: PollCalendar | None = None,
+        calendar: AnnouncementCalendar | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
+        # When arXiv announces: the schedule's, else the given one, else arXiv's defaults.
+        self.calendar = schedule.calendar if schedule else calendar or AnnouncementCalendar()
         self.client = client
         self.source = source
         self.clock = clock
@@ -120,6 +127,7 @@ class Poller:
             backfill_limit=backfill_limit,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.harvest = Harvester(
             store=store,
@@ -130,6 +138,7 @@ class Poller:
             window=window,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.author_feeds = AuthorFeedSource(
             store=store,
@@ -138,6 +147,7 @@ class Poller:
             poll_interval=interval,
             retry_first=retry_first,
             clock=clock,
+            schedule=schedule,
         )
         self.listing = ListingSource(
             store=store,
@@ -189,8 +199,19 @@ class Poller:
                 (self.author_feeds, identities),
             ]
             for source, follows in sources:
+                found = len(report.new)
                 report.add(await source.poll(follows, save=save, force=now))
+                if source is not self.harvest and len(report.new) > found:
+                    await self._api_showed_a_mailing()
             return report
+
+    async def _api_showed_a_mailing(self) -> None:
+        """The API (or an author feed) brought new papers: the newest mailing was shown, unless
+        the listing or OAI-PMH showed it before (`watcher.store.mailings`)."""
+        now = self.clock()
+        latest = self.calendar.latest_at_or_before(now)
+        if latest is not None:
+            await in_db_thread(self.store.record_mailing_seen, latest.mailing, source="API", at=now)
 
     async def read_listing(self, announcement: Announcement) -> PollReport:
         """Read arXiv's listings for `announcement` (`watcher.sources.listing`): probe until
@@ -204,6 +225,17 @@ class Poller:
             return await self._save(matched, announce_for=announce_for, report=report)
 
         outcome = await self.listing.read(announcement, followed, save=save)
+        if outcome.probes:
+            await in_db_thread(
+                self.store.record_listing_probes, announcement.mailing, outcome.probes
+            )
+        if outcome.flipped_at is not None:
+            await in_db_thread(
+                self.store.record_mailing_seen,
+                outcome.mailing,
+                source="listing",
+                at=outcome.flipped_at,
+            )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
         return report

@@ -187,6 +187,8 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         listing_url=str(settings.arxiv_listing_url),
         listing_probe_interval=settings.listing_probe_interval,
         listing_probe_hours=settings.listing_probe_hours,
+        schedule=settings.poll_calendar,
+        calendar=settings.announcement_calendar,
     )
 
 
@@ -343,9 +345,11 @@ async def serve(
 
     context.poller.on_poll_soon = poll_soon
     log.info(
-        "arxiv-watcher running: watching %s, polling every %ss",
+        "arxiv-watcher running: watching %s, polling %s",
         "; ".join(settings.watch_authors),
-        settings.poll_interval,
+        f"every {settings.poll_interval:g}s"
+        if settings.poll_calendar is None
+        else "on arXiv's announcement calendar (POLL_SCHEDULE=calendar)",
     )
     # The front end may wait for its far side (Telegram) to answer; polling goes on meanwhile,
     # and what it finds waits in the outbox. A stop signal or a lost lock ends the wait.

@@ -7,7 +7,7 @@ A bad value stops the program at start with a message that names the variable.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,6 +31,12 @@ from watcher.announcements import (
 )
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
+from watcher.poll_calendar import (
+    DEFAULT_API_AFTER,
+    DEFAULT_HARVEST_AFTER,
+    DEFAULT_HARVEST_EVERY,
+    PollCalendar,
+)
 from watcher.rules import WatchedRule, parse_watched, split_rules
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -127,6 +133,22 @@ class Settings(BaseSettings):
     listing_min_interval: float = Field(
         default=15.0, ge=0, description="Seconds between two listing requests."
     )
+    poll_schedule: Literal["calendar", "interval"] = Field(
+        default="calendar",
+        description="calendar: poll at arXiv's announcement times; interval: every POLL_INTERVAL.",
+    )
+    calendar_harvest_after: float = Field(
+        default=DEFAULT_HARVEST_AFTER, ge=0, le=86400,
+        description="Seconds after the announcement time that the harvest polls (22:30 ET).",
+    )  # fmt: skip
+    calendar_api_after: float = Field(
+        default=DEFAULT_API_AFTER, ge=0, le=86400,
+        description="Seconds after the announcement time that the API polls (00:05 ET).",
+    )  # fmt: skip
+    calendar_harvest_every: float = Field(
+        default=DEFAULT_HARVEST_EVERY, gt=0, le=86400,
+        description="Seconds between two harvests while an announced batch has not shown.",
+    )  # fmt: skip
 
     telegram_bot_token: SecretStr | None = None
     telegram_api_url: HttpUrl = HttpUrl("https://api.telegram.org/bot")
@@ -185,7 +207,7 @@ class Settings(BaseSettings):
             raise ValueError(f"at most {MAX_HARVEST_SETS_LENGTH} characters of sets")
         return list(dict.fromkeys(value))
 
-    @field_validator("watch_source", mode="before")
+    @field_validator("watch_source", "poll_schedule", mode="before")
     @classmethod
     def _lower_source(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -261,6 +283,20 @@ class Settings(BaseSettings):
             self.arxiv_announce_tz,
             self.arxiv_announce_days,
             self.arxiv_holidays,
+        )
+
+    @property
+    def poll_calendar(self) -> PollCalendar | None:
+        """When the structured sources poll (`watcher.poll_calendar`); None with
+        POLL_SCHEDULE=interval, when they poll every POLL_INTERVAL."""
+        if self.poll_schedule == "interval":
+            return None
+        return PollCalendar(
+            self.announcement_calendar,
+            harvest_after=timedelta(seconds=self.calendar_harvest_after),
+            api_after=timedelta(seconds=self.calendar_api_after),
+            harvest_every=timedelta(seconds=self.calendar_harvest_every),
+            window=timedelta(hours=self.listing_probe_hours),
         )
 
     @property

@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, date, datetime
 from functools import partial
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from tests.fakes.corpus import (
     make_record,
 )
 from tests.harness.cli_helpers import run_cli
-from watcher.db import MIGRATIONS
+from watcher.db import MIGRATIONS, create_db_engine
+from watcher.store import Store
 
 JSON_KEYS = {
     "arxiv_id",
@@ -253,6 +255,10 @@ def test_health_tells_the_truth(cli) -> None:  # type: ignore[no-untyped-def]
     stale = cli("health", POLL_INTERVAL="1")
     assert stale.returncode == 1
     assert "more than two poll intervals" in stale.stdout
+    # On arXiv's calendar the sources poll once an evening: a poll two seconds old is fresh.
+    calendar = cli("health", POLL_INTERVAL="1", POLL_SCHEDULE="calendar")
+    assert calendar.returncode == 0, calendar.stdout
+    assert "last mailing" not in calendar.stdout  # none seen yet
 
 
 def test_health_fails_when_the_database_does_not_answer(cli) -> None:  # type: ignore[no-untyped-def]
@@ -274,3 +280,22 @@ def test_version_and_help(cli) -> None:  # type: ignore[no-untyped-def]
     helped = cli("--help")
     for command in ("run", "poll", "recent", "subject", "follow", "unfollow", "authors", "health"):
         assert command in helped.stdout
+
+
+def test_authors_and_health_show_the_last_mailing(cli, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    cli("db", "upgrade")
+    assert cli("poll").returncode == 0
+    engine = create_db_engine(database_url)
+    try:
+        Store(engine).record_mailing_seen(
+            date(2026, 12, 2), source="OAI", at=datetime(2026, 12, 2, 3, 31, tzinfo=UTC)
+        )
+    finally:
+        engine.dispose()
+    line = (
+        "last mailing 2026-12-02, first from OAI-PMH at 2026-12-02 03:31 UTC, 2 h 31 min after "
+        "the announcement"
+    )
+    assert f"arXiv: {line}" in cli("authors").stdout.splitlines()
+    health = cli("health")
+    assert health.returncode == 0 and health.stdout.rstrip().endswith(f"; {line}")

@@ -91,6 +91,7 @@ def service(
     env = {
         **os.environ,
         "EARLY_LISTINGS": "off",  # arXiv's own listings, else: never from a test
+        "POLL_SCHEDULE": "interval",  # poll every POLL_INTERVAL, not at arXiv's times
         "DATABASE_URL": database_url,
         "DATA_DIR": str(tmp_path / "data"),
         "ARXIV_API_URL": arxiv.url,

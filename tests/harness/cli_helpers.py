@@ -25,9 +25,12 @@ def clean_env(**settings: str) -> dict[str, str]:
     """The test runner's environment without any arxiv-watcher setting, plus `settings`.
 
     The listings are off unless `settings` turn them on: by default they are arXiv's own, and a
-    test started within hours of an announcement would read them (`EARLY_LISTINGS`)."""
+    test started within hours of an announcement would read them (`EARLY_LISTINGS`). The polls
+    run every POLL_INTERVAL unless `settings` say POLL_SCHEDULE=calendar: most tests add a paper
+    and wait for the next poll, which on arXiv's calendar would come hours later."""
     env = {k: v for k, v in os.environ.items() if k.upper() not in SETTING_NAMES}
     env["EARLY_LISTINGS"] = "off"
+    env["POLL_SCHEDULE"] = "interval"
     env.update(settings)
     return env
 

@@ -39,6 +39,7 @@ from watcher.homonyms import SURVEY_SAMPLE, NameSurvey, survey_of
 from watcher.kinds import FollowKind
 from watcher.match import FollowRules
 from watcher.parse import Page, parse_feed
+from watcher.poll_calendar import PollCalendar, next_api_poll
 from watcher.queries import person_query, query_groups
 from watcher.sources import PollOutcome, Save, record_poll_failure
 from watcher.store import MatchedRecord, Store
@@ -70,6 +71,7 @@ class ApiSource:
         backfill_limit: int,
         retry_first: float,
         clock: Callable[[], datetime],
+        schedule: PollCalendar | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -79,6 +81,7 @@ class ApiSource:
         # Past the API's paging cap a history cannot be read whole, whatever the setting.
         self.backfill_limit = min(backfill_limit, ARXIV_PAGING_CAP)
         self.retry_first = retry_first
+        self.schedule = schedule  # None: every POLL_INTERVAL (`watcher.poll_calendar`)
         self.clock = clock
 
     def requests_per_cycle(self, followed: Sequence[Followed]) -> int:
@@ -143,7 +146,7 @@ class ApiSource:
                 functools.partial(self.store.record_poll_success, whole_list=whole),
                 [f.id for f in group],
                 now=now,
-                next_poll=now + self.poll_interval,
+                next_poll=next_api_poll(self.schedule, now, self.poll_interval),
             )
         except Exception as error:
             # The boundary of one group: whatever went wrong (arXiv, the save, a bug) is this

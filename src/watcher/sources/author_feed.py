@@ -28,6 +28,7 @@ from watcher.followed import Followed
 from watcher.identity import Identity
 from watcher.names import name_key
 from watcher.parse import parse_feed
+from watcher.poll_calendar import PollCalendar, next_api_poll
 from watcher.records import Record
 from watcher.sources import PollOutcome, Save, record_poll_failure
 from watcher.store import MatchedRecord, Store
@@ -68,12 +69,14 @@ class AuthorFeedSource:
         poll_interval: timedelta,
         retry_first: float,
         clock: Callable[[], datetime],
+        schedule: PollCalendar | None = None,
     ) -> None:
         self.store = store
         self.client = client
         self.feed_url = feed_url if feed_url.endswith("/") else feed_url + "/"
         self.poll_interval = poll_interval
         self.retry_first = retry_first
+        self.schedule = schedule  # None: every POLL_INTERVAL (`watcher.poll_calendar`)
         self.clock = clock
 
     def address(self, identity: Identity) -> str:
@@ -116,7 +119,7 @@ class AuthorFeedSource:
                 self.store.record_poll_success,
                 [follow.id],
                 now=now,
-                next_poll=now + self.poll_interval,
+                next_poll=next_api_poll(self.schedule, now, self.poll_interval),
             )
         except Exception as error:
             # The boundary of one identity: whatever went wrong is its failure, recorded and

@@ -39,6 +39,7 @@ from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.match import FollowRules
 from watcher.parse import parse_feed
+from watcher.poll_calendar import PollCalendar
 from watcher.records import Record
 from watcher.sources import PollOutcome, Save
 from watcher.sources.oai import BAD_RESUMPTION_TOKEN, OaiPage, OaiRecord, parse_list_records
@@ -93,6 +94,7 @@ class Harvester:
         window: timedelta,
         retry_first: float = 60.0,
         clock: Callable[[], datetime],
+        schedule: PollCalendar | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -102,7 +104,9 @@ class Harvester:
         self.window = window
         self.retry_first = retry_first
         self.clock = clock
+        self.schedule = schedule  # None: every POLL_INTERVAL (`watcher.poll_calendar`)
         self.last: HarvestOutcome | None = None
+        self.checks = 0  # calendar checks that found the batch not shown yet (one request each)
         # The last harvest's rules and what they were built from (`FollowRules.fingerprint`).
         self._rules: tuple[tuple[tuple[object, ...], ...], FollowRules] | None = None
 
@@ -114,27 +118,31 @@ class Harvester:
     async def poll(
         self, followed: Sequence[Followed], *, save: Save, force: bool = False
     ) -> PollOutcome:
-        """Harvest once for `followed` (all backfilled), unless a failed harvest waits its turn
-        or the last one is younger than POLL_INTERVAL (`force` harvests anyway)."""
+        """Harvest once for `followed` (all backfilled), unless the harvest is not due yet: a
+        failed one waits its turn, a good one POLL_INTERVAL or, on arXiv's calendar, the next
+        check (`force` harvests anyway). On the calendar, a check while the awaited mailing has
+        not shown costs one request and harvests nothing (`_batch_shown`)."""
         if not followed:
             return PollOutcome()
         state = await in_db_thread(self.store.harvest_state, self.scope)
         now = self.clock()
         if not force and state is not None and state.next_attempt and now < state.next_attempt:
+            # A follow that joined the harvest since (its history just fetched) waits for it.
+            waiting = [f.id for f in followed if f.next_poll is None or f.next_poll <= now]
+            for ids in _chunks(waiting):
+                await in_db_thread(self.store.put_off_polls, ids, until=state.next_attempt)
             return PollOutcome()
+        mark = state.harvested_through if state else None
         try:
+            if not force and mark is not None and not await self._batch_shown(mark, now):
+                await self._record_success(followed, through=None, seen=mark)
+                return PollOutcome(polled=[f.label for f in followed])
             outcome = await self.harvest(followed, save=save)
-            now = self.clock()
-            await in_db_thread(
-                self.store.record_harvest_success,
-                self.scope,
-                through=outcome.through,
-                now=now,
-                next_attempt=now + self.poll_interval,
-            )
-            for ids in _chunks([f.id for f in followed]):
+            seen = outcome.through or mark
+            await self._record_success(followed, through=outcome.through, seen=seen)
+            if mark is not None and outcome.through is not None and outcome.through > mark:
                 await in_db_thread(
-                    self.store.record_poll_success, ids, now=now, next_poll=now + self.poll_interval
+                    self.store.record_mailing_seen, outcome.through, source="OAI", at=self.clock()
                 )
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
@@ -149,6 +157,52 @@ class Harvester:
             outcome.matched, outcome.looked_up, outcome.new, outcome.revisions, outcome.silent,
         )  # fmt: skip
         return PollOutcome(polled=[f.label for f in followed])
+
+    async def _batch_shown(self, mark: date, now: datetime) -> bool:
+        """With a calendar, while an announced batch is awaited past the mark: has it shown?
+        One request, `from` its mailing date: an empty answer is "not yet". Each check of an
+        evening asks a distinct URL (`until` a day further per check: no datestamp lies in the
+        future, so the answer is the same), as OAI answers may be cached for up to an hour.
+        Without a calendar, or with nothing awaited, the harvest just runs."""
+        if self.schedule is None:
+            return True
+        mailing = self.schedule.expected_mailing(now)
+        if mailing is None or mark >= mailing:
+            return True
+        until = mailing + timedelta(days=self.schedule.harvest_check(now))
+        params = {
+            "verb": "ListRecords", "metadataPrefix": "arXiv",
+            "from": mailing.isoformat(), "until": until.isoformat(),
+        }  # fmt: skip
+        if self.sets:
+            params["set"] = self.sets[0]  # a batch shows in every set at once
+        body = await self.client.get(self.oai_url, params)
+        page = await asyncio.to_thread(parse_list_records, body, url=self.oai_url)
+        if page.records:
+            return True
+        self.checks += 1
+        log.info("OAI-PMH does not show the mailing of %s yet; checking again later", mailing)
+        return False
+
+    async def _record_success(
+        self, followed: Sequence[Followed], *, through: date | None, seen: date | None
+    ) -> None:
+        """The harvest (or its check) went well: when it runs next is the calendar's (or
+        POLL_INTERVAL later), for the harvest and its follows alike."""
+        now = self.clock()
+        if self.schedule is None:
+            next_attempt = now + self.poll_interval
+        else:
+            next_attempt = self.schedule.next_harvest(now, seen=seen)
+        await in_db_thread(
+            self.store.record_harvest_success,
+            self.scope,
+            through=through,
+            now=now,
+            next_attempt=next_attempt,
+        )
+        for ids in _chunks([f.id for f in followed]):
+            await in_db_thread(self.store.record_poll_success, ids, now=now, next_poll=next_attempt)
 
     async def harvest(self, followed: Sequence[Followed], *, save: Save) -> HarvestOutcome:
         """Read the window, store every page's matches; raises on any failure (mark unmoved)."""

@@ -106,6 +106,7 @@ class ListingOutcome:
 
     mailing: date
     flipped: bool = False
+    flipped_at: datetime | None = None  # when the probe saw the mailing
     probes: int = 0
     pages: int = 0
     items: int = 0
@@ -173,6 +174,7 @@ class ListingSource:
             # A later mailing than expected (this one was missed while the service was down)
             # is read all the same: its papers are as new.
             outcome.flipped, outcome.mailing = True, first.mailing
+            outcome.flipped_at = self.clock()
             rules = FollowRules.of(eligible)
             topics = [f for f in eligible if f.kind == FollowKind.TOPIC and f.created]
             announce_for = Announced(

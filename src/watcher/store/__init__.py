@@ -11,9 +11,10 @@ One module per thing it owns:
 - `outbox`: the deliveries owed, read and confirmed by the front end, and pruned (the read half);
 - `chats`: chats, their subscriptions and settings, with `parking` (destinations that refuse
   messages for a while) and `digests` (held deliveries claimed into one message a day or week);
-- `questions`: the lists and counts the bot and the CLI ask for.
+- `questions`: the lists and counts the bot and the CLI ask for;
+- `mailings`: which source showed each arXiv mailing first, when, and the listing's probes.
 
-`Store` joins follows, papers and questions over one engine, so callers hold one object;
+`Store` joins follows, papers, questions and mailings over one engine, so callers hold one object;
 `Chats` and `Outbox` are the front end's, each over the same engine.
 """
 
@@ -22,13 +23,14 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from watcher.store.follows import FollowStore, key_of
+from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
 from watcher.store.questions import QuestionStore
 
 __all__ = ["MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
 
 
-class Store(FollowStore, PaperStore, QuestionStore):
+class Store(FollowStore, PaperStore, QuestionStore, MailingStore):
     """Every read and write of papers and followed authors. Each method is one transaction."""
 
     def __init__(self, engine: Engine) -> None:

@@ -283,6 +283,11 @@ class FollowStore:
             consecutive_failures=col(PollState.consecutive_failures) + 1,
         )
 
+    def put_off_polls(self, followed_ids: Iterable[int], *, until: datetime) -> None:
+        """These follows are polled with a source that is not due before `until` (the harvest
+        on arXiv's calendar): they wait for it, rather than being due at every tick."""
+        self._update_poll_state(followed_ids, next_poll=until)
+
     def _update_poll_state(self, followed_ids: Iterable[int], **values: object) -> None:
         """One UPDATE of these follows' poll states (a harvest ends by noting 100,000 of them;
         loaded as objects and written back a row at a time, that took 3.6-5.3 s)."""

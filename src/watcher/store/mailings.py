@@ -1,0 +1,80 @@
+"""Which source showed each arXiv mailing first, and when: the `mailing_seen` rows.
+
+The listing, the harvest and the poll step write here (`record_mailing_seen`, the listing also
+its probes); `authors`, /stats and `health` read the newest (`last_mailing`). The first source
+to show a mailing keeps it: a later one changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from watcher.store.tables import MailingSeen
+
+SOURCES = ("listing", "OAI", "API")
+
+
+@dataclass(frozen=True, slots=True)
+class MailingNews:
+    """The newest mailing seen (None: none yet) and the listing probes of the newest
+    announcement probed, seen or not."""
+
+    mailing: date | None
+    source: str | None
+    seen_at: datetime | None
+    probed: date | None
+    listing_probes: int
+
+
+class MailingStore:
+    """The `mailing_seen` rows. Each method is one transaction."""
+
+    engine: Engine
+
+    def record_mailing_seen(self, mailing: date, *, source: str, at: datetime) -> bool:
+        """`source` shows `mailing` at `at`; kept only if no source showed it before. Whether
+        it was the first."""
+        assert source in SOURCES, source
+        with Session(self.engine) as session:
+            row = session.get(MailingSeen, mailing) or MailingSeen(mailing=mailing)
+            if row.source is not None:
+                return False
+            row.source, row.seen_at = source, at
+            session.add(row)
+            session.commit()
+            return True
+
+    def record_listing_probes(self, mailing: date, probes: int) -> None:
+        """The listing probed `probes` times for the announcement of `mailing` (a redone read
+        adds its own)."""
+        with Session(self.engine) as session:
+            row = session.get(MailingSeen, mailing) or MailingSeen(mailing=mailing)
+            row.listing_probes += probes
+            session.add(row)
+            session.commit()
+
+    def last_mailing(self) -> MailingNews:
+        with Session(self.engine) as session:
+            seen = session.exec(
+                select(MailingSeen)
+                .where(col(MailingSeen.source).is_not(None))
+                .order_by(col(MailingSeen.mailing).desc())
+                .limit(1)
+            ).first()
+            probed = session.exec(
+                select(MailingSeen)
+                .where(col(MailingSeen.listing_probes) > 0)
+                .order_by(col(MailingSeen.mailing).desc())
+                .limit(1)
+            ).first()
+            return MailingNews(
+                mailing=seen.mailing if seen else None,
+                source=seen.source if seen else None,
+                seen_at=seen.seen_at if seen else None,
+                probed=probed.mailing if probed else None,
+                listing_probes=probed.listing_probes if probed else 0,
+            )

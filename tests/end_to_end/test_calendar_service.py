@@ -1,0 +1,63 @@
+"""The real service on arXiv's calendar (POLL_SCHEDULE=calendar): between two usual times it
+polls nothing but a new follow's history, then polls at the usual time.
+
+Scaled down: the announcement is this very minute (ARXIV_ANNOUNCE_TZ=UTC, every day) and the
+API's usual time a few seconds from now (CALENDAR_API_AFTER), with POLL_INTERVAL=1, which on
+the old schedule would poll every second.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records, make_record
+from tests.harness.cli_helpers import ServiceProcess
+
+pytestmark = pytest.mark.slow
+
+NEW = make_record(
+    arxiv_id=f"{datetime.now(UTC):%y%m}.80001",
+    title="Routing by the Calendar",
+    authors=["Dezun Dong"],
+)
+AHEAD = 8  # seconds from now to the API's usual time: the service starts and backfills first
+
+
+def test_the_api_polls_at_its_usual_time_and_only_new_follows_before(
+    tmp_path: Path, database_url: str
+) -> None:
+    now = datetime.now(UTC)
+    minute = now.replace(second=0, microsecond=0)
+    usual = now.timestamp() + AHEAD
+    with FakeArxiv(dezun_dong_records()) as arxiv:
+        service = ServiceProcess(
+            cwd=tmp_path,
+            DATABASE_URL=database_url,
+            ARXIV_API_URL=arxiv.url,
+            ARXIV_MIN_INTERVAL="0",
+            WATCH_SOURCE="api",
+            POLL_INTERVAL="1",
+            POLL_SCHEDULE="calendar",
+            ARXIV_ANNOUNCE_TIME=f"{minute:%H:%M}",
+            ARXIV_ANNOUNCE_TZ="UTC",
+            ARXIV_ANNOUNCE_DAYS="mon,tue,wed,thu,fri,sat,sun",
+            CALENDAR_API_AFTER=str(round(usual - minute.timestamp())),
+        )
+        try:
+            service.wait_for(lambda: "stored silently" in service.output)  # the history
+            assert time.time() < usual, "the start outlasted the seconds before the usual time"
+            arxiv.add(NEW)
+            service.wait_for(lambda: NEW.title in service.output)
+        finally:
+            code = service.stop()
+    assert code == 0, service.output
+    walls = [request.wall for request in arxiv.api_requests()]
+    # One request for the history at start, none in between (POLL_INTERVAL=1 would have polled
+    # every second), one at the usual time.
+    assert [wall < usual - 1 for wall in walls] == [True, False], (walls, usual)
+    assert "on arXiv's announcement calendar" in service.output
