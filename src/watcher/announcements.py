@@ -69,12 +69,15 @@ def parse_holidays(text: str) -> frozenset[date]:
     return frozenset(days)
 
 
-def parse_wall_time(text: str) -> time:
-    """`20:00` → 20:00; ValueError when it is not HH:MM."""
-    hours, _, minutes = text.strip().partition(":")
-    digits = hours.isdigit() and minutes.isdigit() and len(minutes) == 2
-    if digits and int(hours) < 24 and int(minutes) < 60:
-        return time(int(hours), int(minutes))
+def parse_announce_time(text: str) -> time:
+    """`20:00` → 20:00, and `20:00:30` to the second (tests announce seconds ahead); ValueError
+    when it is neither."""
+    parts = text.strip().split(":")
+    digits = all(part.isdigit() for part in parts) and all(len(p) == 2 for p in parts[1:])
+    if digits and len(parts) in (2, 3):
+        hours, minutes, seconds = (int(part) for part in [*parts, "0"][:3])
+        if hours < 24 and minutes < 60 and seconds < 60:
+            return time(hours, minutes, seconds)
     raise ValueError(f"{text[:20]!r} is not a time of day; write HH:MM, e.g. 20:00")
 
 

@@ -25,9 +25,9 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from watcher.announcements import (
     DEFAULT_DAYS,
     AnnouncementCalendar,
+    parse_announce_time,
     parse_days,
     parse_holidays,
-    parse_wall_time,
 )
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
@@ -109,7 +109,9 @@ class Settings(BaseSettings):
     )
     log_level: LogLevel = "INFO"
 
-    arxiv_announce_time: str = Field(default="20:00", description="arXiv's announcement, HH:MM.")
+    arxiv_announce_time: str = Field(
+        default="20:00", description="arXiv's announcement, HH:MM[:SS]."
+    )
     arxiv_announce_tz: str = Field(default="America/New_York", description="Its time zone.")
     arxiv_announce_days: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(DEFAULT_DAYS), description="Weekdays arXiv announces on."
@@ -215,7 +217,7 @@ class Settings(BaseSettings):
     @field_validator("arxiv_announce_time")
     @classmethod
     def _check_time(cls, value: str) -> str:
-        parse_wall_time(value)
+        parse_announce_time(value)
         return value.strip()
 
     @field_validator("arxiv_announce_tz")
@@ -279,7 +281,7 @@ class Settings(BaseSettings):
     def announcement_calendar(self) -> AnnouncementCalendar:
         """When arXiv announces, from the ARXIV_ANNOUNCE_* settings and ARXIV_HOLIDAYS."""
         return AnnouncementCalendar.of(
-            parse_wall_time(self.arxiv_announce_time),
+            parse_announce_time(self.arxiv_announce_time),
             self.arxiv_announce_tz,
             self.arxiv_announce_days,
             self.arxiv_holidays,

@@ -9,9 +9,9 @@ import pytest
 from watcher.announcements import (
     Announcement,
     AnnouncementCalendar,
+    parse_announce_time,
     parse_days,
     parse_holidays,
-    parse_wall_time,
 )
 from watcher.errors import ConfigError
 from watcher.settings import load_settings
@@ -122,6 +122,10 @@ def test_bad_calendar_settings_are_named_with_what_would_be_right(
 
 
 def test_the_parsers_take_what_operators_write() -> None:
-    assert parse_wall_time(" 8:05 ") == time(8, 5)
+    assert parse_announce_time(" 8:05 ") == time(8, 5)
+    assert parse_announce_time("20:00:30") == time(20, 0, 30)
+    for bad in ("20", "20:0", "24:00", "20:00:60", "20:00:00:00", "8pm"):
+        with pytest.raises(ValueError, match="write HH:MM"):
+            parse_announce_time(bad)
     assert parse_days("Sun, MON;tue") == ("sun", "mon", "tue")
     assert parse_holidays("2026-12-24 2027-01-04") == {date(2026, 12, 24), date(2027, 1, 4)}
