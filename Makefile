@@ -20,9 +20,13 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/arxiv-watcher run
 
-## Lint, type-check, the whole suite on SQLite, then on PostgreSQL the tests that reach a database
-## (see tests/conftest.py: the database_url fixture or the `database` marker).
-test: lint typecheck test-sqlite test-postgres
+## Lint, type-check, then side by side the whole suite on SQLite and, on PostgreSQL, the tests that
+## reach a database (see tests/conftest.py: the database_url fixture or the `database` marker).
+## Much of a test's time is spent waiting on sockets, processes and the wall clock, so the two
+## passes together take little longer than the longer one; each one's output is printed whole
+## when it ends, and either failing fails the run.
+test: lint typecheck
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 test-sqlite: $(STAMP)
 	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
