@@ -27,6 +27,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from logging import LoggerAdapter
 from typing import assert_never
 
 from telegram import Bot
@@ -382,11 +383,12 @@ class DeliverySender:
         except TelegramError as error:
             outcome = outcome_of(error)
         attempt = delivery.attempts + 1
+        said = LoggerAdapter(log, {"chat_id": delivery.chat_id, "paper": delivery.record.arxiv_id})
         match outcome:
             case Sent(message_id):
                 await self._confirm(delivery, carried, message_id, what)
             case Migrate(new_id):
-                log.info(
+                said.info(
                     "chat %d became %d; moving it, %s goes out to the new id",
                     delivery.chat_id,
                     new_id,
@@ -398,7 +400,7 @@ class DeliverySender:
                 self._forget_chat(delivery.chat_id)
                 self.wake()
             case Retry(reason, wait) if wait is not None:
-                log.warning(
+                said.warning(
                     "flood control on chat %d for %s (attempt %d): retry in %.0fs",
                     delivery.chat_id,
                     what,
@@ -408,7 +410,7 @@ class DeliverySender:
                 await self._retry_later(ids, reason, wait)
             case Retry(reason):
                 delay = self.retry_delay(delivery.attempts)
-                log.warning(
+                said.warning(
                     "sending %s to chat %d failed (attempt %d): %s; retry in %.0fs",
                     what,
                     delivery.chat_id,
@@ -418,7 +420,7 @@ class DeliverySender:
                 )
                 await self._retry_later(ids, reason, delay)
             case Deactivate(reason):
-                log.warning(
+                said.warning(
                     "chat %d refused %s (%s): chat deactivated, its deliveries parked",
                     delivery.chat_id,
                     what,
@@ -429,7 +431,7 @@ class DeliverySender:
             case Park(reason):
                 await self._park(delivery, reason)
             case Fail(reason):
-                log.error(
+                said.error(
                     "Telegram refused %s for chat %d (attempt %d): %s; not retried",
                     what,
                     delivery.chat_id,
@@ -443,8 +445,7 @@ class DeliverySender:
     async def _confirm(
         self, delivery: PendingDelivery, carried: Carried, message_id: int, what: str
     ) -> None:
-        """Telegram has the message: mark its deliveries sent as the versions it carried, and
-        release a parked chat."""
+        """Telegram has the message: mark its deliveries sent as carried; release a parked chat."""
         # One message confirms every delivery it carried; they share one transaction unless
         # the writer is mid-commit (then a crash between the two re-sends this one message).
         confirm = self._confirmations.confirm

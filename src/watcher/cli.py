@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     secret = settings.telegram_bot_token
     secrets = [secret.get_secret_value()] if secret else []
-    setup_logging(settings.log_level, secrets=secrets)
+    setup_logging(settings.log_level, secrets=secrets, log_format=settings.log_format)
     redact = RedactingFilter(secrets).redact
     try:
         result: int = args.handler(args, settings)

@@ -31,6 +31,7 @@ from watcher.announcements import (
 )
 from watcher.errors import ConfigError, WatcherError
 from watcher.fetch import ARXIV_PAGING_CAP
+from watcher.logs import LogFormat
 from watcher.poll_calendar import (
     DEFAULT_API_AFTER,
     DEFAULT_HARVEST_AFTER,
@@ -108,6 +109,7 @@ class Settings(BaseSettings):
         default_factory=list, description="OAI-PMH sets to harvest; empty: all of arXiv."
     )
     log_level: LogLevel = "INFO"
+    log_format: LogFormat = Field(default="text", description="text, or json: an object a line.")
 
     arxiv_announce_time: str = Field(
         default="20:00", description="arXiv's announcement, HH:MM[:SS]."
@@ -247,6 +249,11 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip() for part in value.replace(";", ",").split(",") if part.strip()]
         return value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower_format(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 
 from watcher.errors import ConfigError
 from watcher.identity import Identity
-from watcher.logs import REDACTED, RedactingFilter
+from watcher.logs import REDACTED, JsonLines, RedactingFilter
 from watcher.rules import PersonRule
 from watcher.settings import Settings, load_settings
 
@@ -128,6 +130,41 @@ def test_logs_never_show_the_token(caplog: pytest.LogCaptureFixture) -> None:
     text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
     assert TOKEN not in text and "ZZZZZZZZZZZZZZZZZZZZ" not in text
     assert text.count(REDACTED) >= 3
+
+
+def test_json_logs_redact_the_token_in_the_message_and_the_traceback() -> None:
+    """The JSON formatter formats a traceback itself, from the exception: it must redact it too."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    redacting = RedactingFilter([TOKEN])
+    handler.setFormatter(JsonLines(redacting))
+    handler.addFilter(redacting)
+    logger = logging.getLogger("test.json")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("POST /bot%s/sendMessage", TOKEN, extra={"chat_id": 42})
+        try:
+            raise RuntimeError(f"failed at /bot{TOKEN}/getMe")
+        except RuntimeError:
+            logger.exception("request failed")
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["message"] == f"POST /bot{REDACTED}/sendMessage" and first["chat_id"] == 42
+    assert first["level"] == "WARNING" and first["logger"] == "test.json" and first["time"]
+    assert "RuntimeError" in second["exc_info"] and REDACTED in second["exc_info"]
+    assert TOKEN not in stream.getvalue()
+
+
+def test_log_format_is_text_or_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().log_format == "text"
+    monkeypatch.setenv("LOG_FORMAT", " JSON ")
+    assert load_settings().log_format == "json"
+    monkeypatch.setenv("LOG_FORMAT", "xml")
+    with pytest.raises(ConfigError, match="LOG_FORMAT"):
+        load_settings()
 
 
 @pytest.mark.parametrize(

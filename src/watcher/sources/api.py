@@ -124,6 +124,7 @@ class ApiSource:
                 "; ".join(_shown(group) for group in split.groups),
                 split.extra_requests,
                 SPLIT_BUDGET,
+                extra={"source": "api"},
             )
         for group in groups:
             await self._poll_group(group, save, outcome)
@@ -163,6 +164,7 @@ class ApiSource:
             len(saved.new),
             len(saved.revisions),
             saved.silent,
+            extra={"source": "api"},
         )
         outcome.polled.extend(f.label for f in group)
 

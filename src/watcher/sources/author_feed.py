@@ -132,6 +132,7 @@ class AuthorFeedSource:
         log.info(
             "polled %s: %d new, %d revised, %d stored silently",
             follow.label, len(saved.new), len(saved.revisions), saved.silent,
+            extra={"source": "author_feed"},
         )  # fmt: skip
         outcome.polled.append(follow.label)
 

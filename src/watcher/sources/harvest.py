@@ -155,6 +155,7 @@ class Harvester:
             "%d API request(s) for versions; %d new, %d revised, %d stored silently",
             outcome.records, outcome.pages, outcome.through or "(nothing new)", len(followed),
             outcome.matched, outcome.looked_up, outcome.new, outcome.revisions, outcome.silent,
+            extra={"source": "oai"},
         )  # fmt: skip
         return PollOutcome(polled=[f.label for f in followed])
 
@@ -354,6 +355,7 @@ class Harvester:
             "harvest failed: %s; %d failure(s) in a row, next try in %d s",
             cause, failures, retry.total_seconds(),
             exc_info=not expected(error),  # a bug: say where
+            extra={"source": "oai"},
         )  # fmt: skip
         await _quietly(
             in_db_thread(

@@ -169,6 +169,7 @@ class ListingSource:
                     "to the other sources (%d probes)",
                     self.url_of(archives[0]), announcement.mailing, self.probe_window,
                     outcome.probes,
+                    extra={"source": "listing"},
                 )  # fmt: skip
                 return outcome
             # A later mailing than expected (this one was missed while the service was down)
@@ -199,6 +200,7 @@ class ListingSource:
             "%d item(s), %d matched, %d API request(s) for cross-lists; %d new",
             len(archives), announcement.mailing, outcome.probes, outcome.pages, outcome.items,
             outcome.matched, outcome.looked_up, outcome.new,
+            extra={"source": "listing"},
         )  # fmt: skip
         return outcome
 
@@ -348,6 +350,7 @@ class ListingSource:
             "other sources",
             outcome.mailing, cause,
             exc_info=not expected(error),  # a bug: say where
+            extra={"source": "listing"},
         )  # fmt: skip
         try:
             ids = [f.id for f in followed]
