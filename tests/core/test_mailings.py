@@ -6,11 +6,14 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
 
 from watcher.announcements import AnnouncementCalendar
 from watcher.mailings import describe_delay, describe_mailing
 from watcher.store import Store
+from watcher.store.mailings import KEPT_DAYS
+from watcher.store.tables import MailingSeen
 
 EASTERN = ZoneInfo("America/New_York")
 CALENDAR = AnnouncementCalendar()
@@ -59,3 +62,15 @@ def test_delays_read_in_minutes_hours_and_days() -> None:
     assert describe_delay(timedelta(minutes=119)) == "119 min"
     assert describe_delay(timedelta(hours=2, minutes=31)) == "2 h 31 min"
     assert describe_delay(timedelta(days=3, hours=1)) == "3 days 1 h"
+
+
+def test_a_year_of_mailings_keeps_only_the_newest_rows(engine: Engine) -> None:
+    store = Store(engine)
+    first = date(2026, 1, 1)
+    for day in range(365):
+        mailing = first + timedelta(days=day)
+        store.record_mailing_seen(mailing, source="API", at=datetime(2026, 1, 1, tzinfo=EASTERN))
+    with Session(engine) as session:
+        kept = session.exec(select(func.count()).select_from(MailingSeen)).one()
+    assert kept == KEPT_DAYS + 1
+    assert store.last_mailing().mailing == first + timedelta(days=364)

@@ -2,20 +2,22 @@
 
 The listing, the harvest and the poll step write here (`record_mailing_seen`, the listing also
 its probes); `authors`, /stats and `health` read the newest (`last_mailing`). The first source
-to show a mailing keeps it: a later one changes nothing.
+to show a mailing keeps it: a later one changes nothing. Only the newest matter, so a mailing
+recorded forgets those more than `KEPT_DAYS` older: the table stays a few dozen rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
 from watcher.store.tables import MailingSeen
 
 SOURCES = ("listing", "OAI", "API")
+KEPT_DAYS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,8 @@ class MailingStore:
                 return False
             row.source, row.seen_at = source, at
             session.add(row)
+            old = mailing - timedelta(days=KEPT_DAYS)
+            session.exec(delete(MailingSeen).where(col(MailingSeen.mailing) < old))
             session.commit()
             return True
 
