@@ -3,6 +3,8 @@ kept in the database (a restart remembers them), shown by `authors`, `health` an
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -74,3 +76,22 @@ def test_a_year_of_mailings_keeps_only_the_newest_rows(engine: Engine) -> None:
         kept = session.exec(select(func.count()).select_from(MailingSeen)).one()
     assert kept == KEPT_DAYS + 1
     assert store.last_mailing().mailing == first + timedelta(days=364)
+
+
+def test_two_processes_recording_one_mailing_at_once_make_one_first(engine: Engine) -> None:
+    """Two stores (two processes) on one database: no key collision, exactly one first."""
+    stores = [Store(engine), Store(engine)]
+    mailing, at = date(2026, 12, 2), ANNOUNCED + timedelta(minutes=4)
+    barrier = threading.Barrier(8)
+
+    def record(index: int) -> bool:
+        barrier.wait()
+        store = stores[index % 2]
+        store.record_listing_probes(mailing, 1)
+        return store.record_mailing_seen(mailing, source="listing", at=at)
+
+    with ThreadPoolExecutor(8) as pool:
+        firsts = list(pool.map(record, range(8)))
+    assert firsts.count(True) == 1
+    news = stores[0].last_mailing()
+    assert (news.mailing, news.listing_probes) == (mailing, 8)

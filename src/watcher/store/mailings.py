@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import Engine, delete
+from sqlalchemy import Engine, Table, delete
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from watcher.store.tables import MailingSeen
@@ -42,7 +43,7 @@ class MailingStore:
         it was the first."""
         assert source in SOURCES, source
         with Session(self.engine) as session:
-            row = session.get(MailingSeen, mailing) or MailingSeen(mailing=mailing)
+            row = _locked_row(session, mailing)
             if row.source is not None:
                 return False
             row.source, row.seen_at = source, at
@@ -56,7 +57,7 @@ class MailingStore:
         """The listing probed `probes` times for the announcement of `mailing` (a redone read
         adds its own)."""
         with Session(self.engine) as session:
-            row = session.get(MailingSeen, mailing) or MailingSeen(mailing=mailing)
+            row = _locked_row(session, mailing)
             row.listing_probes += probes
             session.add(row)
             session.commit()
@@ -82,3 +83,16 @@ class MailingStore:
                 probed=probed.mailing if probed else None,
                 listing_probes=probed.listing_probes if probed else 0,
             )
+
+
+def _locked_row(session: Session, mailing: date) -> MailingSeen:
+    """The mailing's row, made if missing, locked until the transaction ends: two processes
+    recording one mailing at once neither collide on the key nor both count as its first."""
+    table: Table = MailingSeen.__table__  # type: ignore[attr-defined]
+    dialect = session.get_bind().dialect.name
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    session.execute(
+        insert.values(mailing=mailing).on_conflict_do_nothing(index_elements=["mailing"])
+    )
+    query = select(MailingSeen).where(col(MailingSeen.mailing) == mailing)
+    return session.exec(query.with_for_update()).one()
