@@ -121,10 +121,7 @@ def test_logs_never_show_the_token(caplog: pytest.LogCaptureFixture) -> None:
         with caplog.at_level(logging.INFO, logger="test.redaction"):
             logger.info("POST https://api.telegram.org/bot%s/sendMessage", TOKEN)
             logger.info("another bot 987654321:ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ appears")
-            try:
-                raise RuntimeError(f"failed at /bot{TOKEN}/getMe")
-            except RuntimeError:
-                logger.exception("request failed")
+            _log_a_failure_quoting_the_token(logger)
     finally:
         logger.removeFilter(redacting)
     text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
@@ -144,10 +141,7 @@ def test_json_logs_redact_the_token_in_the_message_and_the_traceback() -> None:
     logger.propagate = False
     try:
         logger.warning("POST /bot%s/sendMessage", TOKEN, extra={"chat_id": 42})
-        try:
-            raise RuntimeError(f"failed at /bot{TOKEN}/getMe")
-        except RuntimeError:
-            logger.exception("request failed")
+        _log_a_failure_quoting_the_token(logger)
     finally:
         logger.removeHandler(handler)
         logger.propagate = True
@@ -186,3 +180,11 @@ def test_watch_authors_holds_only_names_that_can_be_followed(
     message = str(error.value)
     assert message.startswith("Invalid setting WATCH_AUTHORS: ")
     assert problem in message
+
+
+def _log_a_failure_quoting_the_token(logger: logging.Logger) -> None:
+    """Log an exception whose message and traceback quote the token, as a library's might."""
+    try:
+        raise RuntimeError(f"failed at /bot{TOKEN}/getMe")
+    except RuntimeError:
+        logger.exception("request failed")
