@@ -14,11 +14,17 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 WORKDIR /src
 
-# Dependencies get a layer of their own, keyed on pyproject.toml alone, so editing the source
-# does not reinstall them. The list is read from [project] dependencies, the one place it lives.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
-    && pip install -r requirements.txt
+# uv reads the lock file; it stays in the build stage (the runtime image copies only /opt/venv).
+# The same version as the Makefile's UV_VERSION (tests/core/test_deploy_lock.py checks).
+ARG UV_VERSION=0.13.9
+RUN python -m venv /opt/uv && /opt/uv/bin/pip install uv==${UV_VERSION}
+
+# Dependencies get a layer of their own, keyed on pyproject.toml and uv.lock alone, so editing the
+# source does not reinstall them. They are exactly the versions uv.lock pins, checked against its
+# hashes; `--locked` stops the build if the lock no longer matches pyproject.toml.
+COPY pyproject.toml uv.lock ./
+RUN /opt/uv/bin/uv export --locked --no-dev --no-emit-project --output-file requirements.txt \
+    && pip install --require-hashes --no-deps -r requirements.txt
 
 # The package itself; --no-deps because every dependency is already in place above.
 # README.md is the project's `readme`, which the build needs.

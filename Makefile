@@ -6,15 +6,33 @@ STAMP := $(VENV)/.installed
 # Test processes at once: most tests wait on sockets and subprocesses, so more than the cores pay.
 TEST_WORKERS ?= 4
 
-.PHONY: run test test-sqlite test-postgres lint typecheck bench install clean
+.PHONY: run test test-sqlite test-postgres lint typecheck bench install lock clean
 
-$(STAMP): pyproject.toml
+# uv installs exactly what uv.lock pins (with hashes). It is bootstrapped into the venv by pip at
+# this version; the Dockerfile's UV_VERSION says the same (tests/core/test_deploy_lock.py).
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
+UV_STAMP := $(VENV)/.uv-$(UV_VERSION)
+
+$(UV_STAMP):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+	touch $(UV_STAMP)
+
+# --locked: stop if uv.lock no longer matches pyproject.toml (`make lock` updates it).
+# --compile-bytecode: the machines set PYTHONDONTWRITEBYTECODE, so without it every process that
+# starts (the service, the CLI, each test worker) compiles its imports again.
+$(STAMP): pyproject.toml uv.lock $(UV_STAMP)
+	$(UV) sync --quiet --locked --compile-bytecode --extra dev
 	touch $(STAMP)
 
 install: $(STAMP)
+
+## Resolve pyproject.toml's ranges again into uv.lock (after editing the dependencies, or to
+## take newer releases: `make lock LOCK_ARGS=--upgrade`), then install from it.
+lock: $(UV_STAMP)
+	$(UV) lock $(LOCK_ARGS)
+	$(MAKE) --no-print-directory install
 
 ## Run the service on the embedded SQLite default (console mode without TELEGRAM_BOT_TOKEN).
 run: $(STAMP)
