@@ -3,7 +3,8 @@
 `run_service` finds this class through the `arxiv_watcher.frontends` entry point and drives it
 through the `Frontend` protocol. PTB's `run_polling` wants to own the event loop and the signal
 handlers, which belong to the service here, so the Application is run by hand: initialize,
-start, long polling; and the reverse on stop. Next to it runs the delivery sender, which drains
+start, long polling (or, with TELEGRAM_WEBHOOK_URL, PTB's webhook server: `bot.webhook`); and
+the reverse on stop. Next to it runs the delivery sender, which drains
 the outbox; every request of both goes through one rate limiter.
 """
 
@@ -18,6 +19,7 @@ from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
+from bot.webhook import PTB_UPDATER_LOGGER, RefusalLog, start_webhook
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
 from watcher.service import ServiceContext
@@ -28,8 +30,8 @@ FIRST_PAUSE, MAX_PAUSE = 5, 300  # seconds between tries to reach the Bot API at
 
 
 class TelegramFrontend:
-    """Commands over long polling, and delivery of the outbox, until `stop()`. It is the
-    commands' `DeliveryEvents`: what they report, it passes on to the delivery sender."""
+    """Commands over long polling or a webhook, and delivery of the outbox, until `stop()`. It
+    is the commands' `DeliveryEvents`: what they report, it passes on to the delivery sender."""
 
     def __init__(self, context: ServiceContext) -> None:
         if context.settings.telegram_bot_token is None:
@@ -39,6 +41,7 @@ class TelegramFrontend:
         self.application: BotApplication | None = None
         self.sender: DeliverySender | None = None
         self._sender_task: asyncio.Task[None] | None = None
+        self._refusals: RefusalLog | None = None
 
     async def start(self) -> None:
         app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
@@ -51,11 +54,21 @@ class TelegramFrontend:
             log.warning("could not set the bot's command menu: %s", error.message)
         await app.start()
         assert app.updater is not None
-        await app.updater.start_polling(drop_pending_updates=False)
+        settings = self.context.settings
+        if settings.telegram_webhook_url is None:
+            # Deletes any webhook first, so switching back from webhook mode just works.
+            await app.updater.start_polling(drop_pending_updates=False)
+            mode = "long polling"
+        else:
+            self._refusals = RefusalLog(logging.getLogger(PTB_UPDATER_LOGGER))
+            self._refusals.install()
+            await start_webhook(app.updater, settings)
+            host, port = settings.webhook_listen
+            mode = f"webhook {settings.telegram_webhook_url}, listening on {host}:{port}"
         self.sender = DeliverySender(app.bot, self.context)
         self._sender_task = asyncio.create_task(self.sender.run(), name="delivery-sender")
         self._sender_task.add_done_callback(_report_crash)
-        log.info("telegram bot @%s started (long polling)", app.bot.username)
+        log.info("telegram bot @%s started (%s)", app.bot.username, mode)
 
     async def _initialize(self, app: BotApplication) -> None:
         """getMe until Telegram answers: a refused token stops the service, an unreachable API
@@ -109,7 +122,8 @@ class TelegramFrontend:
             self.sender.wake()
 
     async def stop(self) -> None:
-        """Stop taking updates, finish the sends in flight, then close the Application."""
+        """Stop taking updates, finish the sends in flight, then close the Application. A
+        webhook stays registered: Telegram keeps the updates for the next active instance."""
         app = self.application
         if app is None:
             return
@@ -122,6 +136,8 @@ class TelegramFrontend:
         if app.running:
             await app.stop()
         await app.shutdown()
+        if self._refusals is not None:
+            self._refusals.remove()
         self.application = None
         log.info("telegram bot stopped")
 

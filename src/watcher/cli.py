@@ -64,8 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as error:
         print(f"arxiv-watcher: {error}", file=sys.stderr)
         return 2
-    secret = settings.telegram_bot_token
-    secrets = [secret.get_secret_value()] if secret else []
+    secrets = settings.secrets
     setup_logging(settings.log_level, secrets=secrets, log_format=settings.log_format)
     redact = RedactingFilter(secrets).redact
     try:

@@ -17,6 +17,7 @@ from pydantic import (
     HttpUrl,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -46,6 +47,39 @@ WatchSource = Literal["api", "harvest", "auto"]
 # ("cs:cs:DC", "physics:astro-ph:CO").
 _SET_SPEC = re.compile(r"[a-z][a-z-]*(:[a-z][a-z-]*(:[A-Za-z][A-Za-z-]*)?)?")
 MAX_HARVEST_SETS_LENGTH = 200
+DEFAULT_WEBHOOK_LISTEN = "0.0.0.0:8443"  # all interfaces: in a container, behind a proxy
+# Telegram takes 1-256 characters of A-Z, a-z, 0-9, _ and -; a short or repetitive one is
+# guessable, and it is all that tells Telegram's requests from anyone else's.
+_WEBHOOK_SECRET_CHARACTERS = re.compile(r"[A-Za-z0-9_-]*")
+MIN_SECRET_LENGTH, MAX_SECRET_LENGTH = 32, 256
+MIN_SECRET_DISTINCT = 8
+HOOK_KEY_ADVICE = (
+    "32 to 256 characters of A-Z, a-z, 0-9, _ and -, at random; make one with "
+    "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+)
+
+
+def check_webhook_secret(secret: str) -> None:
+    """Refuse a webhook secret Telegram would refuse, or one easy to guess. The message never
+    quotes the secret."""
+    if not _WEBHOOK_SECRET_CHARACTERS.fullmatch(secret):
+        problem = "has characters Telegram refuses"
+    elif not MIN_SECRET_LENGTH <= len(secret) <= MAX_SECRET_LENGTH:
+        problem = f"is {len(secret)} characters long"
+    elif len(set(secret)) < MIN_SECRET_DISTINCT:
+        problem = "repeats too few characters to be hard to guess"
+    else:
+        return
+    raise ValueError(f"it {problem}; give {HOOK_KEY_ADVICE}")
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (an IPv6 host in brackets: `[::]:8443`) as (host, port)."""
+    host, colon, port = text.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"{text[:60]!r} is not HOST:PORT; e.g. 0.0.0.0:8443 or 127.0.0.1:8443")
+    return host, int(port)
 
 
 class Settings(BaseSettings):
@@ -156,6 +190,19 @@ class Settings(BaseSettings):
 
     telegram_bot_token: SecretStr | None = None
     telegram_api_url: HttpUrl = HttpUrl("https://api.telegram.org/bot")
+    telegram_webhook_url: HttpUrl | None = Field(
+        default=None,
+        description="Public HTTPS URL Telegram posts updates to; empty: long polling.",
+    )
+    telegram_webhook_listen: str = Field(
+        default=DEFAULT_WEBHOOK_LISTEN,
+        description="HOST:PORT the webhook listens on (the proxy forwards there).",
+    )
+    telegram_webhook_secret: SecretStr | None = Field(
+        default=None,
+        validate_default=True,
+        description="Required with TELEGRAM_WEBHOOK_URL: Telegram sends it in each request.",
+    )
     admin_chat_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
     telegram_rate_overall: float = Field(default=30.0, gt=0, description="Messages a second.")
     telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
@@ -278,11 +325,61 @@ class Settings(BaseSettings):
             raise ValueError("not a bot token; it looks like 123456789:AA... (from @BotFather)")
         return value
 
+    @field_validator("telegram_webhook_url", "telegram_webhook_secret", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("telegram_webhook_url")
+    @classmethod
+    def _check_webhook_url(cls, value: HttpUrl | None, info: ValidationInfo) -> HttpUrl | None:
+        token_given = info.data.get("telegram_bot_token", "failed") is not None
+        if value is not None and not token_given:
+            raise ValueError("a webhook needs TELEGRAM_BOT_TOKEN too; set both, or neither")
+        if value is not None and value.scheme != "https":
+            raise ValueError(
+                "Telegram posts updates only to https:// URLs; give the public HTTPS address "
+                "of your reverse proxy, e.g. https://bot.example.org/telegram"
+            )
+        return value
+
+    @field_validator("telegram_webhook_listen")
+    @classmethod
+    def _check_listen(cls, value: str) -> str:
+        parse_listen(value)
+        return value.strip()
+
+    @field_validator("telegram_webhook_secret")
+    @classmethod
+    def _check_webhook_secret(
+        cls, value: SecretStr | None, info: ValidationInfo
+    ) -> SecretStr | None:
+        # Fields are validated in order: the URL (above) is known here, or failed already.
+        if value is None:
+            if info.data.get("telegram_webhook_url") is not None:
+                raise ValueError(f"required with TELEGRAM_WEBHOOK_URL: {HOOK_KEY_ADVICE}")
+            return None
+        check_webhook_secret(value.get_secret_value())
+        return value
+
     @model_validator(mode="after")
     def _default_database(self) -> Settings:
         if not self.database_url:
             self.database_url = f"sqlite:///{self.data_dir / 'arxiv-watcher.db'}"
         return self
+
+    @property
+    def webhook_listen(self) -> tuple[str, int]:
+        """TELEGRAM_WEBHOOK_LISTEN as (host, port)."""
+        return parse_listen(self.telegram_webhook_listen)
+
+    @property
+    def secrets(self) -> list[str]:
+        """Every secret value set (the token, the webhook secret): masked in every log line."""
+        given = (self.telegram_bot_token, self.telegram_webhook_secret)
+        return [secret.get_secret_value() for secret in given if secret is not None]
 
     @property
     def announcement_calendar(self) -> AnnouncementCalendar:

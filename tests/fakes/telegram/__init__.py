@@ -1,6 +1,7 @@
 """A fake Telegram Bot API over real HTTP on 127.0.0.1, for end-to-end tests of the bot.
 
-Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framing),
+Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framing), `webhook`
+(setWebhook, and pushing updates to the bot's webhook),
 `bot_api` (the methods and Telegram's error wording), `forum` (topics and reply targets of a
 send), `html_markup` (parse_mode=HTML),
 `flood_control` (429s), `faults` (injected failures), `state` (what the fake remembers).
@@ -19,9 +20,11 @@ from tests.fakes.telegram.state import (
     RecordedRequest,
     SentMessage,
 )
+from tests.fakes.telegram.webhook import SECRET_HEADER, WebhookPost
 
 __all__ = [
     "DEFAULT_TOKEN",
+    "SECRET_HEADER",
     "CallbackAnswer",
     "EditRecord",
     "FakeTelegram",
@@ -32,6 +35,7 @@ __all__ = [
     "RateLimits",
     "RecordedRequest",
     "SentMessage",
+    "WebhookPost",
     "parse_html",
     "utf16_length",
 ]

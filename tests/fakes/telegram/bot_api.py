@@ -42,6 +42,7 @@ from tests.fakes.telegram.state import (
     chat_member_json,
     user_json,
 )
+from tests.fakes.telegram.webhook import Webhooks
 
 MAX_TEXT_UTF16 = 4096
 DEFAULT_UPDATE_KINDS_EXCLUDED = frozenset(
@@ -72,10 +73,12 @@ class BotApi:
         self.flood = flood
         self.strict_chats = strict_chats
         self.strict_ampersand = strict_ampersand
+        self.webhooks = Webhooks(state, self._deliverable)
         self.methods: dict[str, Callable[[Params], Any]] = {
             "getMe": self.get_me,
-            "deleteWebhook": self.delete_webhook,
-            "getWebhookInfo": self.get_webhook_info,
+            "setWebhook": self.webhooks.set_webhook,
+            "deleteWebhook": self.webhooks.delete_webhook,
+            "getWebhookInfo": self.webhooks.get_webhook_info,
             "getUpdates": self.get_updates,
             "sendMessage": self.send_message,
             "editMessageText": self.edit_message_text,
@@ -170,17 +173,6 @@ class BotApi:
     def get_me(self, _params: Params) -> JsonDict:
         return dict(self.state.bot_user)
 
-    def delete_webhook(self, params: Params) -> bool:
-        if bool_param(params, "drop_pending_updates"):
-            with self.state.lock:
-                self.state.updates.clear()
-        return True
-
-    def get_webhook_info(self, _params: Params) -> JsonDict:
-        with self.state.lock:
-            pending = len(self.state.updates)
-        return {"url": "", "has_custom_certificate": False, "pending_update_count": pending}
-
     def get_updates(self, params: Params) -> list[JsonDict]:
         offset = int_param(params, "offset")
         limit = min(max(int_param(params, "limit", 100) or 100, 1), 100)
@@ -189,6 +181,7 @@ class BotApi:
         state = self.state
         deadline = time.monotonic() + timeout
         with state.changed:
+            self.webhooks.refuse_get_updates()
             state.poll_generation += 1
             generation = state.poll_generation
             state.touch()  # an older long poll must notice it has been superseded

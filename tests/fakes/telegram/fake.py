@@ -6,8 +6,7 @@
         fake.wait_sync(lambda: fake.sent(42), timeout=5)
 
 Every method is thread-safe, so sync tests, async tests, a bench script and the server threads
-can all use one instance. The token is accepted at construction and is never part of a repr,
-a record or an error text.
+can all use one instance. The token is never part of a repr, a record or an error text.
 """
 
 from __future__ import annotations
@@ -70,6 +69,7 @@ class FakeTelegram:
             strict_chats=strict_chats,
             strict_ampersand=strict_ampersand,
         )
+        self.webhooks = self._api.webhooks  # setWebhook's side: route, post, received
         self._server: ApiServer | None = None
         self._thread: threading.Thread | None = None
 
