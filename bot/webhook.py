@@ -35,12 +35,14 @@ BOOTSTRAP_RETRIES = 3  # setWebhook tries after the first (1 s, then 1.5 times l
 
 class RefusalLog(logging.Filter):
     """On PTB's Updater logger: a refused webhook request becomes one WARNING line without
-    its body; every other record passes only at the level the logger had before."""
+    its body; every other record passes only from WARNING up (and at the level the logger had
+    before, if higher)."""
 
     def __init__(self, logger: logging.Logger) -> None:
         super().__init__()
         self.logger = logger
-        self.threshold = logger.getEffectiveLevel()
+        # PTB's DEBUG and INFO lines of the webhook quote bodies and wrong secrets: never shown.
+        self.threshold = max(logger.getEffectiveLevel(), logging.WARNING)
         self._level = logger.level
 
     def install(self) -> None:

@@ -202,7 +202,7 @@ def arxiv_client(settings: Settings) -> ArxivClient:
     )
 
 
-async def run_service(settings: Settings) -> None:
+async def run_service(settings: Settings, *, stopping: asyncio.Event | None = None) -> None:
     """Run until SIGTERM or SIGINT: a standby until this instance holds the leader lock, then
     poll at once and every POLL_INTERVAL seconds, and announce.
 
@@ -210,16 +210,19 @@ async def run_service(settings: Settings) -> None:
     sending at once, and the instance becomes a standby again rather than exiting: the usual
     cause is a database restart, which passes, and a bare `make run` has no supervisor to
     start it again. The database is checked first, so a wrong DATABASE_URL still stops it.
+    `stopping`: an event that stops it when set, instead of the signals (for several services
+    in one process).
     """
     engine = await in_db_thread(open_database, settings.database_url, migrate=False)
     lock = leader_lock(settings.database_url)
     remove_stale(settings.data_dir)
     status = StatusFile(settings.data_dir)
     leadership = Leadership(lock, on_role=status.write)
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
+    if stopping is None:
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stopping.set)
     try:
         async with arxiv_client(settings) as client:
             while await leadership.acquire(until=stopping):
