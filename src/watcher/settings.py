@@ -307,9 +307,11 @@ class Settings(BaseSettings):
     def _upper_level(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("telegram_bot_token", mode="before")
+    @field_validator(
+        "telegram_bot_token", "telegram_webhook_url", "telegram_webhook_secret", mode="before"
+    )
     @classmethod
-    def _empty_token_is_none(cls, value: object) -> object:
+    def _empty_is_none(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
         return value
@@ -323,13 +325,6 @@ class Settings(BaseSettings):
         bot_id, _, secret = token.partition(":")
         if not bot_id.isdigit() or len(secret) < 10 or any(c.isspace() for c in token):
             raise ValueError("not a bot token; it looks like 123456789:AA... (from @BotFather)")
-        return value
-
-    @field_validator("telegram_webhook_url", "telegram_webhook_secret", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        if isinstance(value, str) and not value.strip():
-            return None
         return value
 
     @field_validator("telegram_webhook_url")

@@ -64,9 +64,9 @@ def receiver() -> Iterator[Receiver]:
 
 
 async def test_set_webhook_refuses_what_telegram_refuses(bot: Bot) -> None:
-    with pytest.raises(BadRequest, match="(?i)https url must be provided"):
+    with pytest.raises(BadRequest, match=r"(?i)https url must be provided"):
         await bot.set_webhook("http://bot.example.org/hook")
-    with pytest.raises(BadRequest, match="(?i)secret token contains unallowed"):
+    with pytest.raises(BadRequest, match=r"(?i)secret token contains unallowed"):
         await bot.set_webhook(URL, secret_token="not allowed!")
     assert (await bot.get_webhook_info()).url == ""
 
