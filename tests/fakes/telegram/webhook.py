@@ -47,7 +47,8 @@ class WebhookPost:
 
 
 class Webhooks:
-    """The webhook registration and its pusher thread (started by the first `route`)."""
+    """The webhook registration and its pusher thread (started by the first `route`, ended by
+    `FakeTelegram.stop`)."""
 
     def __init__(self, state: TelegramState, deliverable: Callable[[], list[JsonDict]]) -> None:
         """`deliverable`: the pending updates of the kinds the bot asked for (caller locks)."""
@@ -58,7 +59,6 @@ class Webhooks:
         self.posts: list[WebhookPost] = []
         self._local: str | None = None
         self._paused_until = 0.0
-        self._stopping = False
         self._thread: threading.Thread | None = None
 
     # -- the Bot API methods -----------------------------------------------------------------
@@ -130,14 +130,6 @@ class Webhooks:
         with self.state.lock:
             return list(self.posts)
 
-    def stop(self) -> None:
-        with self.state.lock:
-            self._stopping = True
-            self.state.touch()
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout=POST_TIMEOUT + 1)
-
     # -- pushing -----------------------------------------------------------------------------
     def _target(self) -> str | None:
         """Caller holds the lock."""
@@ -151,7 +143,7 @@ class Webhooks:
         while True:
             with state.changed:
                 while True:
-                    if self._stopping or state.closing:
+                    if state.closing:  # FakeTelegram.stop
                         return
                     target = self._target()
                     waiting = self._paused_until - time.monotonic()
