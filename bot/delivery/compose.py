@@ -191,12 +191,7 @@ def _cause(found: Sequence[int], labels: dict[int, tuple[str, bool]]) -> Cause |
 
 def _markup(message: Message) -> InlineKeyboardMarkup | None:
     rows = [
-        [
-            InlineKeyboardButton(button.text, url=button.url)
-            if button.url
-            else InlineKeyboardButton(button.text, callback_data=button.callback_data)
-            for button in row
-        ]
+        [InlineKeyboardButton(b.text, url=b.url, callback_data=b.callback_data) for b in row]
         for row in message.buttons
     ]
     rows = [row for row in rows if row]

@@ -38,6 +38,7 @@ _STOP_WORDS = frozenset(
     "while who whole whom whose why will with within without would yet you your".split()
 )
 _TITLE_WORDS = 4
+_FEW_AUTHORS = 10  # the most a shortened author list keeps before "and others"
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 
 # A TeX command (a backslash and letters, or one non-letter: `\{`, `\"`, `\&`).
@@ -45,12 +46,24 @@ _COMMAND = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z\s])")
 _SPECIAL_OUTSIDE_MATH = {"&": r"\&", "#": r"\#", "_": r"\_"}
 
 
-def bibtex_entry(record: Record) -> str:
-    """The paper's BibTeX entry, one field a line, ending in a newline."""
+def bibtex_entry(record: Record, *, limit: int | None = None) -> str:
+    """The paper's BibTeX entry, one field a line, ending in a newline. With `limit`, an entry
+    longer than that many characters lists its first authors and "and others" (BibTeX's own
+    way to say so), as many as fit."""
+    names = [_one_line(a.name) for a in record.authors if a.name.strip()]
+    entry = _entry(record, names)
+    shown = min(len(names), _FEW_AUTHORS)
+    while limit is not None and len(entry) > limit and shown > 0:
+        entry = _entry(record, [*names[:shown], "others"])
+        shown -= 1
+    return entry
+
+
+def _entry(record: Record, names: list[str]) -> str:
     year = str(record.updated.year)
     fields = [
         ("title", _one_line(record.title)),
-        ("author", " and ".join(_one_line(a.name) for a in record.authors if a.name.strip())),
+        ("author", " and ".join(names)),
         ("year", year),
         ("eprint", record.arxiv_id),
         ("archivePrefix", "arXiv"),

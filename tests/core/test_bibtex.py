@@ -105,3 +105,14 @@ def test_the_key_is_ascii_and_never_empty() -> None:
     assert bibtex_key(nothing) == "unknown2026"
     assert fields_of(bibtex_entry(nothing))["eprint"] == "hep-th/9901001"
     assert "author" not in fields_of(bibtex_entry(nothing))
+
+
+def test_a_long_author_list_ends_in_and_others_to_fit() -> None:
+    record = make_record(authors=[f"Author Number{i}" for i in range(3000)], updated=WHEN)
+
+    assert len(bibtex_entry(record)) > 40_000  # whole, as arXiv exports it
+    entry = bibtex_entry(record, limit=3000)
+
+    assert len(entry) <= 3000
+    authors = fields_of(entry)["author"].split(" and ")
+    assert authors[0] == "Author Number0" and authors[-1] == "others" and len(authors) == 11
