@@ -49,8 +49,8 @@ from bot.delivery.compose import (
     PaperMessages,
     compose_digest_part,
     compose_summary,
-    who_follows_whom,
     send,
+    who_follows_whom,
 )
 from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
 from bot.digest import render_digest_parts

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from bot.render.actions import Cause, paper_row
 from bot.render.styled import (
     BUDGET,
-    Button,
     Line,
     Message,
     Span,
@@ -113,6 +112,7 @@ def _paper_lines(
         icon, status = "🔄 ", f"Updated to v{record.version}"
     else:
         raise ValueError(f"kind must be a NewsKind or None (looked up), got {kind!r}")
+    title = clip(latex_to_text(record.title) or "(no title)", _TITLE_LIMIT)
     lines = [
         Line(
             (
@@ -122,8 +122,7 @@ def _paper_lines(
                 Span(clip(record.versioned_id, ID_LIMIT), ("code",)),
             )
         ),
-        Line((Span(clip(latex_to_text(record.title) or "(no title)", _TITLE_LIMIT), ("b",),
-                   href=record.abs_url or None),)),  # fmt: skip
+        Line((Span(title, ("b",), href=record.abs_url or None),)),
     ]
     changes = record.changes if kind == NewsKind.REVISION else None
     if changes is not None:

@@ -25,18 +25,19 @@ from watcher.records import Record
 __all__ = ["bibtex_entry", "bibtex_key", "escape_field"]
 
 # English words arXiv's key leaves out of the title part; the common ones, enough for titles.
-_STOP_WORDS = frozenset(
+_STOP_TEXT = (
     "a about above across after again against all also am among an and another any are around "
     "as at be because been before being below between both but by can cannot could do done "
     "down during each either else enough etc even ever every few first for from further get "
     "give go had has have he her here him his how however if in into is it its itself last "
     "least less many may me might more most much must my neither never next no none nor not "
-    "nothing now of off often on once one only onto or other our out over own part per "
-    "perhaps rather same see several she should since so some still such system than that the "
-    "their them then there these they this those though through thus to together too toward "
-    "towards under until up upon us very via was we well were what when where whether which "
-    "while who whole whom whose why will with within without would yet you your".split()
+    "nothing now of off often on once one only onto or other our out over own part per perhaps "
+    "rather same see several she should since so some still such system than that the their "
+    "them then there these they this those though through thus to together too toward towards "
+    "under until up upon us very via was we well were what when where whether which while who "
+    "whole whom whose why will with within without would yet you your "
 )
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
 _TITLE_WORDS = 4
 _FEW_AUTHORS = 10  # the most a shortened author list keeps before "and others"
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
@@ -130,9 +131,7 @@ def _balance(text: str) -> str:
             else:
                 unmatched.add(match.start())
     unmatched.update(opened)
-    return "".join(
-        "\\" + char if index in unmatched else char for index, char in enumerate(text)
-    )
+    return "".join("\\" + char if index in unmatched else char for index, char in enumerate(text))
 
 
 def _one_line(text: str) -> str:

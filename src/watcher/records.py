@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-
 # What a revision can change, as `Record.changes` names it: the order a message lists them in.
 CHANGEABLE = ("title", "authors", "abstract", "categories", "comment", "journal_ref", "doi")
 

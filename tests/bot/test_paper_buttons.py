@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+
 from bot.delivery.sender import DeliverySender
 from bot.handlers.paper_buttons import ADMINS_ONLY, KEPT
 from tests.fakes.corpus import make_record
@@ -26,7 +27,7 @@ OTHER = 43  # a second private chat following the same author
 ODD = make_record(
     arxiv_id="2611.04242",
     title=r"Braces {open and $\alpha$-stable \emph{laws}: 30% of A&B} }",
-    authors=["Dézun Dong", "Kurt G{\\\"o}del"],
+    authors=["Dézun Dong", 'Kurt G{\\"o}del'],
     doi="10.1145/3458817.3476181",
     journal_ref="Proc. SC '26 #3",
 )
@@ -109,7 +110,7 @@ async def test_an_announcement_links_its_title_and_cites_itself(front: Bot) -> N
     assert cite.text.splitlines() == [
         "@misc{dong2026bracesopenstablelaws,",
         r"  title = {Braces {open and $\alpha$-stable \emph{laws}: 30\% of A\&B} \}},",
-        "  author = {Dézun Dong and Kurt G{\\\"o}del},",
+        '  author = {Dézun Dong and Kurt G{\\"o}del},',
         f"  year = {{{ODD.updated.year}}},",
         "  eprint = {2611.04242},",
         "  archivePrefix = {arXiv},",
