@@ -16,15 +16,13 @@ from __future__ import annotations
 import html
 
 from telegram import Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
 
 from bot.handlers.common import (
-    NO_PREVIEW,
     Context,
     DeliveryEvents,
     Place,
     ServiceHandlers,
+    answer_in_place,
     may_manage,
     place_of,
     reply,
@@ -66,7 +64,7 @@ class PaperButtons(ServiceHandlers):
             return
         if action.verb == KEEP:
             await query.answer()
-            await _edit(update, context, KEPT)
+            await answer_in_place(update, context, KEPT)
             return
         assert action.followed_id is not None
         place = place_of(update)
@@ -74,7 +72,7 @@ class PaperButtons(ServiceHandlers):
         if followed is None:
             await query.answer(_already_gone(place), show_alert=True)
             if action.verb == CONFIRM:
-                await _edit(update, context, _already_gone(place))
+                await answer_in_place(update, context, _already_gone(place))
             return
         await query.answer()
         if action.verb == UNFOLLOW:
@@ -82,7 +80,7 @@ class PaperButtons(ServiceHandlers):
             return
         await in_db_thread(self._unfollow, place, followed.id)
         self.events.unsubscribed(place.chat_id)
-        await _edit(update, context, _done(place, followed))
+        await answer_in_place(update, context, _done(place, followed))
 
     async def _cite(self, update: Update, context: Context, arxiv_id: str) -> None:
         query = update.callback_query
@@ -128,15 +126,3 @@ def _done(place: Place, followed: Followed) -> str:
 
 def _already_gone(place: Place) -> str:
     return f"{place.here} no longer has that follow: nothing to stop."
-
-
-async def _edit(update: Update, context: Context, text: str) -> None:
-    """The question becomes its answer, without buttons; if it is gone, the answer is sent."""
-    query = update.callback_query
-    assert query is not None
-    try:
-        await query.edit_message_text(
-            text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW
-        )
-    except BadRequest:
-        await reply(update, context, text)
