@@ -5,6 +5,9 @@ topic carry its `message_thread_id`, and so do summaries and digest parts.
 
 A paper goes to many chats, so its message is rendered once for every chat that marks the same
 followed authors in it (`PaperMessages`, a small cache; `Follows` says whom each chat marks).
+The follows of a chat linked to the paper are what brought it there: its topics among them are
+named ("🔎 topic"), and one of them (a person first) is what the "Unfollow …" or "Mute topic"
+button stops.
 
 A chat that came back to many waiting papers (`PendingDelivery.summarize`, see
 `watcher.store.chats`) gets one summary message instead of one message each: its flagged
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
@@ -31,9 +34,11 @@ from telegram.error import TelegramError
 
 from bot.delivery.answers import cannot_parse
 from bot.render import Message, render_paper, render_summary
-from watcher.kinds import NewsKind
+from bot.render.actions import Cause
+from watcher.kinds import FollowKind, NewsKind
 from watcher.names import is_same_person
 from watcher.records import Record
+from watcher.service import ServiceContext
 from watcher.store.outbox import PendingDelivery, PendingDigestPart
 from watcher.taxonomy import category_name
 
@@ -74,6 +79,32 @@ class Follows:
     names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # by followed author id
     # (chat id, thread id) -> the followed author ids that topic subscribes to
     topics: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
+    # by followed author id: how the follow is shown, and whether it is a topic
+    labels: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    # (arXiv id, followed author id) for each paper about to be sent and each follow it is
+    # linked to (`paper_match`): which of a chat's follows found it
+    links: frozenset[tuple[str, int]] = frozenset()
+
+    def found_by(self, record: Record, follows: frozenset[int]) -> tuple[int, ...]:
+        """Which of `follows` (a chat's) found the paper, in id order."""
+        return tuple(f for f in sorted(follows) if (record.arxiv_id, f) in self.links)
+
+
+def who_follows_whom(
+    context: ServiceContext, chat_ids: set[int], arxiv_ids: Iterable[str]
+) -> Follows:
+    """Database thread: whom each chat's topics follow, the names and labels of those follows,
+    and which of them each paper is linked to; read for these chats and papers alone."""
+    topics = context.chats.subscriptions_of(chat_ids)
+    wanted = set().union(*topics.values())
+    followed = context.store.followed(wanted) if wanted else []
+    links = context.store.linked_versions(arxiv_ids, wanted) if wanted else {}
+    return Follows(
+        {f.id: f.names for f in followed},
+        topics,
+        {f.id: (f.label, f.kind == FollowKind.TOPIC) for f in followed},
+        frozenset(links),
+    )
 
 
 class PaperMessages:
@@ -83,14 +114,15 @@ class PaperMessages:
     def __init__(self, size: int = RENDER_CACHE_SIZE) -> None:
         self.size = size
         self.follows = Follows()
-        self._composed: OrderedDict[tuple[str, int, NewsKind, frozenset[int]], Composed] = (
-            OrderedDict()
-        )
+        self._composed: OrderedDict[
+            tuple[str, int, NewsKind, frozenset[int], tuple[int, ...]], Composed
+        ] = OrderedDict()
 
     def compose(self, record: Record, kind: NewsKind, chat_id: int, thread_id: int) -> Composed:
         """The message for news of `record` in a chat's topic, its followed authors marked."""
         follows = self.follows.topics.get((chat_id, thread_id), frozenset())
-        key = (record.arxiv_id, record.version, kind, follows)
+        found = self.follows.found_by(record, follows)
+        key = (record.arxiv_id, record.version, kind, follows, found)
         composed = self._composed.get(key)
         if composed is not None:
             self._composed.move_to_end(key)
@@ -101,7 +133,12 @@ class PaperMessages:
         def marked(author: str) -> bool:
             return any(is_same_person(author, known) for known in followed)
 
-        message = render_paper(record, marked=marked, kind=kind, category_name=category_name)
+        labels = self.follows.labels
+        topics = [labels[f][0] for f in found if f in labels and labels[f][1]]
+        message = render_paper(
+            record, marked=marked, kind=kind, category_name=category_name, topics=topics,
+            cause=_cause(found, labels),
+        )  # fmt: skip
         composed = Composed(message, _markup(message))
         self._composed[key] = composed
         if len(self._composed) > self.size:
@@ -141,9 +178,20 @@ async def _send_text(
     return sent.message_id
 
 
+def _cause(found: Sequence[int], labels: dict[int, tuple[str, bool]]) -> Cause | None:
+    """The follow an "Unfollow …" button stops: the first person (or identity) among those that
+    found the paper, else the first topic; None if none is known (the chat left meanwhile)."""
+    known = [f for f in found if f in labels]
+    ordered = [f for f in known if not labels[f][1]] + [f for f in known if labels[f][1]]
+    if not ordered:
+        return None
+    label, topic = labels[ordered[0]]
+    return Cause(ordered[0], label, topic)
+
+
 def _markup(message: Message) -> InlineKeyboardMarkup | None:
     rows = [
-        [InlineKeyboardButton(button.text, url=button.url) for button in row if button.url]
+        [InlineKeyboardButton(b.text, url=b.url, callback_data=b.callback_data) for b in row]
         for row in message.buttons
     ]
     rows = [row for row in rows if row]

@@ -46,11 +46,11 @@ from bot.delivery.answers import (
 )
 from bot.delivery.compose import (
     Composed,
-    Follows,
     PaperMessages,
     compose_digest_part,
     compose_summary,
     send,
+    who_follows_whom,
 )
 from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
 from bot.digest import render_digest_parts
@@ -239,15 +239,8 @@ class DeliverySender:
             self._queue.extend(fresh)
             # Kept for the chats queued or in flight only, so it never outgrows the queue.
             chats = {delivery.chat_id for delivery in self._queue} | self._busy_chats
-            self._papers.follows = await in_db_thread(self._who_follows_whom, chats)
-
-    def _who_follows_whom(self, chat_ids: set[int]) -> Follows:
-        """Database thread: whom each chat's topics follow, and the names of those follows (to
-        mark them in a message), read for them alone."""
-        topics = self.context.chats.subscriptions_of(chat_ids)
-        wanted = set().union(*topics.values())
-        names = {f.id: f.names for f in self.context.store.followed(wanted)} if wanted else {}
-        return Follows(names, topics)
+            papers = {delivery.record.arxiv_id for delivery in self._queue}
+            self._papers.follows = await in_db_thread(who_follows_whom, self.context, chats, papers)
 
     def _start_ready(self) -> None:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""

@@ -10,6 +10,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `digest`: /digest and /timezone;
 - `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
+- `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
 - `admin`: /stats;
 - `membership`: blocked, removed, unblocked or added; group migrations;
 - `gate` (with `budget`): flood control before every handler;
@@ -44,11 +45,13 @@ from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
+from bot.handlers.paper_buttons import PaperButtons
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
+from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
 from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
 from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
@@ -118,6 +121,11 @@ def register(
     application.add_handler(
         CallbackQueryHandler(
             handlers.subscriptions.unfollow_all.press, pattern=f"^{UNFOLLOW_ALL_PREFIX}"
+        )
+    )
+    application.add_handler(
+        CallbackQueryHandler(
+            PaperButtons(service, events=events).press, pattern=f"^{PAPER_BUTTON_PREFIX}"
         )
     )
     application.add_handler(CallbackQueryHandler(handlers.questions.page))

@@ -131,6 +131,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "<code>/unsubscribe Dezun Dong</code>; several names separated by ; or new lines.",
             "/unsubscribe alone stops everything, once you confirm.",
+            "Or press 🔕 Unfollow (🔕 Mute topic) under a paper: it stops the follow that found "
+            "it, here only, once you confirm.",
             _IN_GROUPS,
         ),
     ),
@@ -249,7 +251,12 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.SETTINGS,
         "on|off",
         "also announce new versions",
-        ("Tell this chat about new versions of papers: <code>/revisions on</code>", _IN_GROUPS),
+        (
+            "Tell this chat about new versions of papers: <code>/revisions on</code>",
+            "A new version says what changed (title, authors, abstract, categories, comments, "
+            "journal reference); the abstract is shown again only when it changed.",
+            _IN_GROUPS,
+        ),
     ),
     Command(
         "start",

@@ -1,16 +1,19 @@
 """One paper in full, as news for a chat (`render_paper`) or as the answer to /paper
-(`render_paper_lookup`): heading, title, authors with the followed ones marked, categories,
-classes, dates, comment, and the abstract in a block quote, cut to fit one message; with buttons
-for its abstract page and PDF. The author list (`author_spans`) is shared with the digests.
+(`render_paper_lookup`): heading, the topics that found it (🔎), the title linked to the abstract
+page, authors with the followed ones marked, categories, classes, dates, comment, journal
+reference, and the abstract in a block quote, cut to fit one message; with one row of buttons
+(`bot.render.actions`). A revision says what changed from the version stored before it and
+shows the abstract again only when it changed. The author list (`author_spans`) is shared with
+the digests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from bot.render.actions import Cause, paper_row
 from bot.render.styled import (
     BUDGET,
-    Button,
     Line,
     Message,
     Span,
@@ -35,7 +38,14 @@ _LEADING_AUTHORS = 5
 _CATEGORIES_LIMIT = 300
 _CLASS_LIMIT = 200  # an ACM or MSC class line
 _COMMENT_LIMIT = 300
+_JOURNAL_LIMIT = 300
+_TOPIC_LIMIT = 200
 _URL_LIMIT = 300
+# How a revision names what it changed (`Record.changes`), in this order.
+_CHANGE_NAMES = {
+    "title": "title", "authors": "authors", "abstract": "abstract", "categories": "categories",
+    "comment": "comments", "journal_ref": "journal reference", "doi": "DOI",
+}  # fmt: skip
 
 
 def render_paper(
@@ -44,14 +54,19 @@ def render_paper(
     marked: Callable[[str], bool],
     kind: NewsKind = NewsKind.NEW,
     category_name: Callable[[str], str | None] = lambda category: None,
+    topics: Sequence[str] = (),
+    cause: Cause | None = None,
 ) -> Message:
-    """News of one paper, in full: text (HTML, and plain) and buttons for its abstract page and
-    PDF.
+    """News of one paper, in full: text (HTML, and plain) and its row of buttons.
 
     `kind` picks the first line: "🆕 New paper" or "🔄 Updated to vN". `marked(name)` says which
-    authors to mark as followed (★ and bold-underlined).
+    authors to mark as followed (★ and bold-underlined). `topics`: the chat's topics that found
+    it, each shown "🔎 topic". `cause`: the follow that brought it, which the "Unfollow …" or
+    "Mute topic" button stops.
     """
-    return _paper_message(record, kind, marked=marked, category_name=category_name)
+    return _paper_message(
+        record, kind, marked=marked, category_name=category_name, topics=topics, cause=cause
+    )
 
 
 def render_paper_lookup(
@@ -71,14 +86,14 @@ def _paper_message(
     *,
     marked: Callable[[str], bool],
     category_name: Callable[[str], str | None],
+    topics: Sequence[str] = (),
+    cause: Cause | None = None,
 ) -> Message:
     lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name)
-    buttons = tuple(
-        Button(text, url=url)
-        for text, url in (("📄 Abstract", record.abs_url), ("📥 PDF", record.pdf_url))
-        if url
-    )
-    return message_of(lines, (buttons,) if buttons else ())
+    if topics:
+        found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
+        lines[1:1] = found
+    return message_of(lines, (paper_row(record, cause),))
 
 
 def _paper_lines(
@@ -97,6 +112,7 @@ def _paper_lines(
         icon, status = "🔄 ", f"Updated to v{record.version}"
     else:
         raise ValueError(f"kind must be a NewsKind or None (looked up), got {kind!r}")
+    title = clip(latex_to_text(record.title) or "(no title)", _TITLE_LIMIT)
     lines = [
         Line(
             (
@@ -106,8 +122,11 @@ def _paper_lines(
                 Span(clip(record.versioned_id, ID_LIMIT), ("code",)),
             )
         ),
-        Line((Span(clip(latex_to_text(record.title) or "(no title)", _TITLE_LIMIT), ("b",)),)),
+        Line((Span(title, ("b",), href=record.abs_url or None),)),
     ]
+    changes = record.changes if kind == NewsKind.REVISION else None
+    if changes is not None:
+        lines.append(Line((Span("✏️ "), *_changes_spans(changes))))
     if any(author.name.strip() for author in record.authors):
         lines.append(Line((Span("👥 "), *author_spans(record.authors, marked))))
     lines.append(
@@ -124,9 +143,14 @@ def _paper_lines(
     if record.comment and record.comment.strip():
         comment = clip(latex_to_text(record.comment), _COMMENT_LIMIT)
         lines.append(Line((Span("💬 "), Span(comment, ("i",)))))
+    if record.journal_ref and record.journal_ref.strip():
+        journal = clip(latex_to_text(record.journal_ref), _JOURNAL_LIMIT)
+        lines.append(Line((Span("📰 " + journal),)))
 
     abstract = latex_to_text(record.abstract)
-    if abstract:
+    if changes is not None and "abstract" not in changes:
+        lines.append(Line((Span("📝 Abstract unchanged: on the abstract page."),)))
+    elif abstract:
         used = sum(line_units(line) for line in lines) + len(lines)  # each line and its newline
         if units(abstract) <= BUDGET - used:
             lines.append(Line((Span(abstract),), quoted=True))
@@ -138,6 +162,14 @@ def _paper_lines(
             lines.append(Line((Span(clip(abstract, room)),), quoted=True))
             lines.append(pointer)
     return lines
+
+
+def _changes_spans(changes: frozenset[str]) -> list[Span]:
+    """ "Changed: title, abstract", or that none of what we keep changed."""
+    names = [shown for field, shown in _CHANGE_NAMES.items() if field in changes]
+    if not names:
+        return [Span("Same title, authors and abstract: the changes are in the paper itself.")]
+    return [Span("Changed: ", ("b",)), Span(", ".join(names))]
 
 
 def _categories_text(record: Record, category_name: Callable[[str], str | None]) -> str:

@@ -5,8 +5,11 @@ Everything downstream of the parser (matching, storing, rendering) speaks in `Re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+# What a revision can change, as `Record.changes` names it: the order a message lists them in.
+CHANGEABLE = ("title", "authors", "abstract", "categories", "comment", "journal_ref", "doi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,9 @@ class Record:
     doi: str | None = None
     acm_class: str | None = None
     msc_class: str | None = None
+    # What this version changed from the one stored before it (`CHANGEABLE`), as the store saw
+    # it; None for a first version or when unknown. Not part of the paper's identity.
+    changes: frozenset[str] | None = field(default=None, compare=False)
 
     @property
     def author_names(self) -> list[str]:

@@ -239,9 +239,11 @@ async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: s
     assert record.abstract[:60] in answer
     buttons = bot.last(USER).reply_markup
     assert buttons is not None
-    assert [button["url"] for button in buttons["inline_keyboard"][0]] == [
+    assert [button.get("url") for button in buttons["inline_keyboard"][0]] == [
         record.abs_url,
         record.pdf_url,
+        f"https://arxiv.org/html/{record.arxiv_id}",
+        None,  # Cite
     ]
 
 

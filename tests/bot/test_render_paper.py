@@ -57,6 +57,8 @@ def test_new_paper_from_a_real_record() -> None:
         (
             Button("📄 Abstract", url="https://arxiv.org/abs/2604.00001v1"),
             Button("📥 PDF", url="https://arxiv.org/pdf/2604.00001v1"),
+            Button("🌐 HTML", url="https://arxiv.org/html/2604.00001"),
+            Button("❝ Cite", callback_data="a:c:2604.00001"),
         ),
     )
 
@@ -133,9 +135,14 @@ def test_comment_is_shown_in_italics_with_latex_made_readable() -> None:
 
 
 def test_buttons_skip_a_missing_url() -> None:
-    record = replace(make_record(), pdf_url="")
+    record = replace(make_record(arxiv_id="2311.00001"), pdf_url="")  # and has no HTML page
     message = render_paper(record, marked=follows)
-    assert message.buttons == ((Button("📄 Abstract", url=record.abs_url),),)
+    assert message.buttons == (
+        (
+            Button("📄 Abstract", url=record.abs_url),
+            Button("❝ Cite", callback_data="a:c:2311.00001"),
+        ),
+    )
 
 
 # --- one paper: authors -----------------------------------------------------------------------

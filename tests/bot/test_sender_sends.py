@@ -51,8 +51,10 @@ async def test_each_subscribed_chat_gets_the_paper_once_and_a_restart_sends_noth
         assert first.parse_mode == "HTML"
         assert first.link_preview_options == {"is_disabled": True}
         assert first.reply_markup is not None
-        urls = [b["url"] for row in first.reply_markup["inline_keyboard"] for b in row]
-        assert urls == [record.abs_url, record.pdf_url]
+        urls = [
+            b["url"] for row in first.reply_markup["inline_keyboard"] for b in row if "url" in b
+        ]
+        assert urls == [record.abs_url, record.pdf_url, f"https://arxiv.org/html/{record.arxiv_id}"]
     assert all(d.status == "sent" and d.message_id for d in world.deliveries())
     assert world.fake.count_429 == 0
 

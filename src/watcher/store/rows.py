@@ -47,6 +47,12 @@ def load_records(session: Session, papers: Sequence[Paper]) -> list[records.Reco
             doi=paper.doi,
             acm_class=paper.acm_class,
             msc_class=paper.msc_class,
+            changes=None if paper.changes is None else changes_of(paper.changes),
         )
         for paper in papers
     ]
+
+
+def changes_of(stored: str) -> frozenset[str]:
+    """The names a `paper.changes` column holds."""
+    return frozenset(name for name in stored.split(",") if name)

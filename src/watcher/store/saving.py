@@ -18,6 +18,10 @@ what was inserted and what the DELETE of a revised paper's old categories return
 exact whatever the revisions do to the categories. They are added with `papers = papers + d`
 (an upsert), in the order of their keys: two writers at once add up and never deadlock.
 
+A paper stored at a newer version records what changed from the version stored before it
+(`paper.changes`: title, authors, abstract, categories, comment, journal reference, DOI), which
+a revision's message shows; a metadata update of the same version adds to it.
+
 `paper_match_category` (a link times its paper's categories, for a chat's questions within a
 category) is rewritten, in the same transaction, for every paper whose categories were
 replaced or that got a new link, from what `paper_match` and `paper_category` then hold; a
@@ -91,6 +95,7 @@ def write_batch(
     published: dict[str, datetime] = {}
     carried: dict[str, tuple[Any, ...]] = {}  # what each stored paper's row says now
     stored_versions: dict[str, int] = {}  # the version of each paper stored before the batch
+    stored_changes: dict[str, str | None] = {}  # and what that version had changed
     for chunk in _chunks(arxiv_ids):
         for paper in session.exec(select(Paper).where(col(Paper.arxiv_id).in_(chunk))):
             assert paper.id is not None
@@ -102,7 +107,9 @@ def write_batch(
             )
             carried[arxiv_id] = _carried(paper)
             stored_versions[arxiv_id] = paper.version
+            stored_changes[arxiv_id] = paper.changes
     stored_ids = list(paper_ids.values())
+    before = dict(carried)
 
     # Paper rows, in the batch's order: what each paper ends up carrying is its newest version.
     written: dict[str, records.Record] = {}
@@ -122,8 +129,15 @@ def write_batch(
         versions[record.arxiv_id] = record.version
         written[record.arxiv_id] = record
     revised = [arxiv_id for arxiv_id in written if arxiv_id in paper_ids]
+    changes = _changes(session, {a: paper_ids[a] for a in revised}, written, before)
+    for arxiv_id in revised:
+        if written[arxiv_id].version == stored_versions[arxiv_id]:
+            # A metadata update of the same version adds to what that version changed.
+            earlier = (stored_changes[arxiv_id] or "").split(",")
+            changes[arxiv_id] = _joined(set(earlier) | set(changes[arxiv_id].split(",")))
     removed = _write_papers(session, new=[written[a] for a in new], revised=revised,
-                            written=written, paper_ids=paper_ids, published=published)  # fmt: skip
+                            written=written, paper_ids=paper_ids, published=published,
+                            changes=changes)  # fmt: skip
     added = _write_details(session, [written[a] for a in written], paper_ids, published)
     counts = Counter(added)
     counts.subtract(removed)
@@ -211,6 +225,7 @@ def _write_papers(
     written: dict[str, records.Record],
     paper_ids: dict[str, int],
     published: dict[str, datetime],
+    changes: dict[str, str],
 ) -> list[str]:
     """Insert the new papers (their ids go into `paper_ids`); update the revised ones and
     remove their old authors and categories, which their new version replaces. Returns the
@@ -230,7 +245,8 @@ def _write_papers(
     if not revised:
         return []
     session.execute(
-        update(Paper), [{"id": paper_ids[a], **_versioned(written[a])} for a in revised]
+        update(Paper),
+        [{"id": paper_ids[a], "changes": changes[a], **_versioned(written[a])} for a in revised],
     )
     removed: list[str] = []
     for some_ids in _chunks([paper_ids[a] for a in revised]):
@@ -241,6 +257,59 @@ def _write_papers(
         )
         session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(some_ids)))
     return removed
+
+
+def _changes(
+    session: Session,
+    revised: dict[str, int],
+    written: dict[str, records.Record],
+    before: dict[str, tuple[Any, ...]],
+) -> dict[str, str]:
+    """What each revised paper's new record changes from its stored row (arXiv id → the ","
+    joined names of `records.CHANGEABLE`), its stored authors and categories read here."""
+    ids = list(revised.values())
+    authors: dict[int, list[str]] = {paper_id: [] for paper_id in ids}
+    categories: dict[int, list[str]] = {paper_id: [] for paper_id in ids}
+    for some_ids in _chunks(ids):
+        for paper_id, name in session.exec(
+            select(PaperAuthor.paper_id, Author.name)
+            .join(Author, col(Author.id) == col(PaperAuthor.author_id))
+            .where(col(PaperAuthor.paper_id).in_(some_ids))
+            .order_by(col(PaperAuthor.paper_id), col(PaperAuthor.position))
+        ):
+            authors[paper_id].append(name)
+        for paper_id, category in session.exec(
+            select(PaperCategory.paper_id, PaperCategory.category)
+            .where(col(PaperCategory.paper_id).in_(some_ids))
+            .order_by(col(PaperCategory.paper_id), col(PaperCategory.position))
+        ):
+            categories[paper_id].append(category)
+    found: dict[str, str] = {}
+    for arxiv_id, paper_id in revised.items():
+        record, old = written[arxiv_id], dict(zip(_VERSIONED_FIELDS, before[arxiv_id], strict=True))
+        changed = {
+            name for name in ("title", "abstract", "comment", "journal_ref", "doi")
+            if _tidy(getattr(record, name)) != _tidy(old[name])
+        }  # fmt: skip
+        if [a.name for a in record.authors] != authors[paper_id]:
+            changed.add("authors")
+        old_categories = categories[paper_id] or [old["primary_category"]]
+        new_categories = [record.primary_category, *record.categories]
+        if old_categories[0] != record.primary_category or set(old_categories) != set(
+            new_categories
+        ):
+            changed.add("categories")
+        found[arxiv_id] = _joined(changed)
+    return found
+
+
+def _tidy(text: str | None) -> str:
+    """Text as a reader compares it: runs of white space are one space, none is empty."""
+    return " ".join((text or "").split())
+
+
+def _joined(names: set[str]) -> str:
+    return ",".join(name for name in records.CHANGEABLE if name in names)
 
 
 def _write_details(

@@ -89,6 +89,9 @@ class Paper(SQLModel, table=True):
     acm_class: str | None = Field(default=None, sa_type=Text)
     msc_class: str | None = Field(default=None, sa_type=Text)
     first_seen: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # What the stored version changed from the one stored before it: "," joined names of
+    # `records.CHANGEABLE` ("" for nothing); None for a first version (`watcher.store.saving`).
+    changes: str | None = Field(default=None, sa_type=Text)
 
 
 class PaperCategory(SQLModel, table=True):

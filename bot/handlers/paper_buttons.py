@@ -1,0 +1,128 @@
+"""The buttons under a paper that talk back to the bot (`bot.render.actions`): "Cite", and
+"Unfollow NAME" / "Mute topic" with its confirmation.
+
+"Cite" reads only, so anyone may press it: it answers with the paper's BibTeX, built from the
+stored record (`watcher.bibtex`). "Unfollow …" asks first, with "Yes" and "Keep"; "Yes" stops
+that one follow for the chat (or forum topic) the message is in, nowhere else. In groups only
+administrators may press those (`may_manage`, as for /unsubscribe).
+
+A press on an old message is answered as things stand now: a paper no longer stored, a follow
+already stopped, or a question already answered each get a short clear answer and change
+nothing.
+"""
+
+from __future__ import annotations
+
+import html
+
+from telegram import Update
+
+from bot.handlers.common import (
+    Context,
+    DeliveryEvents,
+    Place,
+    ServiceHandlers,
+    answer_in_place,
+    may_manage,
+    place_of,
+    reply,
+)
+from bot.render import Message
+from bot.render.actions import CITE, CONFIRM, KEEP, UNFOLLOW, Action, confirm_row, parse_action
+from watcher.aio import in_db_thread
+from watcher.bibtex import bibtex_entry
+from watcher.followed import Followed
+from watcher.kinds import FollowKind
+from watcher.service import ServiceContext
+
+STALE = "This button no longer works; the message is too old."
+ADMINS_ONLY = "Only this group's administrators can change what it follows."
+KEPT = "Kept: nothing was changed."
+_BIBTEX_ROOM = 3800  # characters of BibTeX in one message, its markup and escaping aside
+
+
+class PaperButtons(ServiceHandlers):
+    """The answers to a paper's "Cite" and "Unfollow …" buttons."""
+
+    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+        super().__init__(service)
+        self.events = events
+
+    async def press(self, update: Update, context: Context) -> None:
+        """A paper's button: cite, ask to unfollow, unfollow, or keep."""
+        query = update.callback_query
+        assert query is not None
+        action = parse_action(query.data or "")
+        if action is None or update.effective_chat is None or query.message is None:
+            await query.answer(STALE, show_alert=True)
+            return
+        if action.verb == CITE:
+            await self._cite(update, context, action.arxiv_id)
+            return
+        if not await may_manage(update, context):
+            await query.answer(ADMINS_ONLY, show_alert=True)
+            return
+        if action.verb == KEEP:
+            await query.answer()
+            await answer_in_place(update, context, KEPT)
+            return
+        assert action.followed_id is not None
+        place = place_of(update)
+        followed = await in_db_thread(self._subscribed, place, action.followed_id)
+        if followed is None:
+            await query.answer(_already_gone(place), show_alert=True)
+            if action.verb == CONFIRM:
+                await answer_in_place(update, context, _already_gone(place))
+            return
+        await query.answer()
+        if action.verb == UNFOLLOW:
+            await reply(update, context, _question(place, followed, action))
+            return
+        await in_db_thread(self._unfollow, place, followed.id)
+        self.events.unsubscribed(place.chat_id)
+        await answer_in_place(update, context, _done(place, followed))
+
+    async def _cite(self, update: Update, context: Context, arxiv_id: str) -> None:
+        query = update.callback_query
+        assert query is not None
+        record = await in_db_thread(self.store.paper, arxiv_id)
+        if record is None:
+            await query.answer(
+                f"arXiv:{arxiv_id} is no longer stored here; its page is "
+                f"https://arxiv.org/abs/{arxiv_id}",
+                show_alert=True,
+            )
+            return
+        await query.answer()
+        entry = html.escape(bibtex_entry(record, limit=_BIBTEX_ROOM).rstrip("\n"), quote=False)
+        await reply(update, context, f'<pre><code class="language-bibtex">{entry}</code></pre>')
+
+    def _subscribed(self, place: Place, followed_id: int) -> Followed | None:
+        """Database thread: the follow, if this chat (topic) still has it; else None."""
+        if followed_id not in self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id):
+            return None
+        found = self.store.followed([followed_id])
+        return found[0] if found else None
+
+    def _unfollow(self, place: Place, followed_id: int) -> None:
+        """Database thread: stop the one follow here."""
+        self.chats.unsubscribe(place.chat_id, followed_id, thread_id=place.thread_id)
+
+
+def _question(place: Place, followed: Followed, action: Action) -> Message:
+    topic = followed.kind == FollowKind.TOPIC
+    what = "watching the topic" if topic else "following"
+    return Message.from_html(
+        f"Stop {what} <b>{html.escape(followed.label)}</b> in {place.here.lower()}? "
+        "Nothing else it follows changes.",
+        (confirm_row(followed.id, action.arxiv_id, topic=topic),),
+    )
+
+
+def _done(place: Place, followed: Followed) -> str:
+    verb = "watches" if followed.kind == FollowKind.TOPIC else "follows"
+    return f"✅ {place.here} no longer {verb} <b>{html.escape(followed.label)}</b>."
+
+
+def _already_gone(place: Place) -> str:
+    return f"{place.here} no longer has that follow: nothing to stop."

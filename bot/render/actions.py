@@ -1,0 +1,111 @@
+"""The row of buttons under a paper, and the callback data its buttons carry.
+
+One row: links to the abstract page, the PDF and the HTML page (when arXiv has one), "Cite"
+(answered with the paper's BibTeX) and, under news a follow caused, "Unfollow NAME" or "Mute
+topic" (which asks first, and stops that follow in that chat only). The handlers are
+`bot.handlers.paper_buttons`.
+
+Callback data stays far below Telegram's 64 bytes: "a:" then a letter for the action, the follow's
+id where it needs one, and the arXiv id without its version ("a:c:2604.01234",
+"a:u:17:hep-th/9901001"). The arXiv id, not a row id, so that a press on an old message finds the
+paper as long as it is stored, whatever happened to the rows in between.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot.render.styled import MAX_CALLBACK_DATA_BYTES, Button, clip
+from watcher.records import Record
+
+PREFIX = "a:"
+CITE, UNFOLLOW, CONFIRM, KEEP = "c", "u", "y", "k"
+_NAME_IN_BUTTON = 24  # a long name is cut: the confirmation names it in full
+
+# arXiv renders HTML from the LaTeX source of papers submitted since December 2023 (new-style
+# ids from 2312 on); older papers mostly have none, and a link to a missing page helps nobody.
+HTML_SINCE = datetime(2023, 12, 1, tzinfo=UTC)
+_NEW_STYLE_ID = re.compile(r"(\d{2})(\d{2})\.\d{4,5}")
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """The follow that brought a paper to a chat: its id, how it is shown, whether a topic."""
+
+    followed_id: int
+    label: str
+    topic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What a pressed button asks: `verb` one of CITE, UNFOLLOW, CONFIRM, KEEP."""
+
+    verb: str
+    arxiv_id: str = ""
+    followed_id: int | None = None
+
+
+def html_url(record: Record) -> str | None:
+    """The paper's HTML page (arxiv.org/html/ID) when arXiv has one: new-style ids from 2312
+    on. Older ids and old-style ones ("hep-th/9901001") get none."""
+    match = _NEW_STYLE_ID.fullmatch(record.arxiv_id)
+    if match is None:
+        return None
+    year, month = 2000 + int(match.group(1)), int(match.group(2))
+    if datetime(year, month, 1, tzinfo=UTC) < HTML_SINCE:
+        return None
+    return f"https://arxiv.org/html/{record.arxiv_id}"
+
+
+def paper_row(record: Record, cause: Cause | None = None) -> tuple[Button, ...]:
+    """The one row under a paper: Abstract, PDF, HTML (if any), Cite, and the cause's
+    "Unfollow …" or "Mute topic" when a follow brought it."""
+    links = (("📄 Abstract", record.abs_url), ("📥 PDF", record.pdf_url),
+             ("🌐 HTML", html_url(record)))  # fmt: skip
+    row = [Button(text, url=url) for text, url in links if url]
+    cite = f"{PREFIX}{CITE}:{record.arxiv_id}"
+    if _fits(cite):  # an arXiv id always fits; an absurd stored one gets no button
+        row.append(Button("❝ Cite", callback_data=cite))
+    unfollow = f"{PREFIX}{UNFOLLOW}:{cause.followed_id}:{record.arxiv_id}" if cause else ""
+    if cause is not None and _fits(unfollow):
+        row.append(Button(unfollow_text(cause), callback_data=unfollow))
+    return tuple(row)
+
+
+def _fits(data: str) -> bool:
+    return len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
+
+
+def unfollow_text(cause: Cause) -> str:
+    """The button's text: "Mute topic", or "Unfollow NAME" with a long name cut."""
+    return "🔕 Mute topic" if cause.topic else f"🔕 Unfollow {clip(cause.label, _NAME_IN_BUTTON)}"
+
+
+def confirm_row(followed_id: int, arxiv_id: str, *, topic: bool) -> tuple[Button, ...]:
+    """The confirmation's two buttons: stop the follow, or keep it."""
+    return (
+        Button(
+            "Yes, mute it" if topic else "Yes, unfollow",
+            callback_data=f"{PREFIX}{CONFIRM}:{followed_id}:{arxiv_id}",
+        ),
+        Button("Keep", callback_data=f"{PREFIX}{KEEP}"),
+    )
+
+
+def parse_action(data: str) -> Action | None:
+    """The action a button's callback data asks for; None for data no button of ours makes."""
+    if not data.startswith(PREFIX):
+        return None
+    verb, _, rest = data.removeprefix(PREFIX).partition(":")
+    if verb == KEEP and not rest:
+        return Action(KEEP)
+    if verb == CITE and rest:
+        return Action(CITE, rest)
+    if verb in (UNFOLLOW, CONFIRM):
+        followed, _, arxiv_id = rest.partition(":")
+        if followed.isascii() and followed.isdigit() and arxiv_id:
+            return Action(verb, arxiv_id, int(followed))
+    return None
