@@ -32,7 +32,7 @@ from telegram import (
     Message as TelegramMessage,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import ChatMigrated
+from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
 from bot.arguments import Refused
@@ -211,6 +211,19 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
             link_preview_options=NO_PREVIEW,
             reply_markup=markup,
         )
+
+
+async def edit_answer(update: Update, context: Context, text: str) -> None:
+    """A question (a button's message) becomes its answer, without buttons; if it is gone, the
+    answer is sent anew."""
+    query = update.callback_query
+    assert query is not None
+    try:
+        await query.edit_message_text(
+            text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW
+        )
+    except BadRequest:
+        await reply(update, context, text)
 
 
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:

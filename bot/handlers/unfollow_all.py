@@ -9,16 +9,14 @@ nothing; so is a press on a question already answered. In groups only administra
 from __future__ import annotations
 
 from telegram import Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest
 
 from bot.handlers.common import (
-    NO_PREVIEW,
     Context,
     DeliveryEvents,
     Place,
     ServiceHandlers,
     bold_names,
+    edit_answer,
     may_manage,
     place_of,
     refusal,
@@ -84,7 +82,7 @@ class UnfollowAll(ServiceHandlers):
         data = query.data or ""
         if data == _KEEP:
             await query.answer()
-            await _edit(update, context, KEPT)
+            await edit_answer(update, context, KEPT)
             return
         asked = data.removeprefix(_ALL)
         place = place_of(update)
@@ -98,7 +96,7 @@ class UnfollowAll(ServiceHandlers):
             return
         await query.answer()
         self.events.unsubscribed(place.chat_id)
-        await _edit(update, context, answer)
+        await edit_answer(update, context, answer)
 
     def _unfollow_all(self, place: Place, asked: int) -> str | None:
         """Database thread: unfollow everything if it is still the `asked` many; else None."""
@@ -108,15 +106,3 @@ class UnfollowAll(ServiceHandlers):
         followed = self.store.followed(subscribed)
         self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
         return f"✅ {place.here} no longer follows {bold_names(followed)}."
-
-
-async def _edit(update: Update, context: Context, text: str) -> None:
-    """The question becomes its answer, without buttons; if it is gone, the answer is sent."""
-    query = update.callback_query
-    assert query is not None
-    try:
-        await query.edit_message_text(
-            text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW
-        )
-    except BadRequest:
-        await reply(update, context, text)
