@@ -11,6 +11,7 @@ client's assumptions.
 
 from tests.fakes.telegram.fake import DEFAULT_TOKEN, FakeTelegram
 from tests.fakes.telegram.faults import Fault, FaultKind
+from tests.fakes.telegram.files import SentDocument
 from tests.fakes.telegram.flood_control import RateLimits
 from tests.fakes.telegram.html_markup import HtmlParseError, ParsedText, parse_html, utf16_length
 from tests.fakes.telegram.state import (
@@ -31,6 +32,7 @@ __all__ = [
     "ParsedText",
     "RateLimits",
     "RecordedRequest",
+    "SentDocument",
     "SentMessage",
     "parse_html",
     "utf16_length",
