@@ -226,6 +226,21 @@ async def edit_answer(update: Update, context: Context, text: str) -> None:
         await reply(update, context, text)
 
 
+async def managed_press(update: Update, context: Context, *, stale: str) -> str | None:
+    """The data of a pressed button that changes what the chat follows, when it may act on it;
+    None when it may not, the press then answered (`stale`: its message is gone; or the
+    presser is no administrator of the group)."""
+    query = update.callback_query
+    assert query is not None
+    if update.effective_chat is None or query.message is None:
+        await query.answer(stale)
+        return None
+    if not await may_manage(update, context):
+        await query.answer("Only this group's administrators can change what it follows.")
+        return None
+    return query.data or ""
+
+
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:
     """Answer wrong arguments: what was wrong, and an example when the error has one."""
     if isinstance(error, Refused):

@@ -36,7 +36,7 @@ from bot.handlers.common import (
     capped_lines,
     edit_answer,
     keyboard,
-    may_manage,
+    managed_press,
     place_of,
     refusal,
     refuse_non_admin,
@@ -150,13 +150,9 @@ class Takeout(ServiceHandlers):
         """A button of the import question: import what it showed, or cancel."""
         query = update.callback_query
         assert query is not None
-        if update.effective_chat is None or query.message is None:
-            await query.answer(STALE)
+        data = await managed_press(update, context, stale=STALE)
+        if data is None:
             return
-        if not await may_manage(update, context):
-            await query.answer("Only this group's administrators can change what it follows.")
-            return
-        data = query.data or ""
         if data == _CANCEL:
             await query.answer()
             await edit_answer(update, context, CANCELLED)

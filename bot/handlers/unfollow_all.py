@@ -17,7 +17,7 @@ from bot.handlers.common import (
     ServiceHandlers,
     bold_names,
     edit_answer,
-    may_manage,
+    managed_press,
     place_of,
     refusal,
     reply,
@@ -73,13 +73,9 @@ class UnfollowAll(ServiceHandlers):
         """A button of the question: unfollow everything it counted, or keep it all."""
         query = update.callback_query
         assert query is not None
-        if update.effective_chat is None or query.message is None:
-            await query.answer(STALE)
+        data = await managed_press(update, context, stale=STALE)
+        if data is None:
             return
-        if not await may_manage(update, context):
-            await query.answer("Only this group's administrators can change what it follows.")
-            return
-        data = query.data or ""
         if data == _KEEP:
             await query.answer()
             await edit_answer(update, context, KEPT)
