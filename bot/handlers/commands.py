@@ -176,7 +176,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.takeout.export,
         Group.FOLLOWING,
         "[opml]",
-        "a file of what this chat follows",
+        "this chat's follows as a file",
         (
             "A text file, one follow a line with the chat's settings on top; "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
@@ -188,7 +188,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.takeout.import_file,
         Group.FOLLOWING,
         "",
-        "follow what an exported file lists",
+        "follow what a file lists",
         (
             "Reply /import to a file /export made (or an OPML of arXiv author and category "
             "feeds), or send the file with /import as its caption. I list what I will follow "
