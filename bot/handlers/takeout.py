@@ -35,6 +35,7 @@ from bot.handlers.common import (
     bold_list,
     capped_lines,
     edit_answer,
+    fit_reply,
     keyboard,
     managed_press,
     place_of,
@@ -220,7 +221,7 @@ class Takeout(ServiceHandlers):
         """Send `answer` as a reply to the file's message (the question's press reads it)."""
         await context.bot.send_message(
             source.chat.id,
-            answer.html,
+            fit_reply(answer.html),
             message_thread_id=source.message_thread_id if source.is_topic_message else None,
             parse_mode=ParseMode.HTML,
             link_preview_options=NO_PREVIEW,
