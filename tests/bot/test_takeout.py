@@ -5,6 +5,7 @@ refused in one sentence; groups need an administrator; a stale question changes 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -215,3 +216,14 @@ async def test_an_import_keeps_to_the_limit_and_the_allowance_of_new_follows(bot
     # The allowance is spent in the import's transaction: 10 at first, 6 started.
     budgets = LookupBudgets(bot.chats.engine, per_hour=bot.service.settings.backfills_per_chat_hour)
     assert 3.9 < budgets.standing(USER).follows < 4.1
+
+
+async def test_a_failed_download_is_answered_and_logged_without_the_token(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot")
+    answer = await send_file(bot, USER, b"subscribe Dezun Dong\n", downloadable=False)
+    assert answer == "I could not download that file from Telegram; send /import again."
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith("bot")]
+    assert "could not download a file to import: InvalidToken" in logged
+    assert all(bot.telegram.token not in line and "/file/bot" not in line for line in logged)

@@ -62,13 +62,14 @@ class FileStore:
     by_path: dict[str, StoredFile] = field(default_factory=dict)
     sent: list[SentDocument] = field(default_factory=list)
 
-    def add(self, data: bytes, suffix: str) -> StoredFile:
+    def add(self, data: bytes, suffix: str, *, downloadable: bool = True) -> StoredFile:
         unique = uuid.uuid4().hex[:12]
         stored = StoredFile(
             f"BQAC{unique}", unique, f"documents/file_{len(self.by_id)}{suffix}", data
         )
         self.by_id[stored.file_id] = stored
-        self.by_path[stored.path] = stored
+        if downloadable:
+            self.by_path[stored.path] = stored
         return stored
 
     def get_file(self, params: dict[str, str]) -> JsonDict:
@@ -113,13 +114,17 @@ class DocumentScripting:
         caption: str | None = None,
         user_id: int | None = None,
         size: int | None = None,
+        downloadable: bool = True,
     ) -> int:
         """Queue a Message update with a document (and a caption, whose leading `/command`
         gets its bot_command entity, as Telegram marks it). `size`: the file_size Telegram
-        reports, when a test wants it to differ from the bytes. Returns the message id."""
+        reports, when a test wants it to differ from the bytes. `downloadable` False: its download
+        answers 404, as an expired link does. Returns the message id."""
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else 1000)
         with self._state.lock:
-            stored = self._files.add(data, "." + file_name.rpartition(".")[2])
+            stored = self._files.add(
+                data, "." + file_name.rpartition(".")[2], downloadable=downloadable
+            )
             document = document_json(stored, file_name, mime_type)
             if size is not None:
                 document["file_size"] = size
