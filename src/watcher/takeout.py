@@ -103,7 +103,7 @@ def export_list(
         title = "the operator's list"
     else:
         followed = store.followed(chats.subscribed_ids(target.chat_id, thread_id=target.thread_id))
-        settings = imports.settings_of(target.chat_id)
+        settings = imports.settings_of(target.chat_id, target.thread_id)
         title = f"chat {target.chat_id}" + (
             f", topic {target.thread_id}" if target.thread_id != NO_THREAD else ""
         )
@@ -209,7 +209,7 @@ def _plan_settings(
         known = [f"{key}: {value}" for key, value in settings.items() if key in SETTINGS]
         skipped += [Skipped("header", text, "settings are a chat's") for text in known]
         return {}, tuple(skipped)
-    changes, refused = imports.try_settings(target.chat_id, settings, now=now)
+    changes, refused = imports.try_settings(target.chat_id, target.thread_id, settings, now=now)
     skipped += [Skipped("header", f"{key}: {settings[key]}", why) for key, why in refused.items()]
     return changes, tuple(skipped)
 

@@ -1,10 +1,11 @@
 """A chat's settings as an export's header writes them and an import sets them: `key: value`.
 
-`SETTINGS` is the one table of the keys known: each reads its value off the chat's row and
-writes one back, in the caller's transaction (`watcher.store.imports`). A setting added to the
-chat later (pause, quiet hours, …) is one more row here; an export then carries it, and an
-import of a file that has it sets it. A key not in the table is reported by the import, never
-refused: a file from a newer version still imports.
+`SETTINGS` is the one table of the keys known: each reads its value for a chat's forum topic
+(`NO_THREAD`: the chat) and writes one back, in the caller's session (`watcher.store.imports`).
+The three here are the chat's own (its row); a setting added later, of the chat or of each
+topic (pause, quiet hours, silent, format, …), is one more row here; an export then carries
+it, and an import of a file that has it sets it. A key not in the table is reported by the
+import, never refused: a file from a newer version still imports.
 
 A value that cannot be set raises `SettingRefused`, whose message says why in a few words.
 """
@@ -38,11 +39,34 @@ class SettingRefused(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ChatSetting:
-    """One setting: `read` gives the chat's value as written; `write` sets a value (checked)."""
+    """One setting: `read(session, chat_id, thread_id)` gives its value as written;
+    `write(session, chat_id, thread_id, value, now)` sets a value, checked (SettingRefused)."""
 
     key: str
-    read: Callable[[Chat], str]
-    write: Callable[[Session, Chat, str, datetime], None]
+    read: Callable[[Session, int, int], str]
+    write: Callable[[Session, int, int, str, datetime], None]
+
+
+def chat_row(session: Session, chat_id: int) -> Chat:
+    """The chat's row; a chat never seen gets one with the defaults, stored only if the caller
+    commits (an import's chat was seen: it sent the file)."""
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id)
+        session.add(chat)
+    return chat
+
+
+def _of_chat(read: Callable[[Chat], str]) -> Callable[[Session, int, int], str]:
+    return lambda session, chat_id, _thread_id: read(chat_row(session, chat_id))
+
+
+def _to_chat(
+    write: Callable[[Session, Chat, str, datetime], None],
+) -> Callable[[Session, int, int, str, datetime], None]:
+    return lambda session, chat_id, _thread, value, now: write(
+        session, chat_row(session, chat_id), value, now
+    )
 
 
 def parse_digest(value: str) -> DigestSchedule | None:
@@ -107,10 +131,12 @@ def _write_revisions(session: Session, chat: Chat, value: str, now: datetime) ->
 SETTINGS: dict[str, ChatSetting] = {
     setting.key: setting
     for setting in (
-        ChatSetting("timezone", lambda chat: chat.timezone, _write_zone),
-        ChatSetting("digest", _read_digest, _write_digest),
+        ChatSetting("timezone", _of_chat(lambda chat: chat.timezone), _to_chat(_write_zone)),
+        ChatSetting("digest", _of_chat(_read_digest), _to_chat(_write_digest)),
         ChatSetting(
-            "revisions", lambda chat: "on" if chat.notify_revisions else "off", _write_revisions
+            "revisions",
+            _of_chat(lambda chat: "on" if chat.notify_revisions else "off"),
+            _to_chat(_write_revisions),
         ),
     )
 }

@@ -52,11 +52,13 @@ class ImportStore:
         self.engine = engine
         self.budgets = budgets  # None: no allowance is charged (the operator's CLI)
 
-    def settings_of(self, chat_id: int) -> dict[str, str]:
-        """The chat's settings as `key: value` (a chat never seen: the defaults)."""
+    def settings_of(self, chat_id: int, thread_id: int) -> dict[str, str]:
+        """The settings of the chat's topic as `key: value` (a chat never seen: the defaults;
+        nothing is stored)."""
         with Session(self.engine) as session:
-            chat = session.get(Chat, chat_id) or Chat(id=chat_id)
-            return {key: setting.read(chat) for key, setting in SETTINGS.items()}
+            found = {key: s.read(session, chat_id, thread_id) for key, s in SETTINGS.items()}
+            session.rollback()
+            return found
 
     def costs(self, rules: Sequence[FollowRule]) -> list[Cost]:
         """What each rule would cost a chat now."""
@@ -64,25 +66,25 @@ class ImportStore:
             return [_cost(session, rule) for rule in rules]
 
     def try_settings(
-        self, chat_id: int, settings: Mapping[str, str], *, now: datetime
+        self, chat_id: int, thread_id: int, settings: Mapping[str, str], *, now: datetime
     ) -> tuple[dict[str, str], dict[str, str]]:
         """The known settings that would change (key: value as written back), and those that
         cannot be set (key: why); nothing is stored. Unknown keys are the caller's to report."""
         changes: dict[str, str] = {}
         refused: dict[str, str] = {}
         with Session(self.engine) as session:
-            chat = session.get(Chat, chat_id) or Chat(id=chat_id)
             for key, setting in SETTINGS.items():
                 if key not in settings:
                     continue
-                before = setting.read(chat)
+                before = setting.read(session, chat_id, thread_id)
                 try:
-                    setting.write(session, chat, settings[key], now)
+                    setting.write(session, chat_id, thread_id, settings[key], now)
                 except SettingRefused as error:
                     refused[key] = str(error)
                     continue
-                if setting.read(chat) != before:
-                    changes[key] = setting.read(chat)
+                after = setting.read(session, chat_id, thread_id)
+                if after != before:
+                    changes[key] = after
             session.rollback()
         return changes, refused
 
@@ -110,8 +112,7 @@ class ImportStore:
                 and not self.budgets.spend(session, chat_id, follows=follows, lookups=lookups)
             ):
                 raise ImportStale("the chat's allowance of new follows is spent for now")
-            chat = session.get(Chat, chat_id)
-            if chat is None:
+            if session.get(Chat, chat_id) is None:
                 raise ImportStale("the chat is not known")
             count = session.exec(
                 select(func.count()).where(col(Subscription.chat_id) == chat_id)
@@ -135,7 +136,7 @@ class ImportStore:
             for key, setting in SETTINGS.items():
                 if key in settings:
                     try:
-                        setting.write(session, chat, settings[key], now)
+                        setting.write(session, chat_id, thread_id, settings[key], now)
                     except SettingRefused as error:
                         raise ImportStale(f"{key}: {error}") from None
             session.commit()
