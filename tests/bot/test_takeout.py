@@ -227,3 +227,29 @@ async def test_a_failed_download_is_answered_and_logged_without_the_token(
     logged = [r.getMessage() for r in caplog.records if r.name.startswith("bot")]
     assert "could not download a file to import: InvalidToken" in logged
     assert all(bot.telegram.token not in line and "/file/bot" not in line for line in logged)
+
+
+async def test_each_forum_topic_exports_and_imports_its_own_follows(bot: Bot) -> None:
+    forum = -1001234
+    papers, news = (bot.telegram.create_topic(forum, name) for name in ("Papers", "News"))
+    bot.telegram.set_admins(forum, [ADMIN])
+    bot.chats.seen(forum, kind="supergroup")
+    followed, _ = bot.store.follow_person(PersonRule(("Yemao Xu",)))
+    bot.chats.subscribe(forum, followed.id, thread_id=papers)
+
+    bot.telegram.user_sends(forum, "/export", user_id=ADMIN, thread_id=papers)
+    await bot.until(lambda: bot.telegram.documents(forum))
+    (sent,) = bot.telegram.documents(forum)
+    assert sent.message_thread_id == papers
+    assert "subscribe Yemao Xu\n" in sent.data.decode()
+
+    bot.telegram.user_sends_document(
+        forum, sent.data, caption="/import", user_id=ADMIN, thread_id=news
+    )
+    await bot.until(lambda: bot.telegram.sent(forum))
+    assert bot.last(forum).text.startswith("📥 This topic will follow Yemao Xu."), bot.last(forum)
+    assert bot.last(forum).message_thread_id == news
+    go, _ = button_data(bot, forum)
+    await press(bot, forum, go, user_id=ADMIN)
+    assert bot.chats.subscribed_ids(forum, thread_id=news) == [followed.id]
+    assert bot.chats.subscribed_ids(forum) == []  # General follows nothing

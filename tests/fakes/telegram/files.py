@@ -115,11 +115,13 @@ class DocumentScripting:
         user_id: int | None = None,
         size: int | None = None,
         downloadable: bool = True,
+        thread_id: int | None = None,
     ) -> int:
         """Queue a Message update with a document (and a caption, whose leading `/command`
         gets its bot_command entity, as Telegram marks it). `size`: the file_size Telegram
         reports, when a test wants it to differ from the bytes. `downloadable` False: its download
-        answers 404, as an expired link does. Returns the message id."""
+        answers 404, as an expired link does. `thread_id`: the forum topic it is posted in.
+        Returns the message id."""
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else 1000)
         with self._state.lock:
             stored = self._files.add(
@@ -129,6 +131,8 @@ class DocumentScripting:
             if size is not None:
                 document["file_size"] = size
             message: JsonDict = {"from": user_json(sender), "document": document}
+            if thread_id is not None:
+                message.update(message_thread_id=thread_id, is_topic_message=True)
             if caption is not None:
                 message["caption"] = caption
                 entities = command_entities(caption).get("entities")
