@@ -226,10 +226,13 @@ async def edit_answer(update: Update, context: Context, text: str) -> None:
         await reply(update, context, text)
 
 
-async def managed_press(update: Update, context: Context, *, stale: str) -> str | None:
-    """The data of a pressed button that changes what the chat follows, when it may act on it;
-    None when it may not, the press then answered (`stale`: its message is gone; or the
-    presser is no administrator of the group)."""
+async def managed_press(
+    update: Update, context: Context, *, stale: str, declined: tuple[str, str]
+) -> str | None:
+    """The data of a pressed button of a question that changes what the chat follows, when it
+    is left to act on; None when the press was answered here: `stale` (its message is gone),
+    a presser who is no administrator of the group, or the question's "no" button
+    (`declined`: its data, and the text the question becomes)."""
     query = update.callback_query
     assert query is not None
     if update.effective_chat is None or query.message is None:
@@ -237,6 +240,10 @@ async def managed_press(update: Update, context: Context, *, stale: str) -> str 
         return None
     if not await may_manage(update, context):
         await query.answer("Only this group's administrators can change what it follows.")
+        return None
+    if query.data == declined[0]:
+        await query.answer()
+        await edit_answer(update, context, declined[1])
         return None
     return query.data or ""
 

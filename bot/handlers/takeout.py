@@ -151,12 +151,8 @@ class Takeout(ServiceHandlers):
         """A button of the import question: import what it showed, or cancel."""
         query = update.callback_query
         assert query is not None
-        data = await managed_press(update, context, stale=STALE)
+        data = await managed_press(update, context, stale=STALE, declined=(_CANCEL, CANCELLED))
         if data is None:
-            return
-        if data == _CANCEL:
-            await query.answer()
-            await edit_answer(update, context, CANCELLED)
             return
         message = query.message
         source = message.reply_to_message if isinstance(message, TelegramMessage) else None

@@ -73,12 +73,8 @@ class UnfollowAll(ServiceHandlers):
         """A button of the question: unfollow everything it counted, or keep it all."""
         query = update.callback_query
         assert query is not None
-        data = await managed_press(update, context, stale=STALE)
+        data = await managed_press(update, context, stale=STALE, declined=(_KEEP, KEPT))
         if data is None:
-            return
-        if data == _KEEP:
-            await query.answer()
-            await edit_answer(update, context, KEPT)
             return
         asked = data.removeprefix(_ALL)
         place = place_of(update)
