@@ -126,7 +126,9 @@ class Takeout(ServiceHandlers):
             return  # /import@otherbot as a caption
         source = message if message.document is not None else message.reply_to_message
         if source is None or source.document is None:
-            await reply(update, context, refusal(html.escape(NO_FILE), "/export"))
+            await reply(
+                update, context, refusal(html.escape(NO_FILE), "/export", lead="Make one with:")
+            )
             return
         if await refuse_non_admin(update, context, example="/export"):
             return

@@ -119,7 +119,7 @@ async def test_a_group_imports_by_reply_from_an_administrator_only(bot: Bot) -> 
     file_message = bot.telegram.user_sends_document(GROUP, text, user_id=ADMIN)
 
     refused = await bot.ask_one(GROUP, "/import", user_id=1000)  # not a reply, not a member admin
-    assert refused == f"{NO_FILE}\nFor example: /export"
+    assert refused == f"{NO_FILE}\nMake one with: /export"
 
     bot.telegram.user_replies(GROUP, "/import", file_message, user_id=1000)
     await bot.until(lambda: "administrators" in bot.last(GROUP).text)
