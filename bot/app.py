@@ -103,6 +103,8 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(str(settings.telegram_api_url))
+        # Files (/import) come from the same server: `…/bot` becomes `…/file/bot`.
+        .base_file_url(file_url(str(settings.telegram_api_url)))
         .concurrent_updates(PerChatUpdates())
     )
     if rate_limiter is not None:
@@ -116,3 +118,11 @@ def build_application(
         lookup_patience=lookup_patience,
     )
     return application
+
+
+def file_url(api_url: str) -> str:
+    """The Bot API's file address for its method address `api_url`, as Telegram serves them:
+    `https://api.telegram.org/bot` gives `https://api.telegram.org/file/bot` (a local Bot API
+    server, or the test double, alike). PTB appends the token and the file's path."""
+    head, _, tail = api_url.rstrip("/").rpartition("/")
+    return f"{head}/file/{tail}"

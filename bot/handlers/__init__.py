@@ -12,6 +12,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
 - `admin`: /stats;
+- `takeout`: /export and /import (a file of the follows and settings), and its question;
 - `membership`: blocked, removed, unblocked or added; group migrations;
 - `gate` (with `budget`): flood control before every handler;
 - `errors`: the one error handler;
@@ -48,6 +49,8 @@ from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.paper_buttons import PaperButtons
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.takeout import PREFIX as TAKEOUT_PREFIX
+from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
@@ -69,6 +72,8 @@ __all__ = [
 
 # New messages and channel posts; an edited message is not a new command.
 _FRESH = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
+# A file sent with /import as its caption (commands in captions are no CommandHandler's).
+_IMPORT_CAPTION = r"^/import(?:@\w+)?(?:\s|$)"
 _GATE_GROUP = -1  # runs before every handler, and may stop the update there
 
 
@@ -107,6 +112,7 @@ def register(
         questions=Questions(service),
         digest=DigestCommands(service, events=events),
         admin=Admin(service),
+        takeout=Takeout(service),
     )
 
     gate = Gate(membership, budget or CommandBudget())
@@ -128,11 +134,20 @@ def register(
             PaperButtons(service, events=events).press, pattern=f"^{PAPER_BUTTON_PREFIX}"
         )
     )
+    application.add_handler(
+        CallbackQueryHandler(handlers.takeout.press, pattern=f"^{TAKEOUT_PREFIX}")
+    )
     application.add_handler(CallbackQueryHandler(handlers.questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))
     application.add_handler(
         MessageHandler(filters.StatusUpdate.FORUM_TOPIC_REOPENED, membership.topic_reopened)
+    )
+    application.add_handler(
+        MessageHandler(
+            filters.Document.ALL & filters.CaptionRegex(_IMPORT_CAPTION) & _FRESH,
+            handlers.takeout.import_file,
+        )
     )
     application.add_handler(
         MessageHandler(filters.COMMAND & _FRESH, handlers.welcome.unknown_command)

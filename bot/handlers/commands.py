@@ -20,6 +20,7 @@ from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
 from bot.handlers.questions import Questions
 from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
 from watcher.rules import MAX_RULE_CATEGORIES
@@ -41,6 +42,7 @@ class Handlers:
     questions: Questions
     digest: DigestCommands
     admin: Admin
+    takeout: Takeout
 
 
 class Group(StrEnum):
@@ -169,6 +171,32 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "",
         "what this chat follows",
         ("The people and topics this chat follows, with their papers and last check.",),
+    ),
+    Command(
+        "export",
+        "A file of this chat's follows: /export, or /export opml",
+        lambda h: h.takeout.export,
+        Group.FOLLOWING,
+        "[opml]",
+        "this chat's follows as a file",
+        (
+            "A text file, one follow a line with the chat's settings on top; "
+            "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
+        ),
+    ),
+    Command(
+        "import",
+        "Follow what a file lists: reply /import to it",
+        lambda h: h.takeout.import_file,
+        Group.FOLLOWING,
+        "",
+        "follow what a file lists",
+        (
+            "Reply /import to a file /export made (or an OPML of arXiv author and category "
+            "feeds), or send the file with /import as its caption. I list what I will follow "
+            "and skip, and ask first.",
+            _IN_GROUPS,
+        ),
     ),
     Command(
         "recent",

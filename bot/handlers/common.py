@@ -213,9 +213,9 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
         )
 
 
-async def answer_in_place(update: Update, context: Context, text: str) -> None:
-    """A button's question becomes its answer (HTML), without buttons; if the question is gone,
-    the answer is sent."""
+async def edit_answer(update: Update, context: Context, text: str) -> None:
+    """A question (a button's message) becomes its answer, without buttons; if it is gone, the
+    answer is sent anew."""
     query = update.callback_query
     assert query is not None
     try:
@@ -224,6 +224,28 @@ async def answer_in_place(update: Update, context: Context, text: str) -> None:
         )
     except BadRequest:
         await reply(update, context, text)
+
+
+async def managed_press(
+    update: Update, context: Context, *, stale: str, declined: tuple[str, str]
+) -> str | None:
+    """The data of a pressed button of a question that changes what the chat follows, when it
+    is left to act on; None when the press was answered here: `stale` (its message is gone),
+    a presser who is no administrator of the group, or the question's "no" button
+    (`declined`: its data, and the text the question becomes)."""
+    query = update.callback_query
+    assert query is not None
+    if update.effective_chat is None or query.message is None:
+        await query.answer(stale)
+        return None
+    if not await may_manage(update, context):
+        await query.answer("Only this group's administrators can change what it follows.")
+        return None
+    if query.data == declined[0]:
+        await query.answer()
+        await edit_answer(update, context, declined[1])
+        return None
+    return query.data or ""
 
 
 async def reply_usage(update: Update, context: Context, error: UsageError) -> None:

@@ -53,9 +53,11 @@ def _is_interaction(update: Update, bot_username: str) -> bool:
     if update.callback_query is not None:
         return True
     message = update.message or update.channel_post
-    if message is None or message.text is None:
+    # A file sent with a command as its caption (/import) asks too.
+    text = message.text or message.caption if message is not None else None
+    if message is None or not text:
         return False
-    if message.text.startswith("/"):
-        _, at, addressee = message.text.split(maxsplit=1)[0].partition("@")
+    if text.startswith("/"):
+        _, at, addressee = text.split(maxsplit=1)[0].partition("@")
         return not at or addressee.casefold() == bot_username.casefold()
     return message.chat.type == ChatType.PRIVATE

@@ -22,7 +22,7 @@ from bot.handlers.common import (
     DeliveryEvents,
     Place,
     ServiceHandlers,
-    answer_in_place,
+    edit_answer,
     may_manage,
     place_of,
     reply,
@@ -64,7 +64,7 @@ class PaperButtons(ServiceHandlers):
             return
         if action.verb == KEEP:
             await query.answer()
-            await answer_in_place(update, context, KEPT)
+            await edit_answer(update, context, KEPT)
             return
         assert action.followed_id is not None
         place = place_of(update)
@@ -72,7 +72,7 @@ class PaperButtons(ServiceHandlers):
         if followed is None:
             await query.answer(_already_gone(place), show_alert=True)
             if action.verb == CONFIRM:
-                await answer_in_place(update, context, _already_gone(place))
+                await edit_answer(update, context, _already_gone(place))
             return
         await query.answer()
         if action.verb == UNFOLLOW:
@@ -80,7 +80,7 @@ class PaperButtons(ServiceHandlers):
             return
         await in_db_thread(self._unfollow, place, followed.id)
         self.events.unsubscribed(place.chat_id)
-        await answer_in_place(update, context, _done(place, followed))
+        await edit_answer(update, context, _done(place, followed))
 
     async def _cite(self, update: Update, context: Context, arxiv_id: str) -> None:
         query = update.callback_query

@@ -15,9 +15,9 @@ from bot.handlers.common import (
     DeliveryEvents,
     Place,
     ServiceHandlers,
-    answer_in_place,
     bold_names,
-    may_manage,
+    edit_answer,
+    managed_press,
     place_of,
     refusal,
     reply,
@@ -73,16 +73,8 @@ class UnfollowAll(ServiceHandlers):
         """A button of the question: unfollow everything it counted, or keep it all."""
         query = update.callback_query
         assert query is not None
-        if update.effective_chat is None or query.message is None:
-            await query.answer(STALE)
-            return
-        if not await may_manage(update, context):
-            await query.answer("Only this group's administrators can change what it follows.")
-            return
-        data = query.data or ""
-        if data == _KEEP:
-            await query.answer()
-            await answer_in_place(update, context, KEPT)
+        data = await managed_press(update, context, stale=STALE, declined=(_KEEP, KEPT))
+        if data is None:
             return
         asked = data.removeprefix(_ALL)
         place = place_of(update)
@@ -96,7 +88,7 @@ class UnfollowAll(ServiceHandlers):
             return
         await query.answer()
         self.events.unsubscribed(place.chat_id)
-        await answer_in_place(update, context, answer)
+        await edit_answer(update, context, answer)
 
     def _unfollow_all(self, place: Place, asked: int) -> str | None:
         """Database thread: unfollow everything if it is still the `asked` many; else None."""

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 
 from watcher import __version__, db
+from watcher.cli_takeout import add_commands as add_takeout_commands
 from watcher.errors import (
     ConfigError,
     UnknownAuthorId,
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("topic", metavar="TOPIC", help=f"e.g. '{TOPIC_EXAMPLE}'")
     unwatch = command("unwatch", cmd_unwatch, "stop watching a topic")
     unwatch.add_argument("topic", metavar="TOPIC", help="as given to watch, or as authors lists it")
+    add_takeout_commands(command)
     command("authors", cmd_authors, "list followed authors and topics with their poll state")
     command("health", cmd_health, "exit 0 when the database answers and polling is recent")
     database = command("db", cmd_db, "database maintenance")

@@ -87,6 +87,20 @@ class LookupBudgets:
             session.commit()
         return None
 
+    def spend(self, session: Session, chat_id: int, *, follows: int, lookups: int) -> bool:
+        """In the caller's transaction (an import's, `watcher.store.imports`): reserve `follows`
+        new follows and `lookups` look-ups at once, or nothing (False) when the chat has not
+        that many now. The row stays locked until the caller's transaction ends."""
+        now = self.clock()
+        row = self._locked_row(session, chat_id, now)
+        have_follows, have_lookups = self._refilled(row, now)
+        if have_follows < follows or have_lookups < lookups:
+            return False
+        row.follows, row.lookups = have_follows - follows, have_lookups - lookups
+        row.updated = now
+        session.add(row)
+        return True
+
     def give_back(self, chat_id: int) -> None:
         """The follow `take` reserved was not started: the chat has it again (its look-up, if
         one was asked of arXiv, stays spent)."""

@@ -50,16 +50,8 @@ class FollowStore:
         Following never turns a watched author into an unwatched one. The same name in other
         categories is another rule.
         """
-        display, *aliases = names
-        new = FollowedAuthor(
-            name=display, rule_key=rule_key(display, categories), categories=",".join(categories)
-        )
         with Session(self.engine) as session:
-            followed, created = _add_rule(session, new, watched=watched)
-            known = {key_of(name) for name in (followed.name, *followed.alias_list)}
-            extra = [alias for alias in aliases if key_of(alias) not in known]
-            if extra:
-                followed.aliases = "|".join([*followed.alias_list, *extra])
+            followed, created = add_person(session, names, categories, watched=watched)
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
@@ -142,17 +134,8 @@ class FollowStore:
         feed shows it, if any) is only shown, with the identity: "Dezun Dong (arxiv:dong_d_1)"
         (`Followed.label`), and marks them on announced papers; it never matches. Returns the
         follow and whether it is new; `watched` as in `follow`."""
-        new = FollowedAuthor(
-            name=(name or identity.shown)[:MAX_SHOWN_NAME],
-            rule_key=identity.key,
-            kind=FollowKind.IDENTITY,
-            identity=identity.key,
-        )
         with Session(self.engine) as session:
-            followed, created = _add_rule(session, new, watched=watched)
-            if name and followed.name == identity.shown:
-                # Followed by id alone so far (WATCH_AUTHORS): now its person's name is known.
-                followed.name = new.name
+            followed, created = add_identity(session, identity, name, watched=watched)
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
@@ -307,15 +290,8 @@ class FollowStore:
         `watched` as for `follow`. A new topic's poll state says "history never fetched": its
         first poll stores what it finds silently, so a topic never announces the past.
         """
-        new = FollowedAuthor(
-            name=topic.text,
-            rule_key=topic.rule_key,
-            kind=FollowKind.TOPIC,
-            categories=",".join(topic.categories),
-            topic=topic.text,
-        )
         with Session(self.engine) as session:
-            followed, created = _add_rule(session, new, watched=watched)
+            followed, created = add_topic(session, topic, watched=watched)
             session.commit()
             assert followed.id is not None
             return self._followed(session, [followed.id])[0], created
@@ -327,6 +303,52 @@ class FollowStore:
                 select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == topic.rule_key)
             ).first()
             return None if found is None else self._followed(session, [found])[0]
+
+
+def add_person(
+    session: Session, names: Sequence[str], categories: Sequence[str], *, watched: bool
+) -> tuple[FollowedAuthor, bool]:
+    """In `session`: the person rule of `names` (display name first, then aliases, which are
+    added to a stored rule's) in `categories`, stored if new; and whether it was."""
+    display, *aliases = names
+    new = FollowedAuthor(
+        name=display, rule_key=rule_key(display, categories), categories=",".join(categories)
+    )
+    followed, created = _add_rule(session, new, watched=watched)
+    known = {key_of(name) for name in (followed.name, *followed.alias_list)}
+    extra = [alias for alias in aliases if key_of(alias) not in known]
+    if extra:
+        followed.aliases = "|".join([*followed.alias_list, *extra])
+    return followed, created
+
+
+def add_identity(
+    session: Session, identity: Identity, name: str | None, *, watched: bool
+) -> tuple[FollowedAuthor, bool]:
+    """In `session`: the identity's rule, stored if new (shown as `name` when given)."""
+    new = FollowedAuthor(
+        name=(name or identity.shown)[:MAX_SHOWN_NAME],
+        rule_key=identity.key,
+        kind=FollowKind.IDENTITY,
+        identity=identity.key,
+    )
+    followed, created = _add_rule(session, new, watched=watched)
+    if name and followed.name == identity.shown:
+        # Followed by id alone so far (WATCH_AUTHORS): now its person's name is known.
+        followed.name = new.name
+    return followed, created
+
+
+def add_topic(session: Session, topic: Topic, *, watched: bool) -> tuple[FollowedAuthor, bool]:
+    """In `session`: the topic's rule, stored if new."""
+    new = FollowedAuthor(
+        name=topic.text,
+        rule_key=topic.rule_key,
+        kind=FollowKind.TOPIC,
+        categories=",".join(topic.categories),
+        topic=topic.text,
+    )
+    return _add_rule(session, new, watched=watched)
 
 
 def _add_rule(

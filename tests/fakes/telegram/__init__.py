@@ -12,6 +12,7 @@ client's assumptions.
 
 from tests.fakes.telegram.fake import DEFAULT_TOKEN, FakeTelegram
 from tests.fakes.telegram.faults import Fault, FaultKind
+from tests.fakes.telegram.files import SentDocument
 from tests.fakes.telegram.flood_control import RateLimits
 from tests.fakes.telegram.html_markup import HtmlParseError, ParsedText, parse_html, utf16_length
 from tests.fakes.telegram.state import (
@@ -34,6 +35,7 @@ __all__ = [
     "ParsedText",
     "RateLimits",
     "RecordedRequest",
+    "SentDocument",
     "SentMessage",
     "WebhookPost",
     "parse_html",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from tests.fakes.telegram.files import FileStore, SentDocument, Upload, document_json
 from tests.fakes.telegram.flood_control import FloodControl
 from tests.fakes.telegram.forum import place_message
 from tests.fakes.telegram.html_markup import (
@@ -74,6 +75,7 @@ class BotApi:
         self.strict_chats = strict_chats
         self.strict_ampersand = strict_ampersand
         self.webhooks = Webhooks(state, self._deliverable)
+        self.files = FileStore()
         self.methods: dict[str, Callable[[Params], Any]] = {
             "getMe": self.get_me,
             "setWebhook": self.webhooks.set_webhook,
@@ -90,6 +92,8 @@ class BotApi:
             "getChatMember": self.get_chat_member,
             "getChatAdministrators": self.get_chat_administrators,
             "getChat": self.get_chat,
+            "getFile": self.files.get_file,
+            "sendDocument": self.send_document,
             "close": lambda _params: True,
             "logOut": lambda _params: True,
         }
@@ -99,7 +103,9 @@ class BotApi:
         """Method names are case-insensitive in the Bot API."""
         return self._by_lower_name.get(method.lower())
 
-    def call(self, method: str, params: Params) -> Any:
+    def call(self, method: str, params: Params, uploads: Sequence[Upload] = ()) -> Any:
+        if method == "sendDocument":
+            return self.send_document(params, uploads)
         return self.methods[method](params)
 
     # -- chats and text ----------------------------------------------------------------------
@@ -263,6 +269,41 @@ class BotApi:
                     reply_to_message_id=(
                         placement.reply_to["message_id"] if placement.reply_to else None
                     ),
+                )
+            )
+            self.state.touch()
+            return json.loads(json.dumps(stored))  # type: ignore[no-any-return]
+
+    def send_document(self, params: Params, uploads: Sequence[Upload] = ()) -> JsonDict:
+        """A document uploaded (multipart, field `document`), with an optional caption."""
+        upload = next((u for u in uploads if u.field == "document"), None)
+        if upload is None:
+            raise bad_request("there is no document in the request")
+        caption = params.get("caption") or None
+        if caption is not None and utf16_length(caption) > 1024:
+            raise bad_request("message caption is too long")
+        with self.state.lock:
+            chat = self._resolve_chat(params)
+            self._check_can_post(chat)
+            placement = place_message(self.state, chat, params)
+            suffix = "." + upload.file_name.rpartition(".")[2]
+            document = document_json(
+                self.files.add(upload.data, suffix), upload.file_name, upload.content_type
+            )
+            message: JsonDict = {"from": dict(self.state.bot_user), "document": document}
+            if caption is not None:
+                message["caption"] = caption
+            if placement.thread_id is not None:
+                message.update(message_thread_id=placement.thread_id, is_topic_message=True)
+            stored = self.state.store_message(chat, message)
+            self.files.sent.append(
+                SentDocument(
+                    chat.id,
+                    stored["message_id"],
+                    upload.file_name,
+                    upload.data,
+                    caption,
+                    placement.thread_id,
                 )
             )
             self.state.touch()

@@ -21,6 +21,7 @@ from types import TracebackType
 
 from tests.fakes.telegram.bot_api import BotApi
 from tests.fakes.telegram.faults import Fault, FaultQueue
+from tests.fakes.telegram.files import DocumentScripting
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
 from tests.fakes.telegram.state import (
@@ -43,8 +44,8 @@ DEFAULT_TOKEN = "123456:TEST-TOKEN-not-a-secret"
 _OTHER_USER_ID = 1000  # the member who speaks in a group when the test names nobody
 
 
-class FakeTelegram:
-    """A fake Bot API on 127.0.0.1 (ephemeral port), served from a daemon thread."""
+class FakeTelegram(DocumentScripting):
+    """A fake Bot API on 127.0.0.1 (ephemeral port), from a daemon thread (files: its base)."""
 
     def __init__(
         self,
@@ -70,6 +71,7 @@ class FakeTelegram:
             strict_ampersand=strict_ampersand,
         )
         self.webhooks = self._api.webhooks  # setWebhook's side: route, post, received
+        self._files = self._api.files
         self._server: ApiServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -269,10 +271,8 @@ class FakeTelegram:
     def channel_post(
         self, chat_id: int, text: str, *, title: str = "Channel", username: str | None = None
     ) -> int:
-        """Queue a channel_post update: no `from`, the channel itself is `sender_chat`.
-
-        A leading `/command` gets its bot_command entity, as in any other chat.
-        """
+        """Queue a channel_post update: no `from`, the channel itself is `sender_chat`; a
+        leading `/command` gets its bot_command entity, as in any other chat."""
         with self._state.lock:
             chat = self._describe(chat_id, "channel", title, username, None)
             message: JsonDict = {"sender_chat": chat.to_json(), "text": text}
@@ -340,14 +340,13 @@ class FakeTelegram:
             }
             return self._state.queue_update("my_chat_member", update)
 
-    def block(self, chat_id: int) -> None:
+    def block(self, chat_id: int, *, blocked: bool = True) -> None:
         """The user blocked the bot: sends answer 403 until `unblock`."""
         with self._state.lock:
-            self._state.chat(chat_id).blocked = True
+            self._state.chat(chat_id).blocked = blocked
 
     def unblock(self, chat_id: int) -> None:
-        with self._state.lock:
-            self._state.chat(chat_id).blocked = False
+        self.block(chat_id, blocked=False)
 
     def kick(self, chat_id: int) -> None:
         """The bot was removed from a group or channel."""

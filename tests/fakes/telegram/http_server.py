@@ -24,12 +24,14 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tests.fakes.telegram.bot_api import BotApi
 from tests.fakes.telegram.faults import Fault, FaultKind, FaultQueue
+from tests.fakes.telegram.files import Upload
 from tests.fakes.telegram.request_params import Params
 from tests.fakes.telegram.state import ApiError, RecordedRequest, TelegramState
 
@@ -46,9 +48,11 @@ _PHRASES = {
 }
 
 
-def _decode_params(content_type: str, body: bytes, query: str) -> Params:
-    """All parameters as strings; JSON-body values that are not strings become JSON text."""
+def _decode_params(content_type: str, body: bytes, query: str) -> tuple[Params, list[Upload]]:
+    """All parameters as strings; JSON-body values that are not strings become JSON text. The
+    file parts of a multipart body are uploads, kept as bytes."""
     params: Params = dict(parse_qsl(query, keep_blank_values=True))
+    uploads: list[Upload] = []
     media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type == "application/x-www-form-urlencoded":
         params.update(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
@@ -62,9 +66,12 @@ def _decode_params(content_type: str, body: bytes, query: str) -> Params:
         for part in message.iter_parts():
             name = part.get_param("name", header="content-disposition")
             payload = part.get_payload(decode=True)
-            if isinstance(name, str) and isinstance(payload, bytes):
+            file_name = part.get_filename()
+            if isinstance(name, str) and isinstance(payload, bytes) and file_name is not None:
+                uploads.append(Upload(name, file_name, part.get_content_type(), payload))
+            elif isinstance(name, str) and isinstance(payload, bytes):
                 params[name] = payload.decode("utf-8", errors="replace")
-    return params
+    return params, uploads
 
 
 class ApiServer(ThreadingHTTPServer):
@@ -132,6 +139,10 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 4 and parts[1].startswith(CLIENT_PREFIX):
             # /client-NAME/bot<token>/method: a test tells its processes apart.
             client, parts = parts[1].removeprefix(CLIENT_PREFIX), ["", *parts[2:]]
+        if len(parts) >= 4 and parts[1] == "file" and parts[2].startswith("bot"):
+            # Clients percent-encode the path (PTB does, the token's ":" included).
+            self._download(unquote(parts[2][3:]), unquote("/".join(parts[3:])))
+            return
         if len(parts) != 3 or not parts[1].startswith("bot"):
             self._answer_json(404, ApiError(404, "Not Found").to_json())
             return
@@ -143,13 +154,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer_json(404, ApiError(404, "Not Found").to_json())
             return
         try:
-            params = _decode_params(self.headers.get("Content-Type", ""), body, url.query)
+            params, uploads = _decode_params(self.headers.get("Content-Type", ""), body, url.query)
         except (ValueError, UnicodeDecodeError):
             self._answer_json(400, ApiError(400, "Bad Request: invalid request body").to_json())
             return
-        self._dispatch(method, params, client)
+        self._dispatch(method, params, client, uploads)
 
-    def _dispatch(self, method: str, params: Params, client: str) -> None:
+    def _download(self, token: str, path: str) -> None:
+        """`/file/bot<token>/<file_path>`: the file's bytes, as Telegram serves them."""
+        state = self.server.state
+        with state.lock:
+            stored = self.server.api.files.by_path.get(path)
+            state.requests.append(RecordedRequest("download", {"file_path": path}, time.time()))
+        if not hmac.compare_digest(token.encode(), self.server.token.encode()):
+            self._answer_json(401, ApiError(401, "Unauthorized").to_json())
+        elif stored is None:
+            self._answer_json(404, ApiError(404, "Not Found").to_json())
+        else:
+            self._write(200, stored.data, "application/octet-stream")
+
+    def _dispatch(
+        self, method: str, params: Params, client: str, uploads: Sequence[Upload] = ()
+    ) -> None:
         state = self.server.state
         counted = method != "getUpdates"  # long polls would swamp the concurrency figure
         with state.lock:
@@ -159,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
                 state.max_concurrent = max(state.max_concurrent, state.in_flight)
         status = 0
         try:
-            status = self._execute(method, params, self.server.faults.pop(method))
+            status = self._execute(method, params, self.server.faults.pop(method), uploads)
         except OSError:
             # The client is gone (killed mid-request, or it gave up on a slow answer).
             self.close_connection = True
@@ -174,7 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
                     state.count_429 += 1
                 state.touch()
 
-    def _execute(self, method: str, params: Params, fault: Fault | None) -> int:
+    def _execute(
+        self, method: str, params: Params, fault: Fault | None, uploads: Sequence[Upload] = ()
+    ) -> int:
         """Run the method (unless a fault pre-empts it) and answer; return the HTTP status."""
         if fault is not None and fault.kind is FaultKind.SERVER_ERROR:
             return self._answer_server_error(fault.status)
@@ -188,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind is FaultKind.DISCONNECT and not fault.delivered:
             return self._drop_connection()
         try:
-            answer = {"ok": True, "result": self.server.api.call(method, params)}
+            answer = {"ok": True, "result": self.server.api.call(method, params, uploads)}
             status = 200
         except ApiError as error:
             answer, status = error.to_json(), error.status

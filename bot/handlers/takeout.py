@@ -1,0 +1,281 @@
+"""Take the follows elsewhere, or bring them here: /export [opml] and /import.
+
+/export sends a file of this chat's (forum topic's) follows and settings: plain text, or with
+`opml` an OPML of arXiv feeds (`watcher.takeout`). Anyone may ask, as anyone may see
+/subscriptions.
+
+/import reads such a file, or an OPML of arXiv feeds from another reader: sent as a reply to the
+file, or as the file's caption. The file is fetched with getFile and downloaded from the Bot API
+server `TELEGRAM_API_URL` names (PTB's `base_file_url`, set from it in `bot.app`), whose address
+holds the token: it is never logged. A file refused (wrong type, too large, not UTF-8, malformed
+XML, entities) gets one sentence saying why. Otherwise the answer, a reply to the file, says what
+will be followed, what is skipped and why, which settings change, and asks with two buttons.
+
+The question is stateless: "Import" carries the plan's digest, and a press reads the file again
+(the message the question replies to) and plans again; a plan that differs (the chat changed
+meanwhile, or the import was done) is answered "out of date" and changes nothing, so a question
+still works after a restart. Only a group's administrators may import or press.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+
+from telegram import Document, ReplyParameters, Update
+from telegram import Message as TelegramMessage
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+
+from bot.arguments import Refused
+from bot.handlers.common import (
+    NO_PREVIEW,
+    Context,
+    ServiceHandlers,
+    bold_list,
+    capped_lines,
+    edit_answer,
+    fit_reply,
+    keyboard,
+    managed_press,
+    place_of,
+    refusal,
+    refuse_non_admin,
+    reply,
+    reply_usage,
+)
+from bot.render import MAX_MESSAGE_LENGTH, Button, Message
+from watcher.aio import in_db_thread
+from watcher.follow_list import ReadList
+from watcher.service import ServiceContext
+from watcher.store.budgets import LookupBudgets
+from watcher.store.imports import ImportStale, ImportStore
+from watcher.store.tables import utcnow
+from watcher.takeout import (
+    MAX_FILE_BYTES,
+    FileRefused,
+    ImportPlan,
+    Target,
+    apply_import,
+    export_list,
+    plan_import,
+    read_file,
+)
+
+log = logging.getLogger(__name__)
+
+PREFIX = "x:"
+_GO = f"{PREFIX}ok:"
+_CANCEL = f"{PREFIX}no"
+STALE = "This question is out of date; send /import again."
+CANCELLED = "Cancelled: nothing was imported."
+NO_FILE = (
+    "Send /import as a reply to the file /export made (or an OPML of arXiv feeds), "
+    "or send the file with /import as its caption."
+)
+_TEXT_TYPES = ("text/", "application/xml", "application/opml", "application/octet-stream")
+_SUFFIXES = (".txt", ".opml", ".xml")
+
+
+class Takeout(ServiceHandlers):
+    """/export, /import and the import question's buttons."""
+
+    def __init__(self, service: ServiceContext) -> None:
+        super().__init__(service)
+        self.imports = ImportStore(
+            service.chats.engine,
+            budgets=LookupBudgets(
+                service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
+            ),
+        )
+
+    async def export(self, update: Update, context: Context) -> None:
+        """/export [opml]: this chat's follows and settings, as a file."""
+        args = [arg.casefold() for arg in context.args or []]
+        if args not in ([], ["opml"]):
+            await reply_usage(
+                update, context, Refused("/export takes nothing, or opml.", "/export opml")
+            )
+            return
+        place = place_of(update)
+        name, data = await in_db_thread(
+            export_list,
+            self.store,
+            self.chats,
+            self.imports,
+            Target(place.chat_id, place.thread_id),
+            opml=bool(args),
+            now=utcnow(),
+        )
+        await context.bot.send_document(
+            place.chat_id,
+            document=data,
+            filename=name,
+            caption=f"{place.here}'s follows and settings. /import this file in another chat "
+            "to follow the same.",
+            message_thread_id=place.thread_id or None,
+        )
+
+    async def import_file(self, update: Update, context: Context) -> None:
+        """/import, as a reply to a file or as a file's caption: plan it, and ask."""
+        message = update.effective_message
+        assert message is not None
+        caption = (message.caption or "").split(maxsplit=1)
+        addressee = caption[0].partition("@")[2] if caption else ""
+        if addressee and addressee.casefold() != context.bot.username.casefold():
+            return  # /import@otherbot as a caption
+        source = message if message.document is not None else message.reply_to_message
+        if source is None or source.document is None:
+            await reply(
+                update, context, refusal(html.escape(NO_FILE), "/export", lead="Make one with:")
+            )
+            return
+        if await refuse_non_admin(update, context, example="/export"):
+            return
+        read = await self._read(context, source.document)
+        if isinstance(read, str):
+            await reply(update, context, html.escape(read))
+            return
+        place = place_of(update)
+        plan = await in_db_thread(
+            plan_import,
+            self.store,
+            self.chats,
+            self.imports,
+            read,
+            Target(place.chat_id, place.thread_id),
+            now=utcnow(),
+        )
+        question = ask(plan, place.here)
+        await self._reply_to(context, source, question)
+
+    async def press(self, update: Update, context: Context) -> None:
+        """A button of the import question: import what it showed, or cancel."""
+        query = update.callback_query
+        assert query is not None
+        data = await managed_press(update, context, stale=STALE, declined=(_CANCEL, CANCELLED))
+        if data is None:
+            return
+        message = query.message
+        source = message.reply_to_message if isinstance(message, TelegramMessage) else None
+        if not data.startswith(_GO) or source is None or source.document is None:
+            await query.answer(STALE, show_alert=True)
+            return
+        read = await self._read(context, source.document)
+        if isinstance(read, str):
+            await query.answer(STALE, show_alert=True)
+            return
+        place = place_of(update)
+        target = Target(place.chat_id, place.thread_id)
+        answer = await in_db_thread(self._import, read, target, data.removeprefix(_GO), place.here)
+        if answer is None:
+            await query.answer(STALE, show_alert=True)
+            return
+        await query.answer()
+        await edit_answer(update, context, answer)
+
+    def _import(self, read: ReadList, target: Target, digest: str, here: str) -> str | None:
+        """Database thread: plan again and, if it is still the plan asked about, import it."""
+        now = utcnow()
+        plan = plan_import(self.store, self.chats, self.imports, read, target, now=now)
+        if plan.empty or plan.digest != digest:
+            return None
+        try:
+            apply_import(self.imports, plan, target, now=now)
+        except ImportStale as error:
+            log.info("an import in chat %s went stale: %s", target.chat_id, error)
+            return None
+        if plan.new_follows:
+            self.service.poller.poll_soon()
+        return done(plan, here)
+
+    async def _read(self, context: Context, document: Document) -> ReadList | str:
+        """The file's contents read (`ReadList`), or the sentence refusing it."""
+        mime = (document.mime_type or "").casefold()
+        name = (document.file_name or "").casefold()
+        if not (mime.startswith(_TEXT_TYPES) or name.endswith(_SUFFIXES) or not mime):
+            return (
+                f"That file is {mime or 'not text'}, not a follow list: send the .txt or .opml "
+                "file /export made, or an OPML of arXiv feeds."
+            )
+        if document.file_size is not None and document.file_size > MAX_FILE_BYTES:
+            return (
+                f"That file is too large ({document.file_size // 1024} KB); a follow list is at "
+                f"most {MAX_FILE_BYTES // 1024} KB."
+            )
+        try:
+            file = await context.bot.get_file(document.file_id)
+            data = bytes(await file.download_as_bytearray())
+        except TelegramError as error:
+            # The download address holds the token: only the kind of failure is logged.
+            log.warning("could not download a file to import: %s", type(error).__name__)
+            return "I could not download that file from Telegram; send /import again."
+        try:
+            return read_file(data)
+        except FileRefused as error:
+            return str(error)
+
+    async def _reply_to(self, context: Context, source: TelegramMessage, answer: Message) -> None:
+        """Send `answer` as a reply to the file's message (the question's press reads it)."""
+        await context.bot.send_message(
+            source.chat.id,
+            fit_reply(answer.html),
+            message_thread_id=source.message_thread_id if source.is_topic_message else None,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_parameters=ReplyParameters(source.message_id, allow_sending_without_reply=True),
+            reply_markup=keyboard(answer),
+        )
+
+
+def ask(plan: ImportPlan, here: str) -> Message:
+    """The question: what will be followed and set, what is skipped and why, two buttons."""
+    lines = []
+    if plan.adds:
+        lines.append(f"📥 {here} will follow {bold_list([str(e.rule) for e in plan.adds])}.")
+        if plan.new_follows:
+            lines.append(
+                f"{plan.new_follows} of them start a history, from {here.lower()}'s allowance "
+                "of new follows."
+            )
+    if plan.settings:
+        lines.append("It will set " + _settings_text(plan) + ".")
+    skipped = [*plan.skipped, *plan.settings_skipped]
+    if plan.empty:
+        lines.insert(0, "Nothing to import from that file.")
+    if skipped:
+        lines.append(f"Skipped ({len(skipped)}):")
+    room = MAX_MESSAGE_LENGTH - 200 - sum(len(line) for line in lines)
+    entries = [
+        f"• {html.escape(s.where)}, <b>{html.escape(s.text)}</b>: {html.escape(s.reason)}"
+        for s in skipped
+    ]
+    text = "\n".join([*lines, *capped_lines(entries, room=room)])
+    if plan.empty:
+        return Message.from_html(text)
+    buttons = (
+        (
+            Button(
+                f"Import {len(plan.adds)}" if plan.adds else "Import",
+                callback_data=_GO + plan.digest,
+            ),
+            Button("Cancel", callback_data=_CANCEL),
+        ),
+    )
+    return Message.from_html(text, buttons)
+
+
+def done(plan: ImportPlan, here: str) -> str:
+    """The question's answer once imported."""
+    parts = []
+    if plan.adds:
+        parts.append(f"now follows {bold_list([str(e.rule) for e in plan.adds])}")
+    if plan.settings:
+        parts.append("has " + _settings_text(plan))
+    return f"✅ Imported: {here.lower()} " + " and ".join(parts) + "."
+
+
+def _settings_text(plan: ImportPlan) -> str:
+    return ", ".join(
+        f"<b>{html.escape(key)}</b> {html.escape(value)}" for key, value in plan.settings.items()
+    )

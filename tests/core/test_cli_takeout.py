@@ -1,0 +1,112 @@
+"""`arxiv-watcher export` and `import` (issue 21, item 5) on a real database, through the CLI's
+`main(argv)` in this process: the operator's own list (WATCH_AUTHORS and what `follow` and
+`watch` added) and a chat's, exported and imported back exactly."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from tests.harness.cli_helpers import SETTING_NAMES
+from watcher.cli import main
+from watcher.store import Store
+from watcher.store.chats import Chats
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(
+    tmp_path: Path,
+    database_url: str,
+    engine: Engine,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Cli:
+    """`main(argv)` with a clean environment of settings; its exit code, stdout and stderr."""
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    root = logging.getLogger()  # main() sets logging up on this test's captured streams
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    monkeypatch.setattr(root, "level", root.level)
+    for name in SETTING_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("WATCH_AUTHORS", "Dezun Dong|D. Dong; arxiv:dong_d_1")
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def follow_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+def test_the_operators_list_exports_and_imports_into_a_chat_and_back(
+    cli: Cli, engine: Engine, tmp_path: Path
+) -> None:
+    assert cli("watch", '"remote direct memory access" RDMA in cs.DC')[0] == 0
+    code, listed, _ = cli("export")
+    assert code == 0
+    assert follow_lines(listed) == [
+        'watch "remote direct memory access" rdma in cs.DC',
+        "subscribe Dezun Dong|D. Dong",
+        "subscribe arxiv:dong_d_1",
+    ]
+    assert "# timezone" not in listed  # settings are a chat's
+    exported = tmp_path / "mine.txt"
+    exported.write_text(listed + "# after the follows: no setting\nLi\n", encoding="utf-8")
+
+    Chats(engine).seen(77, kind="private")
+    code, out, _ = cli("import", str(exported), "--chat", "77")
+    assert code == 0
+    assert out.splitlines()[:3] == [
+        'follow  "remote direct memory access" rdma in cs.DC',
+        "follow  Dezun Dong",
+        "follow  arxiv:dong_d_1",
+    ]
+    assert "skip    line 8: Li: 'Li': a name needs a given name and a family name" in out
+    assert len(Chats(engine).subscribed_ids(77)) == 3
+    code, chat_list, _ = cli("export", "--chat", "77")
+    assert follow_lines(chat_list) == follow_lines(listed)
+    assert "# timezone: UTC\n# digest: off\n# revisions: off\n" in chat_list
+
+    code, again, _ = cli("import", str(exported), "--chat", "77")  # nothing new the second time
+    assert code == 0
+    assert again.count("followed here already") == 3
+    assert again.rstrip().endswith("Nothing to import.")
+
+
+def test_an_opml_import_follows_as_the_operator_and_unknown_chats_are_refused(
+    cli: Cli, engine: Engine, tmp_path: Path
+) -> None:
+    opml = tmp_path / "feeds.opml"
+    opml.write_text(
+        '<opml version="2.0"><head><setting name="digest" value="daily 08:00"/></head><body>'
+        '<outline text="Xu" xmlUrl="https://export.arxiv.org/api/query?search_query=au:%22Yemao+Xu%22"/>'
+        '<outline text="ORCID" xmlUrl="https://arxiv.org/a/0000-0002-1825-0097.atom"/>'
+        "</body></opml>",
+        encoding="utf-8",
+    )
+    code, out, _ = cli("import", str(opml))
+    assert code == 0
+    assert "follow  Yemao Xu\nfollow  ORCID 0000-0002-1825-0097\n" in out
+    assert "skip    header: digest: daily 08:00: settings are a chat's" in out
+    assert "WATCH_AUTHORS is the operator's list at each start" in out
+    watched = {f.key for f in Store(engine).followed() if f.watched}
+    assert {"xu yemao", "orcid:0000-0002-1825-0097"} <= watched
+
+    code, _, err = cli("export", "--chat", "12345", "--opml")
+    assert code == 2
+    assert "no chat 12345 is known; a chat's id is what /id answers in it" in err
+    (tmp_path / "bad.opml").write_bytes(b"<opml><body>")
+    code, _, err = cli("import", str(tmp_path / "bad.opml"))
+    assert code == 2
+    assert "That OPML file cannot be read: it is not well-formed XML" in err

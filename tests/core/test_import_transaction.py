@@ -1,0 +1,109 @@
+"""An import is stored whole or not at all (issue 21, item 5: "nothing half-imported"): when what
+it was planned on changed before the press (the chat filled up, its allowance went, a setting
+cannot be set any more), `ImportStore.apply` raises `ImportStale` and leaves every table as it
+was; otherwise every follow and setting lands together. On both databases."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import Engine
+
+from watcher.follow_list import read_text
+from watcher.rules import PersonRule
+from watcher.store import Store
+from watcher.store.budgets import LookupBudgets
+from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
+from watcher.store.imports import ImportStale, ImportStore
+from watcher.takeout import Target, apply_import, plan_import
+
+CHAT = 42
+NOW = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+FILE = (
+    "# timezone: Asia/Tokyo\n# digest: daily 07:30\n"
+    "subscribe Yemao Xu\nwatch rdma in cs.DC\nsubscribe arxiv:dong_d_1\n"
+)
+
+
+def state(engine: Engine) -> tuple[int, list[int], str, int]:
+    """What an import may change: the follows stored, the chat's, its zone and allowance (whole
+    follows: it refills by the second)."""
+    chats = Chats(engine)
+    budgets = LookupBudgets(engine, per_hour=5)
+    return (
+        len(Store(engine).followed()),
+        sorted(chats.subscribed_ids(CHAT)),
+        chats.digests.settings(CHAT).zone_name,
+        math.floor(budgets.standing(CHAT).follows),
+    )
+
+
+@pytest.fixture
+def parts(engine: Engine) -> tuple[Store, Chats, ImportStore]:
+    chats = Chats(engine)
+    chats.seen(CHAT, kind="private")
+    return Store(engine), chats, ImportStore(engine, budgets=LookupBudgets(engine, per_hour=5))
+
+
+def test_a_plan_imported_lands_whole(
+    parts: tuple[Store, Chats, ImportStore], engine: Engine
+) -> None:
+    store, chats, imports = parts
+    plan = plan_import(store, chats, imports, read_text(FILE), Target(CHAT), now=NOW)
+    assert (len(plan.adds), plan.new_follows) == (3, 3)
+    assert dict(plan.settings) == {"timezone": "Asia/Tokyo", "digest": "daily 07:30"}
+
+    apply_import(imports, plan, Target(CHAT), now=NOW)
+
+    follows, subscribed, zone, allowance = state(engine)
+    assert (follows, len(subscribed), zone) == (3, 3, "Asia/Tokyo")
+    assert allowance == 10 - 3
+    assert chats.digests.settings(CHAT).next_at == datetime(2026, 12, 3, 22, 30, tzinfo=UTC)
+
+
+def test_a_chat_filled_meanwhile_gets_nothing(
+    parts: tuple[Store, Chats, ImportStore], engine: Engine
+) -> None:
+    store, chats, imports = parts
+    plan = plan_import(store, chats, imports, read_text(FILE), Target(CHAT), now=NOW)
+    for number in range(MAX_SUBSCRIPTIONS - 2):  # another administrator, between plan and press
+        name = f"Other Person{chr(97 + number // 26)}{chr(97 + number % 26)}"
+        chats.subscribe(CHAT, store.follow_person(PersonRule((name,)))[0].id)
+    before = state(engine)
+
+    with pytest.raises(ImportStale):
+        apply_import(imports, plan, Target(CHAT), now=NOW)
+
+    assert state(engine) == before
+
+
+def test_a_setting_refused_at_the_press_undoes_the_follows_and_the_allowance(
+    parts: tuple[Store, Chats, ImportStore], engine: Engine
+) -> None:
+    store, chats, imports = parts
+    plan = plan_import(store, chats, imports, read_text(FILE), Target(CHAT), now=NOW)
+    plan = type(plan)(plan.adds, plan.skipped, {"digest": "hourly"}, (), plan.new_follows)
+    before = state(engine)
+
+    with pytest.raises(ImportStale, match="digest"):
+        apply_import(imports, plan, Target(CHAT), now=NOW)
+
+    assert state(engine) == before  # no follow, no subscription, no allowance spent
+
+
+def test_an_allowance_spent_meanwhile_gets_nothing(
+    parts: tuple[Store, Chats, ImportStore], engine: Engine
+) -> None:
+    store, chats, imports = parts
+    plan = plan_import(store, chats, imports, read_text(FILE), Target(CHAT), now=NOW)
+    budgets = LookupBudgets(engine, per_hour=5)
+    for _ in range(8):  # /subscribe elsewhere took 8 of the 10 meanwhile
+        assert budgets.take(CHAT, lookup=False) is None
+    before = state(engine)
+
+    with pytest.raises(ImportStale, match="allowance"):
+        apply_import(imports, plan, Target(CHAT), now=NOW)
+
+    assert state(engine) == before
