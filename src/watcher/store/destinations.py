@@ -21,20 +21,13 @@ them for one "While you were away" summary when more than the threshold waited
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy import BigInteger, Column, ForeignKey, and_, false, func, or_, update
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from watcher.kinds import MessageFormat
 from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, UTCDateTime
-
-
-class MessageFormat(StrEnum):
-    """How a destination's announcements look (`DestinationSetting.format`)."""
-
-    FULL = "full"  # one message per paper, with its abstract
-    COMPACT = "compact"  # one line per paper; several found together share one message
 
 
 class DestinationSetting(SQLModel, table=True):

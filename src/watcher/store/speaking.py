@@ -16,12 +16,9 @@ from datetime import datetime
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
+from watcher.kinds import MessageFormat
 from watcher.quiet_hours import QuietHours
-from watcher.store.destinations import (
-    DestinationSetting,
-    MessageFormat,
-    flag_summaries,
-)
+from watcher.store.destinations import DestinationSetting, flag_summaries
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Chat, Delivery, DeliveryStatus, utcnow
 
