@@ -220,5 +220,6 @@ def settings_lines(
         pause_text(speaking, digest),
         format_text(speaking.format).split(",")[0] + " (/format).",
         silent_text(speaking),
-        f"New versions of papers: {'on' if revisions else 'off'} (/revisions).",
+        f"New versions of papers: {'on' if revisions else 'off'} "
+        f"(/revisions {'off' if revisions else 'on'} to change).",
     ]
