@@ -163,3 +163,16 @@ async def test_quiet_hours_across_a_clock_change_release_at_the_new_local_mornin
         datetime(2027, 3, 28, 20, 0, tzinfo=UTC),  # 22:00 CEST
         datetime(2027, 3, 29, 5, 0, tzinfo=UTC),
     )
+
+
+async def test_a_group_that_becomes_a_supergroup_keeps_its_settings(world: World) -> None:
+    group, supergroup = -4001, -1001234567890
+    world.subscribe(group)
+    world.chats.speaking.set_silent(group, NO_THREAD, True)
+    world.chats.speaking.pause(group, NO_THREAD)
+
+    world.chats.migrate(group, supergroup)
+
+    moved = world.chats.speaking.settings(supergroup, NO_THREAD)
+    assert (moved.silent, moved.paused) == (True, True)
+    assert world.chats.speaking.settings(group, NO_THREAD).paused is False  # nothing left behind
