@@ -3,7 +3,7 @@ arguments refused with what was wrong and an example, and /subscriptions showing
 
 from __future__ import annotations
 
-from tests.harness.bots import USER, Bot
+from tests.harness.bots import GROUP, USER, Bot
 from watcher.store.tables import NO_THREAD
 
 
@@ -61,3 +61,19 @@ async def test_each_setting_is_answered_and_shown_by_subscriptions(bot: Bot) -> 
         "Format: compact, one line per paper (title, followed authors ★, category); papers "
         "found together share one message. /format compact or /format full changes it."
     )
+
+
+async def test_in_a_group_only_administrators_change_how_it_speaks(bot: Bot) -> None:
+    admin, member = 5, 7
+    bot.telegram.add_chat(GROUP, chat_type="group", title="Reading group")
+    bot.telegram.set_admins(GROUP, [admin])
+
+    for command in ("/pause", "/quiet 22:00-07:00", "/silent on", "/format compact"):
+        assert (await bot.ask_one(GROUP, command, user_id=member)).startswith(
+            "Only this group's administrators can change how I speak here.\nAnyone can ask: "
+        )
+    assert (await bot.ask_one(GROUP, "/pause", user_id=admin)).startswith("⏸ Paused since ")
+    settings = bot.chats.speaking.settings(GROUP, NO_THREAD)
+    assert (settings.paused, settings.quiet, settings.silent, settings.format) == (
+        True, None, False, "full"
+    )  # fmt: skip
