@@ -19,8 +19,10 @@ from watcher.identity import (
     IdentityError,
     parse_identity,
 )
+from watcher.kinds import MessageFormat
 from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
 from watcher.parse import split_arxiv_id
+from watcher.quiet_hours import QuietHours, parse_quiet
 from watcher.rules import (
     MAX_RULE_CATEGORIES,
     BadRule,
@@ -80,6 +82,9 @@ EXAMPLES = {
     "revisions": "/revisions on",
     "digest": "/digest daily 8am",
     "timezone": "/timezone Europe/Berlin",
+    "quiet": "/quiet 22:00-07:00",
+    "silent": "/silent on",
+    "format": "/format compact",
 }
 
 
@@ -225,18 +230,42 @@ def looks_like_paper(text: str) -> PaperArguments | None:
         return None
 
 
-def on_off(args: Sequence[str]) -> bool | None:
+def on_off(args: Sequence[str], *, command: str = "revisions") -> bool | None:
     """`on` or `off` (a few synonyms accepted); None when no argument was given."""
     if not args:
         return None
     if len(args) > 1:
-        raise Refused("Just one word, on or off.", EXAMPLES["revisions"])
+        raise Refused("Just one word, on or off.", EXAMPLES[command])
     word = args[0].casefold()
     if word in _ON:
         return True
     if word in _OFF:
         return False
-    raise Refused(f"{args[0][:20]!r} is neither on nor off.", EXAMPLES["revisions"])
+    raise Refused(f"{args[0][:20]!r} is neither on nor off.", EXAMPLES[command])
+
+
+def quiet(args: Sequence[str]) -> QuietHours | None:
+    """ "22:00-07:00" (spaces around the dash are fine) → the window; "off" → None."""
+    text = " ".join(args).strip()
+    if text.casefold() in _OFF:
+        return None
+    try:
+        return parse_quiet(text)
+    except BadSchedule as error:
+        raise Refused(_full_sentence(str(error)), EXAMPLES["quiet"]) from None
+
+
+def message_format(args: Sequence[str]) -> MessageFormat:
+    """ "full" or "compact"."""
+    word = " ".join(args).strip().casefold()
+    try:
+        return MessageFormat(word)
+    except ValueError:
+        raise Refused(
+            f"{' '.join(args)[:20]!r} is not a format; use full (each paper in its own message) "
+            "or compact (one line per paper).",
+            EXAMPLES["format"],
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)

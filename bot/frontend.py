@@ -116,6 +116,11 @@ class TelegramFrontend:
         if self.sender is not None:
             self.sender.digests_changed()
 
+    def speaking_changed(self) -> None:
+        """A chat paused, resumed, or changed its quiet hours or style: read them again."""
+        if self.sender is not None:
+            self.sender.speaking_changed()
+
     def chat_back(self) -> None:
         """A blocked or removed chat came back: its parked deliveries are due now."""
         if self.sender is not None:

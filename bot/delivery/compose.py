@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
@@ -118,6 +118,17 @@ class PaperMessages:
             tuple[str, int, NewsKind, frozenset[int], tuple[int, ...]], Composed
         ] = OrderedDict()
 
+    def marker(self, chat_id: int, thread_id: int) -> Callable[[str], bool]:
+        """Whether an author is one that the chat's topic follows (marked ★)."""
+        follows = self.follows.topics.get((chat_id, thread_id), frozenset())
+        names = self.follows.names
+        followed = [names[i] for i in sorted(follows) if i in names]
+
+        def marked(author: str) -> bool:
+            return any(is_same_person(author, known) for known in followed)
+
+        return marked
+
     def compose(self, record: Record, kind: NewsKind, chat_id: int, thread_id: int) -> Composed:
         """The message for news of `record` in a chat's topic, its followed authors marked."""
         follows = self.follows.topics.get((chat_id, thread_id), frozenset())
@@ -127,12 +138,7 @@ class PaperMessages:
         if composed is not None:
             self._composed.move_to_end(key)
             return composed
-        names = self.follows.names
-        followed = [names[i] for i in sorted(follows) if i in names]
-
-        def marked(author: str) -> bool:
-            return any(is_same_person(author, known) for known in followed)
-
+        marked = self.marker(chat_id, thread_id)
         labels = self.follows.labels
         topics = [labels[f][0] for f in found if f in labels and labels[f][1]]
         message = render_paper(
@@ -146,11 +152,14 @@ class PaperMessages:
         return composed
 
 
-async def send(bot: Bot, composed: Composed, chat_id: int, thread_id: int, what: str) -> int:
+async def send(
+    bot: Bot, composed: Composed, chat_id: int, thread_id: int, what: str, *, silent: bool = False
+) -> int:
     """Send the HTML message to the chat (and forum topic), falling back to plain text if
-    Telegram cannot parse it; the id of the message Telegram has. Other refusals raise."""
+    Telegram cannot parse it; the id of the message Telegram has. Other refusals raise.
+    `silent`: it arrives without a sound (`disable_notification`, /silent on)."""
     try:
-        return await _send_text(bot, composed, chat_id, thread_id)
+        return await _send_text(bot, composed, chat_id, thread_id, silent=silent)
     except TelegramError as error:
         if not cannot_parse(error):
             raise
@@ -160,11 +169,17 @@ async def send(bot: Bot, composed: Composed, chat_id: int, thread_id: int, what:
             error.message,
             chat_id,
         )
-        return await _send_text(bot, composed, chat_id, thread_id, plain=True)
+        return await _send_text(bot, composed, chat_id, thread_id, plain=True, silent=silent)
 
 
 async def _send_text(
-    bot: Bot, composed: Composed, chat_id: int, thread_id: int, *, plain: bool = False
+    bot: Bot,
+    composed: Composed,
+    chat_id: int,
+    thread_id: int,
+    *,
+    plain: bool = False,
+    silent: bool = False,
 ) -> int:
     text, parse_mode = composed.text(plain=plain)
     sent = await bot.send_message(
@@ -174,6 +189,7 @@ async def _send_text(
         parse_mode=parse_mode,
         link_preview_options=NO_PREVIEW,
         reply_markup=composed.markup,
+        disable_notification=silent or None,
     )
     return sent.message_id
 

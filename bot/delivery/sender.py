@@ -12,8 +12,11 @@ to a transaction), so a crash re-sends at most `concurrency` messages. What each
 answers means (retry, park, fail, migrate, deactivate) is `bot.delivery.answers`; this loop acts
 on it.
 
-Summaries and digest parts are one message for many deliveries (see `bot.delivery.compose`); the
-sender claims the digests that fell due (rendered by `bot.digest`, one transaction a chat).
+Summaries, digest parts and compact messages are one message for many deliveries (what each
+send carries is `bot.delivery.messages`); the sender claims the digests that fell due (rendered
+by `bot.digest`, one transaction a chat) and ends the quiet hours that are over
+(`watcher.store.quiet`). Deliveries to a paused or quiet destination are not due: the outbox
+keeps them pending, never marked sent, until they are let go.
 
 The sender holds what it fetched until a slot frees up. `forget(chat)` (after /unsubscribe) and
 `refresh()` (after a revision moved a waiting delivery to a newer version) make it drop that and
@@ -25,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from logging import LoggerAdapter
 from typing import assert_never
@@ -44,19 +47,13 @@ from bot.delivery.answers import (
     backoff_delay,
     outcome_of,
 )
-from bot.delivery.compose import (
-    Composed,
-    PaperMessages,
-    compose_digest_part,
-    compose_summary,
-    send,
-    who_follows_whom,
-)
+from bot.delivery.compose import Composed, send
 from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
+from bot.delivery.messages import Carried, MessagePlanner
 from bot.digest import render_digest_parts
 from watcher.aio import in_db_thread
-from watcher.kinds import NewsKind
 from watcher.service import ServiceContext
+from watcher.store import quiet
 from watcher.store.outbox import PendingDelivery
 from watcher.store.tables import utcnow
 
@@ -74,9 +71,6 @@ CONCURRENCY = 8
 # Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
 # on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
-# The deliveries one message carries: each id, with the paper version the message says (None:
-# whatever version the row has, a digest's part), which its confirmation records as sent.
-Carried = Mapping[int, int | None]
 
 
 class DeliverySender:
@@ -108,6 +102,7 @@ class DeliverySender:
         self._busy_chats: set[int] = set()
         self._summarized: set[int] = set()  # delivery ids covered by a summary in flight
         self._next_digest: datetime | None = None  # when to claim digests; None: look now
+        self._next_quiet: datetime | None = None  # when quiet hours end next; None: look now
         # Bumped by forget(), refresh() and a summary's end: a refill that read the outbox
         # before is dropped, and the outbox read again.
         self._generation = 0
@@ -115,7 +110,7 @@ class DeliverySender:
         self._stopping = False
         self._stopped = asyncio.Event()
         self._stopped.set()
-        self._papers = PaperMessages()  # who is marked ★ in each chat's messages, and the cache
+        self._planner = MessagePlanner(context)  # what each send carries (`bot.delivery.messages`)
         self._confirmations = ConfirmationWriter(
             context.outbox, in_flight=lambda: len(self._in_flight), linger=confirm_linger
         )
@@ -138,6 +133,12 @@ class DeliverySender:
         the digests and the outbox again now."""
         self._next_digest = None
         self._wakeup.set()
+
+    def speaking_changed(self) -> None:
+        """A destination was paused, resumed, or its quiet hours or style changed: drop what
+        was fetched (it may be held now) and read the outbox and the quiet windows again."""
+        self._next_quiet = None
+        self.refresh()
 
     def refresh(self) -> None:
         """Waiting deliveries changed (moved to a newer version): read the outbox again."""
@@ -164,6 +165,7 @@ class DeliverySender:
                 self._wakeup.clear()
                 try:
                     await self._claim_digests()
+                    await self._release_quiet()
                     if not self._startable() and len(self._in_flight) < self.concurrency:
                         await self._refill()
                     self._start_ready()
@@ -214,6 +216,19 @@ class DeliverySender:
         if any(report.papers for report in claimed):
             self._wakeup.set()
 
+    async def _release_quiet(self) -> None:
+        """End the quiet hours that are over (what waited is due, flagged for one summary when
+        many did: `watcher.store.quiet`); note when the next ones end."""
+        now = utcnow()
+        if self._next_quiet is not None and self._next_quiet > now:
+            return
+        engine, threshold = self.context.chats.engine, self.context.chats.summary_threshold
+        if await in_db_thread(quiet.release_ended, engine, threshold=threshold, now=now):
+            self.refresh()
+        upcoming = await in_db_thread(quiet.next_end, engine)
+        recheck = now + timedelta(seconds=IDLE_RECHECK)  # still over: more than one call's worth
+        self._next_quiet = recheck if upcoming is not None and upcoming <= now else upcoming
+
     def _startable(self) -> bool:
         return any(delivery.chat_id not in self._busy_chats for delivery in self._queue)
 
@@ -240,7 +255,7 @@ class DeliverySender:
             # Kept for the chats queued or in flight only, so it never outgrows the queue.
             chats = {delivery.chat_id for delivery in self._queue} | self._busy_chats
             papers = {delivery.record.arxiv_id for delivery in self._queue}
-            self._papers.follows = await in_db_thread(who_follows_whom, self.context, chats, papers)
+            await self._planner.learn(chats, papers)
 
     def _start_ready(self) -> None:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
@@ -250,22 +265,27 @@ class DeliverySender:
                 # Every slot is taken: the rest waits as it is, unscanned (it runs per send).
                 waiting.extend(self._queue[index:])
                 break
-            if delivery.chat_id in self._busy_chats:
+            if delivery.chat_id in self._busy_chats or delivery.id in self._summarized:
                 waiting.append(delivery)
                 continue
             self._busy_chats.add(delivery.chat_id)
+            # A compact destination's other papers go in the same message: kept out of the
+            # refills until it is sent (the ones it had no room for are fetched again then).
+            batch = self._planner.batch_for(delivery, self._queue[index + 1 :])
+            self._summarized.update(other.id for other in batch)
             self._in_flight[delivery.id] = asyncio.create_task(
-                self._deliver(delivery), name=f"deliver-{delivery.id}"
+                self._deliver(delivery, batch), name=f"deliver-{delivery.id}"
             )
-        self._queue = waiting
+        self._queue = [d for d in waiting if d.id not in self._summarized]
 
     async def _idle_timeout(self) -> float | None:
         """How long to sleep: until a send ends (None), or until the next delivery is due."""
         if self._in_flight or self._queue:
             return None  # a finishing send wakes the loop
         next_due = await in_db_thread(self.context.outbox.next_due)
-        if self._next_digest is not None:
-            next_due = min(next_due or self._next_digest, self._next_digest)
+        for wake in (self._next_digest, self._next_quiet):
+            if wake is not None:
+                next_due = min(next_due or wake, wake)
         if next_due is None:
             return IDLE_RECHECK
         return min(IDLE_RECHECK, max(0.0, (next_due - utcnow()).total_seconds()))
@@ -289,9 +309,11 @@ class DeliverySender:
 
     # -- one delivery ----------------------------------------------------------------------
 
-    async def _deliver(self, delivery: PendingDelivery) -> None:
+    async def _deliver(
+        self, delivery: PendingDelivery, batch: Sequence[PendingDelivery] = ()
+    ) -> None:
         try:
-            await self._attempt(delivery)
+            await self._attempt(delivery, batch)
         except Exception:
             # A bug or a database fault: the row stays pending and is tried again later.
             log.exception(
@@ -306,47 +328,17 @@ class DeliverySender:
             except Exception:
                 log.exception("could not reschedule delivery %d", delivery.id)
         finally:
+            self._summarized.difference_update(other.id for other in batch)
             self._busy_chats.discard(delivery.chat_id)
             del self._in_flight[delivery.id]
             self._wakeup.set()
 
-    async def _attempt(self, delivery: PendingDelivery) -> None:
-        if delivery.digest_part is not None:
-            await self._attempt_digest_part(delivery)
-            return
-        if not delivery.summarize:
-            composed = self._papers.compose(
-                delivery.record, NewsKind.of(delivery.kind), delivery.chat_id, delivery.thread_id
-            )
-            carried = {delivery.id: delivery.record.version}
-            await self._attempt_send(delivery, carried, composed, delivery.record.arxiv_id)
-            return
-        covered = await in_db_thread(
-            self.context.outbox.summary_for, delivery.chat_id, delivery.thread_id
-        )
-        carried = {pending.id: pending.record.version for pending in covered}
-        if not carried:
-            return  # another summary covered it already
-        composed = compose_summary(covered)
-        await self._send_covering(
-            delivery, carried, composed, f"a summary of {len(carried)} papers"
-        )
-
-    async def _attempt_digest_part(self, delivery: PendingDelivery) -> None:
-        """Send the destination's earliest unsent digest message, confirming its deliveries."""
-        part = await in_db_thread(
-            self.context.outbox.digest_part_for, delivery.chat_id, delivery.thread_id
-        )
-        if part is None or not part.delivery_ids:
-            return  # sent meanwhile
-        await self._send_covering(
-            delivery,
-            # Confirmed as they are: a claimed part's rows keep the version it was rendered
-            # at (a revision found since is a row of its own, `watcher.store.announce`).
-            dict.fromkeys(part.delivery_ids),
-            compose_digest_part(part),
-            f"digest message {part.position} of {part.parts}",
-        )
+    async def _attempt(self, delivery: PendingDelivery, batch: Sequence[PendingDelivery]) -> None:
+        planned = await self._planner.plan(delivery, batch)
+        if planned is None:
+            return  # another message covered it already
+        attempt = self._send_covering if planned.covering else self._attempt_send
+        await attempt(delivery, planned.carried, planned.composed, planned.what)
 
     async def _send_covering(
         self, delivery: PendingDelivery, carried: Carried, composed: Composed, what: str
@@ -371,7 +363,10 @@ class DeliverySender:
         act on Telegram's answer (see `bot.delivery.answers`)."""
         ids = list(carried)
         try:
-            message_id = await send(self.bot, composed, delivery.chat_id, delivery.thread_id, what)
+            silent = self._planner.style(delivery).silent
+            message_id = await send(
+                self.bot, composed, delivery.chat_id, delivery.thread_id, what, silent=silent
+            )
             outcome: Outcome = Sent(message_id)
         except TelegramError as error:
             outcome = outcome_of(error)

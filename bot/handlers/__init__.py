@@ -8,6 +8,7 @@ One module per area, each a small class bound to the core through a `ServiceCont
   (`follow_answers`) to what the core decided (`watcher.subscribing`); /unsubscribe alone asks
   first (`unfollow_all`);
 - `digest`: /digest and /timezone;
+- `speaking`: /pause, /resume, /quiet, /silent, /format;
 - `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
@@ -48,6 +49,7 @@ from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.paper_buttons import PaperButtons
 from bot.handlers.questions import Questions
+from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import PREFIX as TAKEOUT_PREFIX
 from bot.handlers.takeout import Takeout
@@ -111,6 +113,7 @@ def register(
         topics=Topics(service, subscribing=subscribing, events=events),
         questions=Questions(service),
         digest=DigestCommands(service, events=events),
+        speaking=SpeakingCommands(service, events=events),
         admin=Admin(service),
         takeout=Takeout(service),
     )

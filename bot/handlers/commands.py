@@ -19,6 +19,7 @@ from bot.handlers.admin import Admin
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
 from bot.handlers.questions import Questions
+from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
@@ -41,6 +42,7 @@ class Handlers:
     topics: Topics
     questions: Questions
     digest: DigestCommands
+    speaking: SpeakingCommands
     admin: Admin
     takeout: Takeout
 
@@ -170,7 +172,10 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.FOLLOWING,
         "",
         "what this chat follows",
-        ("The people and topics this chat follows, with their papers and last check.",),
+        (
+            "The people and topics this chat follows, with their papers and last check, then "
+            "every setting: digest, time zone, quiet hours, pause, format, sound, revisions.",
+        ),
     ),
     Command(
         "export",
@@ -264,11 +269,69 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.digest.timezone,
         Group.SETTINGS,
         "ZONE",
-        "the time zone of digests",
+        "the chat's clock",
         (
-            "The time zone of the digest time (default UTC): "
+            "The time zone of digests and quiet hours (default UTC): "
             "<code>/timezone Europe/Berlin</code>, <code>/timezone Berlin</code> or "
             "<code>/timezone +8</code>",
+            _IN_GROUPS,
+        ),
+    ),
+    Command(
+        "pause",
+        "Hold every message until /resume",
+        lambda h: h.speaking.pause,
+        Group.SETTINGS,
+        "",
+        "hold messages",
+        (
+            "Nothing goes out until /resume; papers found meanwhile wait, none is lost. "
+            "/resume sends them, as one summary when there are many.",
+            _IN_GROUPS,
+        ),
+    ),
+    Command(
+        "resume",
+        "Send what waited since /pause",
+        lambda h: h.speaking.resume,
+        Group.SETTINGS,
+        "",
+        "send what waited",
+        ("What waited since /pause goes out, as one summary when there are many.", _IN_GROUPS),
+    ),
+    Command(
+        "quiet",
+        "Quiet hours: /quiet 22:00-07:00, or off",
+        lambda h: h.speaking.quiet,
+        Group.SETTINGS,
+        "HH:MM-HH:MM",
+        "quiet hours",
+        (
+            "Papers found in the window (in this chat's /timezone) wait and arrive at its end: "
+            "<code>/quiet 22:00-07:00</code>; <code>/quiet off</code> ends it.",
+            _IN_GROUPS,
+        ),
+    ),
+    Command(
+        "silent",
+        "Announcements without a sound: /silent on|off",
+        lambda h: h.speaking.silent,
+        Group.SETTINGS,
+        "on|off",
+        "no sound",
+        ("Announcements arrive without a notification sound: <code>/silent on</code>", _IN_GROUPS),
+    ),
+    Command(
+        "format",
+        "One line per paper: /format compact, or full",
+        lambda h: h.speaking.format,
+        Group.SETTINGS,
+        "full|compact",
+        "how papers look",
+        (
+            "<code>/format compact</code>: one line per paper (linked title, followed authors "
+            "★, category), papers found together in one message; <code>/format full</code>: "
+            "each paper in full.",
             _IN_GROUPS,
         ),
     ),

@@ -90,6 +90,9 @@ class DeliveryEvents(Protocol):
     def digest_changed(self) -> None:
         """/digest or /timezone changed when a digest is due (or sent one at once)."""
 
+    def speaking_changed(self) -> None:
+        """/pause, /resume, /quiet, /silent, /format or /timezone changed what may go out."""
+
 
 class NoDelivery:
     """`DeliveryEvents` when nothing delivers: the commands alone, as in the handler tests."""
@@ -101,6 +104,9 @@ class NoDelivery:
         return None
 
     def digest_changed(self) -> None:
+        return None
+
+    def speaking_changed(self) -> None:
         return None
 
 

@@ -41,6 +41,7 @@ class DigestCommands(ServiceHandlers):
     def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.digests = service.chats.digests
+        self.speaking = service.chats.speaking
         self.events = events
 
     async def digest(self, update: Update, context: Context) -> None:
@@ -99,7 +100,9 @@ class DigestCommands(ServiceHandlers):
         if await refuse_non_admin(update, context, what="its time zone", example="/timezone"):
             return
         settings = await in_db_thread(self.digests.set_zone, chat.id, zone)
+        await in_db_thread(self.speaking.rezone, chat.id)  # quiet hours follow the clock
         self.events.digest_changed()
+        self.events.speaking_changed()
         now = local_time_text(utcnow(), settings.zone)
         answer = f"✅ Time zone: <b>{html.escape(zone)}</b>; it is {now} here."
         if settings.schedule is not None and settings.next_at is not None:

@@ -55,6 +55,7 @@ from bot.handlers.follow_answers import (
     watched_answer,
 )
 from bot.handlers.offers import STALE, Offers, expired
+from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
@@ -244,20 +245,23 @@ class Subscriptions(ServiceHandlers):
             self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
         )
         info = self.chats.get(place.chat_id)
+        revisions = info is not None and info.notify_revisions
+        tail = "\n".join(
+            settings_lines(
+                self.chats.speaking.settings(place.chat_id, place.thread_id),
+                self.chats.digests.settings(place.chat_id),
+                revisions=revisions,
+            )
+        )
         if not followed:
             return (
                 f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
-                "/subscribe NAME follows anyone; /watch follows a topic."
+                "/subscribe NAME follows anyone; /watch follows a topic.\n\n" + tail
             )
         topics = [f for f in followed if f.kind == FollowKind.TOPIC]
         followed = [f for f in followed if f.kind != FollowKind.TOPIC]
         head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
         head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
-        revisions = info is not None and info.notify_revisions
-        tail = (
-            f"New versions of papers: {'on' if revisions else 'off'} "
-            f"(/revisions {'off' if revisions else 'on'} to change)."
-        )
         room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
         entries = [_followed_line(f) for f in followed]
         if topics:

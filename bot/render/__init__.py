@@ -8,9 +8,11 @@ and the visible length Telegram counts is exact. One module per kind of message:
 
 - `paper`: one paper in full, as news (`render_paper`) or looked up (`render_paper_lookup`);
 - `lists`: many papers in one message: a page of a list, a summary, a digest;
+- `compact`: one line per paper, several papers to a message (`/format compact`);
 - `styled`: the lines and spans, their two views, lengths and cutting; `Message` and `Button`.
 """
 
+from bot.render.compact import CompactEntry, CompactMessage, render_compact
 from bot.render.lists import (
     MAX_DIGEST_MESSAGES,
     MAX_PER_PAGE,
@@ -35,9 +37,12 @@ __all__ = [
     "MAX_MESSAGE_LENGTH",
     "MAX_PER_PAGE",
     "Button",
+    "CompactEntry",
+    "CompactMessage",
     "DigestPage",
     "Message",
     "page_from_callback",
+    "render_compact",
     "render_digest",
     "render_paper",
     "render_paper_list",

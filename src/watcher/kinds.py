@@ -1,5 +1,5 @@
-"""The kinds the whole service speaks of, as `StrEnum`s: which rule a follow is, and what a
-piece of news about a paper is.
+"""The kinds the whole service speaks of, as `StrEnum`s: which rule a follow is, what a piece
+of news about a paper is, and how a chat's announcements look.
 
 They are plain strings in the database (`followed_author.kind`, `delivery.kind`) and compare
 equal to them, so a row read back is its kind without conversion.
@@ -28,3 +28,10 @@ class NewsKind(StrEnum):
     def of(cls, kind: str) -> NewsKind:
         """The kind a stored string names; anything but "revision" is news of a new paper."""
         return cls.REVISION if kind == cls.REVISION else cls.NEW
+
+
+class MessageFormat(StrEnum):
+    """How a chat's (or topic's) announcements look (`destination_setting.format`)."""
+
+    FULL = "full"  # one message per paper, with its abstract
+    COMPACT = "compact"  # one line per paper; several found together share one message

@@ -252,6 +252,13 @@ async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
         "This chat follows 1 author:\n"
         f"• Dezun Dong: {dezun.record_count} papers, "
         f"last checked {dezun.last_success:%Y-%m-%d %H:%M} UTC\n"
+        "Settings\n"
+        "Digest: off, one message per paper (/digest).\n"
+        "Time zone: UTC (/timezone).\n"
+        "Quiet hours: off.\n"
+        "Paused: no.\n"
+        "Format: full (/format).\n"
+        "Sound: on.\n"
         "New versions of papers: off (/revisions on to change)."
     )
 

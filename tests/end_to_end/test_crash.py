@@ -2,7 +2,9 @@
 
 The promise under test: every subscribed chat gets the new paper, and a chat sees it twice only
 if its send was in flight (reached Telegram, unconfirmed) at the moment of the kill. So the
-duplicates are bounded by the sender's concurrency, and nothing is ever lost.
+duplicates are bounded by the sender's concurrency, and nothing is ever lost. Three more chats
+hold the paper across the kill (paused, in quiet hours, waiting for a digest): they get nothing
+before, and exactly one message each once let go while the service was down.
 """
 
 from __future__ import annotations
@@ -13,25 +15,31 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
 from bot.delivery import DeliverySender
+from bot.digest import render_digest_parts
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 from tests.harness.patience import PATIENCE, wait_until
 from watcher.db import open_database
+from watcher.quiet_hours import QuietHours
+from watcher.schedule import EVERY_DAY, DigestSchedule
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.store.tables import NO_THREAD
 
 pytestmark = pytest.mark.slow
 
 TOKEN = "123456:TEST-crash-token"
 CHATS = range(1001, 1201)  # 200 subscribed private chats
+PAUSED, QUIET, DIGEST = 2001, 2002, 2003  # chats that hold the paper across the kill
 KILL_AFTER = 60  # messages the fake has received when the service is killed
 # Sends answered only after the kill: delivered, never confirmed. Without them a kill rarely
 # lands while a send is on the wire (each takes a few ms), and the bound would go untested.
@@ -141,9 +149,17 @@ def test_a_fan_out_killed_midway_reaches_every_chat_with_few_duplicates(
     arxiv, telegram = fakes
     store, chats, outbox = Store(engine), Chats(engine), Outbox(engine)
     (followed,) = store.followed()
-    for chat_id in CHATS:
+    for chat_id in [*CHATS, PAUSED, QUIET, DIGEST]:
         chats.seen(chat_id, kind="private")
         chats.subscribe(chat_id, followed.id)
+    chats.speaking.pause(PAUSED, NO_THREAD)
+    now = datetime.now(UTC)
+    minute = now.hour * 60 + now.minute  # quiet hours from an hour ago to an hour ahead (UTC)
+    chats.speaking.set_quiet(
+        QUIET, NO_THREAD, QuietHours((minute - 60) % 1440, (minute + 60) % 1440)
+    )
+    later = datetime.fromtimestamp(now.timestamp() + 6 * 3600, UTC).time().replace(second=0)
+    chats.digests.set_schedule(DIGEST, DigestSchedule(later, EVERY_DAY), render=render_digest_parts)
     paper = make_record(
         arxiv_id="2612.00042",
         title="Crash-Safe Fan-Out for Interconnection Network Alerts",
@@ -165,10 +181,15 @@ def test_a_fan_out_killed_midway_reaches_every_chat_with_few_duplicates(
         assert at_kill < len(CHATS), "killed too late: every message had gone out"
         # Marked sent only once confirmed: the outbox never claims more than Telegram received.
         assert stats.sent <= at_kill
-        assert stats.sent + stats.pending == len(CHATS)
+        assert stats.sent + stats.pending + stats.held == len(CHATS) + 3
+        assert (stats.held, [telegram.sent(c) for c in (PAUSED, QUIET, DIGEST)]) == (1, [[]] * 3)
+        # Let go while the service is down: /resume, /quiet off, /digest off (sent at once).
+        chats.speaking.resume(PAUSED, NO_THREAD)
+        chats.speaking.set_quiet(QUIET, NO_THREAD, None)
+        chats.digests.set_schedule(DIGEST, None, render=render_digest_parts)
 
         service.start()
-        wait_until(lambda: outbox.stats().sent == len(CHATS), "every delivery is confirmed")
+        wait_until(lambda: outbox.stats().sent == len(CHATS) + 3, "every delivery is confirmed")
         assert service.signal(signal.SIGTERM) == 0  # and it stops cleanly
     except BaseException:
         print(service.output()[-5000:])
@@ -184,7 +205,10 @@ def test_a_fan_out_killed_midway_reaches_every_chat_with_few_duplicates(
         f"(bound: concurrency {CONCURRENCY}); 429s: {telegram.count_429}"
     )
     assert UNCONFIRMED <= duplicates <= CONCURRENCY
-    assert len(telegram.sent()) == len(CHATS) + duplicates  # nobody else was messaged
+    held = [telegram.sent(chat_id) for chat_id in (PAUSED, QUIET, DIGEST)]
+    assert [len(messages) for messages in held] == [1, 1, 1]  # held, then sent exactly once
+    assert all(paper.title in messages[0].text for messages in held)
+    assert len(telegram.sent()) == len(CHATS) + 3 + duplicates  # nobody else was messaged
     assert TOKEN.split(":")[1] not in service.output()
     # The front end's lifecycle ran too: the command menu was published, updates long-polled.
     assert telegram.commands

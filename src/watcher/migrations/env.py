@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
+import watcher.store.destinations  # registers destination_setting on SQLModel.metadata
 import watcher.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 target_metadata = SQLModel.metadata

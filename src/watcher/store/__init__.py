@@ -12,7 +12,9 @@ One module per thing it owns:
 - `chats`: chats, their subscriptions and settings, with `parking` (destinations that refuse
   messages for a while) and `digests` (held deliveries claimed into one message a day or week);
 - `questions`: the lists and counts the bot and the CLI ask for;
-- `mailings`: which source showed each arXiv mailing first, when, and the listing's probes.
+- `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
+- `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
+  paused, quiet hours, silent, compact.
 
 `Store` joins follows, papers, questions and mailings over one engine, so callers hold one object;
 `Chats` and `Outbox` are the front end's, each over the same engine.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
+import watcher.store.destinations  # noqa: F401  (its table is on the metadata)
 from watcher.store.follows import FollowStore, key_of
 from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable

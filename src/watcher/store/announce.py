@@ -321,3 +321,45 @@ def _told_statement(kind: NewsKind, dialect: str) -> Executable:
         set_={"version": statement.excluded.version},
         where=statement.excluded.version > table.c.version,
     )
+
+
+def record_sent_before_move(
+    session: Session, confirmed: Sequence[tuple[int, int | None, int]]
+) -> None:
+    """The confirmed rows still pending moved to a newer version than the one that went out.
+    A chat that asked for revisions keeps the row, pending as that revision, and gets a sent
+    row for the version it was told; for the others the row is the send, back at that
+    version."""
+    sent_versions = {
+        delivery_id: (message_id, version) for delivery_id, message_id, version in confirmed
+    }
+    moved = session.exec(
+        select(Delivery, Chat.notify_revisions)
+        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+        .where(
+            col(Delivery.id).in_(list(sent_versions)),
+            col(Delivery.status) == DeliveryStatus.PENDING,
+        )
+    ).all()
+    now = utcnow()
+    for delivery, wants_revisions in moved:
+        message_id, version = sent_versions[delivery.id or 0]
+        if not wants_revisions:
+            delivery.version, delivery.status = version, DeliveryStatus.SENT
+            delivery.sent, delivery.message_id = now, message_id
+            continue
+        session.add(
+            Delivery(
+                chat_id=delivery.chat_id,
+                thread_id=delivery.thread_id,
+                paper_id=delivery.paper_id,
+                version=version,
+                kind=delivery.kind,
+                status=DeliveryStatus.SENT,
+                attempts=delivery.attempts,
+                created=delivery.created,
+                sent=now,
+                message_id=message_id,
+            )
+        )
+        delivery.kind, delivery.summarize = NewsKind.REVISION, False

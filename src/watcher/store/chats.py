@@ -23,8 +23,10 @@ from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
 from watcher.store.announce import forget_untold, move_told
+from watcher.store.destinations import flag_summaries, move_destinations
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
+from watcher.store.speaking import Speaking
 from watcher.store.tables import (
     NO_THREAD,
     WAITING,
@@ -63,6 +65,7 @@ class Chats:
         self.engine = engine
         self.parking = Parking(engine)
         self.digests = Digests(engine)
+        self.speaking = Speaking(engine, summary_threshold=summary_threshold)
         self.summary_threshold = summary_threshold
 
     def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
@@ -81,22 +84,16 @@ class Chats:
             chat.active, chat.inactive_reason, chat.inactive_since = True, None, None
             chat.kind, chat.title = kind, title or chat.title
             if came_back:
-                waiting = (
-                    col(Delivery.chat_id) == chat_id,
-                    col(Delivery.status) == DeliveryStatus.PENDING,
-                )
-                # Counted per destination: each forum topic gets its own summary, in itself.
-                counts = session.exec(
-                    select(Delivery.thread_id, func.count())
-                    .where(*waiting)
-                    .group_by(col(Delivery.thread_id))
-                ).all()
-                many = [thread for thread, count in counts if count > self.summary_threshold]
                 session.exec(
                     update(Delivery)
-                    .where(*waiting)
-                    .values(parked=False, summarize=col(Delivery.thread_id).in_(many))
+                    .where(
+                        col(Delivery.chat_id) == chat_id,
+                        col(Delivery.status) == DeliveryStatus.PENDING,
+                    )
+                    .values(parked=False)
                 )
+                # Counted per destination: each forum topic gets its own summary, in itself.
+                flag_summaries(session, chat_id, threshold=self.summary_threshold)
             session.commit()
             return came_back
 
@@ -211,6 +208,7 @@ class Chats:
                 )
             session.flush()
             move_told(session, old_id=old_id, new_id=new_id)
+            move_destinations(session, old_id=old_id, new_id=new_id)
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)
             session.exec(delete(Chat).where(col(Chat.id) == old_id))

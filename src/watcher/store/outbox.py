@@ -51,6 +51,8 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from watcher.kinds import NewsKind
 from watcher.records import Record
+from watcher.store.announce import record_sent_before_move
+from watcher.store.destinations import held_now
 from watcher.store.rows import load_records
 from watcher.store.tables import (
     NO_THREAD,
@@ -149,6 +151,7 @@ class Outbox:
                         col(ParkedDestination.chat_id).is_(None),
                         col(ParkedDestination.retry_at) <= now,
                     ),
+                    ~held_now(now),
                 )
                 .order_by(col(Delivery.next_attempt), col(Delivery.id))
                 .limit(limit)
@@ -170,7 +173,11 @@ class Outbox:
         earliest row.
         """
         parking = select(ParkedDestination.chat_id).where(_parking_of_delivery()).exists()
-        unparked = col(Delivery.status) == DeliveryStatus.PENDING, col(Delivery.parked) == false()
+        unparked = (
+            col(Delivery.status) == DeliveryStatus.PENDING,
+            col(Delivery.parked) == false(),
+            ~held_now(utcnow()),  # paused or quiet: `watcher.store.quiet` says when it ends
+        )
         with Session(self.engine) as session:
             earliest = session.exec(
                 select(Delivery.next_attempt)
@@ -294,7 +301,7 @@ class Outbox:
                 if delivery_id in versions
             ]
             if moved:
-                _record_sent_before_move(session, moved)
+                record_sent_before_move(session, moved)
             session.commit()
 
     def retry_later(self, delivery_id: int | Sequence[int], *, error: str, at: datetime) -> None:
@@ -409,48 +416,6 @@ class Outbox:
                 .limit(limit)
             ).all()
             return [(chat_id, arxiv_id, error or "") for chat_id, arxiv_id, error in rows]
-
-
-def _record_sent_before_move(
-    session: Session, confirmed: Sequence[tuple[int, int | None, int]]
-) -> None:
-    """The confirmed rows still pending moved to a newer version than the one that went out.
-    A chat that asked for revisions keeps the row, pending as that revision, and gets a sent
-    row for the version it was told; for the others the row is the send, back at that
-    version."""
-    sent_versions = {
-        delivery_id: (message_id, version) for delivery_id, message_id, version in confirmed
-    }
-    moved = session.exec(
-        select(Delivery, Chat.notify_revisions)
-        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
-        .where(
-            col(Delivery.id).in_(list(sent_versions)),
-            col(Delivery.status) == DeliveryStatus.PENDING,
-        )
-    ).all()
-    now = utcnow()
-    for delivery, wants_revisions in moved:
-        message_id, version = sent_versions[delivery.id or 0]
-        if not wants_revisions:
-            delivery.version, delivery.status = version, DeliveryStatus.SENT
-            delivery.sent, delivery.message_id = now, message_id
-            continue
-        session.add(
-            Delivery(
-                chat_id=delivery.chat_id,
-                thread_id=delivery.thread_id,
-                paper_id=delivery.paper_id,
-                version=version,
-                kind=delivery.kind,
-                status=DeliveryStatus.SENT,
-                attempts=delivery.attempts,
-                created=delivery.created,
-                sent=now,
-                message_id=message_id,
-            )
-        )
-        delivery.kind, delivery.summarize = NewsKind.REVISION, False
 
 
 def _park_inactive(session: Session, deliveries: Sequence[Delivery]) -> set[int]:

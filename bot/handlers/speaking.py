@@ -1,0 +1,225 @@
+"""How the bot speaks to a chat (or a forum topic): /pause and /resume, /quiet HH:MM-HH:MM|off
+(in the chat's /timezone), /silent on|off and /format full|compact; and the settings block that
+/subscriptions ends with (`settings_lines`).
+
+Anyone may ask; in groups only administrators may change them. Each change tells the sender
+(`DeliveryEvents.speaking_changed`), which drops what it fetched and reads the outbox again:
+held rows stay pending in the outbox (`watcher.store.speaking`), and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime
+
+from telegram import Update
+
+from bot import arguments
+from bot.handlers.common import (
+    Context,
+    DeliveryEvents,
+    ServiceHandlers,
+    papers,
+    place_of,
+    refuse_non_admin,
+    reply,
+    reply_usage,
+)
+from watcher.aio import in_db_thread
+from watcher.errors import UsageError
+from watcher.kinds import MessageFormat
+from watcher.schedule import local_time_text
+from watcher.service import ServiceContext
+from watcher.store.digests import DigestSettings
+from watcher.store.speaking import SpeakingSettings
+from watcher.store.tables import utcnow
+
+_WHAT = "how I speak here"
+
+
+class SpeakingCommands(ServiceHandlers):
+    """/pause, /resume, /quiet, /silent and /format."""
+
+    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+        super().__init__(service)
+        self.speaking = service.chats.speaking
+        self.digests = service.chats.digests
+        self.threshold = service.chats.summary_threshold
+        self.events = events
+
+    async def _may_change(self, update: Update, context: Context, example: str) -> bool:
+        return not await refuse_non_admin(update, context, what=_WHAT, example=example)
+
+    async def pause(self, update: Update, context: Context) -> None:
+        """/pause: hold every message to this chat (topic) until /resume."""
+        place = place_of(update)
+        if not await self._may_change(update, context, "/subscriptions"):
+            return
+        settings = await in_db_thread(self.speaking.pause, place.chat_id, place.thread_id)
+        self.events.speaking_changed()
+        zone = (await in_db_thread(self.digests.settings, place.chat_id)).zone
+        since = local_time_text(settings.paused_since or utcnow(), zone)
+        await reply(
+            update,
+            context,
+            f"⏸ Paused since {since}: {place.here.lower()} gets no messages until /resume. "
+            "Papers found meanwhile wait; none is lost.",
+        )
+
+    async def resume(self, update: Update, context: Context) -> None:
+        """/resume: deliver what waited (one summary when many did)."""
+        place = place_of(update)
+        before = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
+        if not before.paused:
+            await reply(update, context, f"{place.here} is not paused; /pause holds every message.")
+            return
+        if not await self._may_change(update, context, "/subscriptions"):
+            return
+        settings = await in_db_thread(self.speaking.resume, place.chat_id, place.thread_id)
+        self.events.speaking_changed()
+        await reply(update, context, "▶️ Resumed. " + self._released(settings))
+
+    def _released(self, settings: SpeakingSettings) -> str:
+        count = settings.waiting
+        if not count:
+            return "Nothing waited."
+        how = " as one summary" if count > self.threshold else ""
+        if settings.quiet_now(utcnow()) and settings.quiet is not None:
+            end = settings.quiet.describe().split("-")[1]
+            return f"{papers(count)} waited; quiet hours hold them until {end}."
+        return f"{papers(count)} waited; they come now{how}."
+
+    async def quiet(self, update: Update, context: Context) -> None:
+        """/quiet [HH:MM-HH:MM | off]: show or change the quiet hours."""
+        place = place_of(update)
+        args = context.args or []
+        zone = await in_db_thread(self.digests.settings, place.chat_id)
+        if not args:
+            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
+            await reply(update, context, quiet_text(settings, zone) + " " + _QUIET_HINT)
+            return
+        try:
+            hours = arguments.quiet(args)
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if not await self._may_change(update, context, "/quiet"):
+            return
+        settings = await in_db_thread(
+            self.speaking.set_quiet, place.chat_id, place.thread_id, hours
+        )
+        self.events.speaking_changed()
+        if hours is None:
+            sent = f" {self._released(settings)}" if settings.waiting else ""
+            await reply(update, context, f"✅ Quiet hours off.{sent}")
+            return
+        await reply(
+            update,
+            context,
+            f"✅ {quiet_text(settings, zone)} Papers found then wait and arrive when they end, "
+            f"as one summary when there are more than {self.threshold}. "
+            "<code>/quiet off</code> ends them.",
+        )
+
+    async def silent(self, update: Update, context: Context) -> None:
+        """/silent [on|off]: announcements without a sound."""
+        place = place_of(update)
+        try:
+            silent = arguments.on_off(context.args or [], command="silent")
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if silent is None:
+            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
+            await reply(update, context, silent_text(settings) + " " + _SILENT_HINT)
+            return
+        if not await self._may_change(update, context, "/silent"):
+            return
+        await in_db_thread(self.speaking.set_silent, place.chat_id, place.thread_id, silent)
+        self.events.speaking_changed()
+        await reply(
+            update,
+            context,
+            "🔕 Silent: announcements arrive without a sound."
+            if silent
+            else "🔔 Announcements arrive with a sound again.",
+        )
+
+    async def format(self, update: Update, context: Context) -> None:
+        """/format [full|compact]: each paper in full, or one line each."""
+        place = place_of(update)
+        args = context.args or []
+        if not args:
+            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
+            await reply(update, context, format_text(settings.format) + " " + _FORMAT_HINT)
+            return
+        try:
+            form = arguments.message_format(args)
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if not await self._may_change(update, context, "/format"):
+            return
+        await in_db_thread(self.speaking.set_format, place.chat_id, place.thread_id, form)
+        self.events.speaking_changed()
+        await reply(update, context, "✅ " + format_text(form))
+
+
+_QUIET_HINT = "<code>/quiet 22:00-07:00</code> sets them (in this chat's /timezone)."
+_SILENT_HINT = "<code>/silent on</code> or <code>/silent off</code> changes that."
+_FORMAT_HINT = "<code>/format compact</code> or <code>/format full</code> changes it."
+
+
+def quiet_text(settings: SpeakingSettings, zone: DigestSettings) -> str:
+    """ "Quiet hours: 22:00-07:00 (Europe/Berlin); quiet now, until Tue 01 Dec 2026, 07:00 CET." """
+    if settings.quiet is None:
+        return "Quiet hours: off."
+    text = f"Quiet hours: {settings.quiet.describe()} ({html.escape(zone.zone_name)})"
+    if settings.quiet_from is None or settings.quiet_until is None:
+        return text + "."
+    if settings.quiet_now(utcnow()):
+        return text + f"; quiet now, until {local_time_text(settings.quiet_until, zone.zone)}."
+    return text + f"; next from {local_time_text(settings.quiet_from, zone.zone)}."
+
+
+def silent_text(settings: SpeakingSettings) -> str:
+    return "Sound: off (/silent)." if settings.silent else "Sound: on."
+
+
+def format_text(form: MessageFormat) -> str:
+    if form == MessageFormat.COMPACT:
+        return (
+            "Format: compact, one line per paper (title, followed authors ★, category); papers "
+            "found together share one message."
+        )
+    return "Format: full, each paper in its own message with its abstract."
+
+
+def pause_text(settings: SpeakingSettings, zone: DigestSettings) -> str:
+    if not settings.paused:
+        return "Paused: no."
+    since = settings.paused_since or datetime.now(zone.zone)
+    waiting = f", {papers(settings.waiting)} waiting" if settings.waiting else ""
+    return f"Paused: yes, since {local_time_text(since, zone.zone)}{waiting} (/resume)."
+
+
+def settings_lines(
+    speaking: SpeakingSettings, digest: DigestSettings, *, revisions: bool
+) -> list[str]:
+    """Every setting of a chat (topic), one line each, for /subscriptions."""
+    if digest.schedule is None or digest.next_at is None:
+        digest_line = "Digest: off, one message per paper (/digest)."
+    else:
+        next_at = local_time_text(digest.next_at, digest.zone)
+        digest_line = f"Digest: {digest.schedule.describe()}, next {next_at}."
+    return [
+        "<b>Settings</b>",
+        digest_line,
+        f"Time zone: {html.escape(digest.zone_name)} (/timezone).",
+        quiet_text(speaking, digest),
+        pause_text(speaking, digest),
+        format_text(speaking.format).split(",")[0] + " (/format).",
+        silent_text(speaking),
+        f"New versions of papers: {'on' if revisions else 'off'} "
+        f"(/revisions {'off' if revisions else 'on'} to change).",
+    ]

@@ -1,0 +1,125 @@
+"""How a destination (a chat, or one forum topic of it) wants to be spoken to: the
+`destination_setting` table, and the few statements on it that other store modules run inside
+their own transactions.
+
+A destination without a row speaks as by default: not paused, no quiet hours, with sound, each
+paper in full. The row holds:
+
+- `paused` (and since when): nothing goes out until /resume;
+- the quiet window, as local minutes after midnight (`quiet_start`, `quiet_end`, the end earlier
+  than the start when the window spans midnight) in the chat's time zone, and that window's
+  current or next occurrence in UTC (`quiet_from`, `quiet_until`), kept by `watcher.store.quiet`;
+- `silent`: every message goes out with `disable_notification`;
+- `format`: "full" (one message per paper) or "compact" (one line per paper, several to a message).
+
+Deliveries to a held destination (paused, or inside its quiet window) stay pending and are simply
+not due (`held_now`): nothing is marked sent that Telegram did not confirm. Their release flags
+them for one "While you were away" summary when more than the threshold waited
+(`flag_summaries`, the same flag a chat coming back gets in `watcher.store.chats`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Column, ForeignKey, and_, false, func, or_, update
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from watcher.kinds import MessageFormat
+from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, UTCDateTime
+
+
+class DestinationSetting(SQLModel, table=True):
+    """The speaking settings of one destination (chat, forum topic); see the module docstring."""
+
+    __tablename__ = "destination_setting"
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), primary_key=True, nullable=False
+        )
+    )
+    thread_id: int = Field(
+        default=NO_THREAD,
+        sa_column=Column(
+            BigInteger, primary_key=True, nullable=False, server_default=str(NO_THREAD),
+            autoincrement=False,
+        ),
+    )  # fmt: skip
+    paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    paused_since: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    quiet_start: int | None = None  # minutes after local midnight
+    quiet_end: int | None = None
+    quiet_from: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    quiet_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime(), index=True))
+    silent: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    format: str = Field(
+        default=MessageFormat.FULL,
+        max_length=16,
+        sa_column_kwargs={"server_default": MessageFormat.FULL.value},
+    )
+
+
+def _of_delivery() -> ColumnElement[bool]:
+    return and_(
+        col(DestinationSetting.chat_id) == col(Delivery.chat_id),
+        col(DestinationSetting.thread_id) == col(Delivery.thread_id),
+    )
+
+
+def held_now(now: datetime) -> ColumnElement[bool]:
+    """True for a delivery whose destination holds its messages at `now`: paused, or inside its
+    quiet window. A window is left only by `watcher.store.quiet` moving it on (which flags the
+    summary in the same transaction), so an ended window holds until then."""
+    return (
+        select(DestinationSetting.chat_id)
+        .where(
+            _of_delivery(),
+            or_(
+                col(DestinationSetting.paused),
+                col(DestinationSetting.quiet_from) <= now,
+            ),
+        )
+        .exists()
+    )
+
+
+def flag_summaries(
+    session: Session, chat_id: int, *, threshold: int, thread_id: int | None = None
+) -> None:
+    """Inside the caller's transaction: each destination of the chat (or only `thread_id`) with
+    more than `threshold` pending deliveries has them flagged to go out as one summary. Digest
+    messages and parked rows are left as they are."""
+    waiting = [
+        col(Delivery.chat_id) == chat_id,
+        col(Delivery.status) == DeliveryStatus.PENDING,
+        col(Delivery.digest_part_id).is_(None),
+    ]
+    if thread_id is not None:
+        waiting.append(col(Delivery.thread_id) == thread_id)
+    counts = session.exec(
+        select(Delivery.thread_id, func.count()).where(*waiting).group_by(col(Delivery.thread_id))
+    ).all()
+    many = [thread for thread, count in counts if count > threshold]
+    if many:
+        session.exec(
+            update(Delivery)
+            .where(*waiting, col(Delivery.thread_id).in_(many))
+            .values(summarize=True)
+        )
+
+
+def move_destinations(session: Session, *, old_id: int, new_id: int) -> None:
+    """Inside the caller's transaction: a group became a supergroup; its destinations' settings
+    move with it, unless the supergroup has its own for that topic already."""
+    have = set(
+        session.exec(
+            select(DestinationSetting.thread_id).where(col(DestinationSetting.chat_id) == new_id)
+        ).all()
+    )
+    for setting in session.exec(
+        select(DestinationSetting).where(col(DestinationSetting.chat_id) == old_id)
+    ).all():
+        if setting.thread_id not in have:
+            session.add(DestinationSetting(**{**setting.model_dump(), "chat_id": new_id}))
+        session.delete(setting)

@@ -1,0 +1,201 @@
+"""Reading and changing how a destination (chat, forum topic) is spoken to: /pause, /resume,
+/quiet, /silent and /format, and what the sender needs of them (`styles`). The table and its
+meaning are in `watcher.store.destinations`; quiet windows in UTC in `watcher.store.quiet`.
+
+Pausing or entering quiet hours changes nothing in the outbox: the rows stay pending and are not
+due. /resume (and /quiet off) lets them go in the same transaction that flags them for one
+"While you were away" summary when more than the threshold waited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from watcher.kinds import MessageFormat
+from watcher.quiet_hours import QuietHours
+from watcher.store.destinations import DestinationSetting, flag_summaries
+from watcher.store.quiet import hours_of, place_window
+from watcher.store.tables import Chat, Delivery, DeliveryStatus, utcnow
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakingSettings:
+    """A destination's settings as /subscriptions and the commands' answers show them."""
+
+    paused: bool
+    paused_since: datetime | None
+    quiet: QuietHours | None
+    quiet_from: datetime | None  # the current or next window, UTC
+    quiet_until: datetime | None
+    silent: bool
+    format: MessageFormat
+    waiting: int  # pending deliveries owed to it
+
+    def quiet_now(self, now: datetime) -> bool:
+        return self.quiet_from is not None and self.quiet_from <= now
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """What the sender needs to know of a destination: sound off, and one line per paper."""
+
+    silent: bool = False
+    compact: bool = False
+
+
+DEFAULT_STYLE = Style()
+
+
+class Speaking:
+    """The speaking settings of chats and their topics. Each method is one transaction."""
+
+    def __init__(self, engine: Engine, *, summary_threshold: int) -> None:
+        self.engine = engine
+        self.summary_threshold = summary_threshold
+
+    def settings(self, chat_id: int, thread_id: int) -> SpeakingSettings:
+        with Session(self.engine) as session:
+            setting = session.get(DestinationSetting, (chat_id, thread_id))
+            return _settings(
+                session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+            )
+
+    def pause(
+        self, chat_id: int, thread_id: int, *, now: datetime | None = None
+    ) -> SpeakingSettings:
+        """Hold every message to the destination until `resume`. Pausing twice keeps the first
+        `paused_since`."""
+        with Session(self.engine) as session:
+            setting = _setting(session, chat_id, thread_id)
+            if not setting.paused:
+                setting.paused, setting.paused_since = True, now or utcnow()
+            return _commit(session, setting)
+
+    def resume(self, chat_id: int, thread_id: int) -> SpeakingSettings:
+        """Let what waited go: as one summary when more than the threshold did. Still held by
+        quiet hours, it goes when they end (flagged again then)."""
+        with Session(self.engine) as session:
+            setting = _setting(session, chat_id, thread_id)
+            if setting.paused:
+                flag_summaries(
+                    session, chat_id, threshold=self.summary_threshold, thread_id=thread_id
+                )
+            setting.paused, setting.paused_since = False, None
+            return _commit(session, setting)
+
+    def set_quiet(
+        self, chat_id: int, thread_id: int, hours: QuietHours | None, *, now: datetime | None = None
+    ) -> SpeakingSettings:
+        """Quiet hours on (or moved) in the chat's time zone, or off with `None`. Off, or moved
+        so that now is outside them, lets what waited go as `resume` does."""
+        now = now or utcnow()
+        with Session(self.engine) as session:
+            setting = _setting(session, chat_id, thread_id)
+            setting.quiet_start = hours.start if hours is not None else None
+            setting.quiet_end = hours.end if hours is not None else None
+            self._place(session, setting, _zone_name(session, chat_id), now)
+            return _commit(session, setting)
+
+    def _place(
+        self, session: Session, setting: DestinationSetting, zone_name: str, now: datetime
+    ) -> None:
+        """Place the window afresh; one that held and no longer does lets what waited go."""
+        was_quiet = setting.quiet_from is not None and setting.quiet_from <= now
+        place_window(setting, zone_name, now=now)
+        quiet = setting.quiet_from is not None and setting.quiet_from <= now
+        if was_quiet and not quiet and not setting.paused:
+            flag_summaries(
+                session,
+                setting.chat_id,
+                threshold=self.summary_threshold,
+                thread_id=setting.thread_id,
+            )
+        session.add(setting)
+
+    def rezone(self, chat_id: int, *, now: datetime | None = None) -> None:
+        """The chat's time zone changed: its destinations' quiet windows are placed again, and
+        one that no longer holds now lets what waited go, as `resume` does."""
+        now = now or utcnow()
+        with Session(self.engine) as session:
+            zone_name = _zone_name(session, chat_id)
+            for setting in session.exec(
+                select(DestinationSetting).where(
+                    col(DestinationSetting.chat_id) == chat_id,
+                    col(DestinationSetting.quiet_start).is_not(None),
+                )
+            ).all():
+                self._place(session, setting, zone_name, now)
+            session.commit()
+
+    def set_silent(self, chat_id: int, thread_id: int, silent: bool) -> SpeakingSettings:
+        with Session(self.engine) as session:
+            setting = _setting(session, chat_id, thread_id)
+            setting.silent = silent
+            return _commit(session, setting)
+
+    def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> SpeakingSettings:
+        with Session(self.engine) as session:
+            setting = _setting(session, chat_id, thread_id)
+            setting.format = form
+            return _commit(session, setting)
+
+    def styles(self, chat_ids: Iterable[int]) -> dict[tuple[int, int], Style]:
+        """The style of each destination of `chat_ids` that has one other than the default,
+        by (chat id, thread id), in one query."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(DestinationSetting).where(
+                    col(DestinationSetting.chat_id).in_(list(set(chat_ids)))
+                )
+            ).all()
+            return {
+                (row.chat_id, row.thread_id): Style(row.silent, row.format == MessageFormat.COMPACT)
+                for row in rows
+            }
+
+
+def _setting(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
+    setting = session.get(DestinationSetting, (chat_id, thread_id))
+    if setting is None:
+        if session.get(Chat, chat_id) is None:  # the gate records every chat that asks
+            session.add(Chat(id=chat_id))
+            session.flush()
+        setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+    return setting
+
+
+def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
+    session.add(setting)
+    session.commit()
+    session.refresh(setting)
+    return _settings(session, setting)
+
+
+def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings:
+    waiting = session.exec(
+        select(func.count()).where(
+            col(Delivery.chat_id) == setting.chat_id,
+            col(Delivery.thread_id) == setting.thread_id,
+            col(Delivery.status) == DeliveryStatus.PENDING,
+        )
+    ).one()
+    return SpeakingSettings(
+        paused=setting.paused,
+        paused_since=setting.paused_since,
+        quiet=hours_of(setting),
+        quiet_from=setting.quiet_from,
+        quiet_until=setting.quiet_until,
+        silent=setting.silent,
+        format=MessageFormat(setting.format),
+        waiting=int(waiting),
+    )
+
+
+def _zone_name(session: Session, chat_id: int) -> str:
+    chat = session.get(Chat, chat_id)
+    return chat.timezone if chat is not None else "UTC"
