@@ -43,8 +43,10 @@ async def test_flood_control_is_waited_out_by_that_delivery_and_everyone_else(
     assert refused.status == 429
     retried = next(r for r in sends[1:] if r.params["chat_id"] == refused.params["chat_id"])
     other = next(r for r in sends if r.params["chat_id"] != refused.params["chat_id"])
-    assert retried.time - refused.time >= 2.0
-    assert other.time - refused.time >= 2.0  # the pause held every chat
+    # The fake stamps a request once it has answered it, so the 429's stamp may trail the moment
+    # the client began its pause by a scheduling slice: allow 0.1 s of the 2 s.
+    assert retried.time - refused.time >= 1.9
+    assert other.time - refused.time >= 1.9  # the pause held every chat
     assert len(world.fake.sent(11)) == len(world.fake.sent(12)) == 1
 
 
