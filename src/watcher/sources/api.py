@@ -41,6 +41,7 @@ from watcher.match import FollowRules
 from watcher.parse import Page, parse_feed
 from watcher.poll_calendar import PollCalendar, next_api_poll
 from watcher.queries import person_query, query_groups
+from watcher.records import Record
 from watcher.sources import PollOutcome, Save, record_poll_failure
 from watcher.store import MatchedRecord, Store
 from watcher.topics import topic_from_stored
@@ -258,6 +259,12 @@ class ApiSource:
         page = await asyncio.to_thread(parse_feed, body)
         total = page.total_results if page.total_results is not None else len(page.records)
         return survey_of(total, page.records, names)
+
+    async def papers(self, ids: Sequence[str]) -> list[Record]:
+        """The papers arXiv lists under these ids (a versioned id: that version; else the
+        current one): one request, nothing stored. A missing id is simply not among them."""
+        body = await self.client.query(id_list=ids, max_results=len(ids))
+        return (await asyncio.to_thread(parse_feed, body)).records
 
     async def _fetch_page(self, query: str, start: int) -> Page:
         body = await self.client.query(search_query=query, start=start, max_results=self.page_size)
