@@ -188,7 +188,7 @@ class ApiSource:
         # whose papers must not be announced as new later.
         successes = [f.last_success for f in group if f.last_success is not None]
         if backfill:
-            older_than: datetime | None = self.clock() - self.window if topic else None
+            older_than: datetime | None = self.clock() - self.window if topic is not None else None
         elif not whole:
             older_than = min(successes) - self.window
         else:  # a refresh: a person's whole list, a topic's since it began
