@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, Select, func
+from sqlalchemy import Engine, Select, func, text
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
@@ -113,8 +113,9 @@ class QuestionStore:
             select(FollowedAuthor.categories)
             .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
             .where(
+                # As written in the partial index's WHERE (a literal), so that it serves.
+                text("followed_author.topic = ''"),
                 col(FollowedAuthor.kind) == FollowKind.TOPIC,
-                col(FollowedAuthor.topic) == "",
                 col(PollState.last_success) >= since,
             )
         )
@@ -123,7 +124,8 @@ class QuestionStore:
         if not set(categories) <= covered:
             return None
         links = _links(category=list(categories), followed_ids=None)
-        return self._count_links(links.where(col(PaperCategory.published) >= since))
+        published = col(PaperCategory.published)
+        return self._count_links(links.where(published >= since, published <= now))
 
     def paper(self, arxiv_id: str) -> records.Record | None:
         with Session(self.engine) as session:
