@@ -17,8 +17,9 @@ A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sor
 (`Topic.rule_key`). `TopicIndex` holds many topics, each under one of its required words (the
 longest: long words are the rare ones), so that matching a record costs one dict lookup per
 distinct word of its title and abstract, then a check of the few topics found, however many
-topics are followed; a whole-category topic is filed under each of its categories instead. In API mode a topic becomes one arXiv query (`Topic.query`), whose
-answers are checked here again.
+topics are followed; a whole-category topic is filed under each of its categories instead.
+In API mode a topic becomes one arXiv query (`Topic.query`), whose answers are checked here
+again.
 """
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ async def test_a_paper_not_stored_is_fetched_once_stored_and_never_announced(bot
     assert answer.endswith("(Fetched from arXiv just now; it is not announced to anyone.)")
     assert bot.store.paper("2612.00101") == stranger
     assert bot.store.paper_followed_ids("2612.00101") == set()
-    assert await bot.ask_one(GROUP, "/paper 2612.00101v1", chat_type="group") == answer.rsplit(
-        "\n\n", 1
-    )[0]  # the stored one now, without a word of arXiv
+    assert (
+        await bot.ask_one(GROUP, "/paper 2612.00101v1", chat_type="group")
+        == answer.rsplit("\n\n", 1)[0]
+    )  # the stored one now, without a word of arXiv
     assert id_requests(bot) == ["2612.00101"]
 
     # A followed author's new paper looked up before the poll found it: the look-up tells

@@ -85,6 +85,8 @@ async def test_wrong_categories_are_refused_with_what_would_do(bot: Bot) -> None
     bare = await bot.ask_one(USER, "/watch in")
 
     assert four.startswith("4 categories given; at most 3.\nFor example: /watch")
-    assert unknown.startswith("'cs.DX' is not an arXiv category; did you mean cs.SD, cs.DS, cs.DM?\n")
+    assert unknown.startswith(
+        "'cs.DX' is not an arXiv category; did you mean cs.SD, cs.DS, cs.DM?\nFor example: /watch"
+    )
     assert bare.startswith("At least one category is required")
     assert bot.chats.subscribed_ids(USER) == []
