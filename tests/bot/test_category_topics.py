@@ -28,11 +28,21 @@ def in_category(number: int, category: str, *, days_ago: float) -> Record:
     )
 
 
-async def test_watch_in_a_category_says_how_busy_it_is_then_announces_every_new_paper(
+async def test_watch_in_a_category_refuses_wrong_ones_says_how_busy_it_is_and_announces(
     bot: Bot,
 ) -> None:
     bot.arxiv.records += [in_category(n, "cs.DC", days_ago=n / 12) for n in range(1, 78)]
     bot.arxiv.records += [in_category(n, "cs.NI", days_ago=1) for n in range(100, 114)]
+
+    four = await bot.ask_one(USER, "/watch in cs.DC,cs.NI,cs.OS,cs.AR")
+    unknown = await bot.ask_one(USER, "/watch in cs.DX")
+    bare = await bot.ask_one(USER, "/watch in")
+    assert four.startswith("4 categories given; at most 3.\nFor example: /watch")
+    assert unknown.startswith(
+        "'cs.DX' is not an arXiv category; did you mean cs.SD, cs.DS, cs.DM?\nFor example: /watch"
+    )
+    assert bare.startswith("At least one category is required")
+    assert bot.chats.subscribed_ids(USER) == []
 
     first = await bot.ask_one(USER, "/watch in cs.DC")
 
@@ -77,16 +87,3 @@ async def test_watch_in_a_category_says_how_busy_it_is_then_announces_every_new_
     assert (await bot.ask_one(USER, "/unwatch in cs.DC")).startswith(
         "✅ This chat no longer watches all of cs.DC."
     )
-
-
-async def test_wrong_categories_are_refused_with_what_would_do(bot: Bot) -> None:
-    four = await bot.ask_one(USER, "/watch in cs.DC,cs.NI,cs.OS,cs.AR")
-    unknown = await bot.ask_one(USER, "/watch in cs.DX")
-    bare = await bot.ask_one(USER, "/watch in")
-
-    assert four.startswith("4 categories given; at most 3.\nFor example: /watch")
-    assert unknown.startswith(
-        "'cs.DX' is not an arXiv category; did you mean cs.SD, cs.DS, cs.DM?\nFor example: /watch"
-    )
-    assert bare.startswith("At least one category is required")
-    assert bot.chats.subscribed_ids(USER) == []
