@@ -132,7 +132,7 @@ class ApiSource:
         return outcome
 
     async def _poll_group(self, group: list[Followed], save: Save, outcome: PollOutcome) -> None:
-        names = ", ".join(f.name for f in group)
+        names = ", ".join(f.name or f.label for f in group)  # a whole category: "all of cs.DC"
         # A shared query's failure may be another name's: said with the cause, where shown.
         count = len(group) - 1
         others = f" (in one query with {count} other name{'s' * (count > 1)})" if count else ""
