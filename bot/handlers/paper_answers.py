@@ -33,7 +33,10 @@ def paper_answer(outcome: LookupOutcome, *, marked: Callable[[str], bool]) -> Me
                 f"arXiv has no paper arXiv:{shown}: it answered “{html.escape(outcome.reason)}”. "
                 "An id looks like 2604.01234, 2604.01234v2 or math/0601001."
             )
-        return f"arXiv has no paper arXiv:{shown}. Check the id: it looks like 2604.01234."
+        return (
+            f"arXiv has no paper arXiv:{shown}. Check the id: it looks like 2604.01234 (a paper "
+            "announced this evening reaches arXiv's API only after midnight US Eastern)."
+        )
     if isinstance(outcome, BudgetSpent):
         return (
             "This chat has asked arXiv for enough papers for now; try again in "

@@ -54,7 +54,8 @@ async def test_a_paper_not_stored_is_fetched_once_stored_and_never_announced(bot
 
 async def test_missing_ids_malformed_ids_and_arxiv_failing_are_answered_clearly(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/paper 2609.99999") == (
-        "arXiv has no paper arXiv:2609.99999. Check the id: it looks like 2604.01234."
+        "arXiv has no paper arXiv:2609.99999. Check the id: it looks like 2604.01234 (a paper "
+        "announced this evening reaches arXiv's API only after midnight US Eastern)."
     )
     bot.arxiv.malformed_ids.add("2609.00007")
     assert await bot.ask_one(USER, "/paper 2609.00007") == (
@@ -114,6 +115,7 @@ async def test_a_spent_budget_keeps_arxiv_out_but_not_the_store(bot: Bot) -> Non
     budgets = LookupBudgets(bot.chats.engine, per_hour=bot.service.settings.backfills_per_chat_hour)
     for _ in range(FIRST_ALLOWANCE * LOOKUPS_PER_FOLLOW):
         assert budgets.take_lookup(USER) is None
+    assert budgets.standing(USER).follows == FIRST_ALLOWANCE  # a look-up spends no follow
 
     answer = await bot.ask_one(USER, "/paper 2612.00300")
 
