@@ -214,7 +214,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "An arXiv id, a versioned id or an arxiv.org link: <code>/paper 2604.01234</code>; "
             "in a private chat, the id or link alone does the same.",
             "A paper I do not keep (or another version) is asked of arXiv, which spends one of "
-            "this chat's look-ups; it is shown, never announced.",
+            "this chat's look-ups; looking it up announces it to no one.",
         ),
     ),
     Command(

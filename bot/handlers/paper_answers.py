@@ -59,5 +59,5 @@ def _note(outcome: Found | NoSuchVersion) -> str:
     if outcome.newest is not None:
         return f"(This is v{record.version}, from arXiv; the newest is v{outcome.newest}.)"
     if outcome.fetched:
-        return "(Fetched from arXiv just now; it is not announced to anyone.)"
+        return "(Fetched from arXiv just now.)"
     return ""

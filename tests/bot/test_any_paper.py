@@ -33,7 +33,7 @@ async def test_a_paper_not_stored_is_fetched_once_stored_and_never_announced(bot
     answer = await bot.ask_one(GROUP, "/paper 2612.00101", chat_type="group")
 
     assert answer.startswith(f"📄 Paper · arXiv:2612.00101v1\n{stranger.title}\n")
-    assert answer.endswith("(Fetched from arXiv just now; it is not announced to anyone.)")
+    assert answer.endswith("\n\n(Fetched from arXiv just now.)")
     assert bot.store.paper("2612.00101") == stranger
     assert bot.store.paper_followed_ids("2612.00101") == set()
     assert (
