@@ -3,7 +3,8 @@
 paging buttons under a list.
 
 They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
-nobody. Nothing here changes anything, so anyone in any chat may ask.
+nobody. Nothing here changes what a chat follows, so anyone in any chat may ask (/paper may
+store a paper it fetched from arXiv, linked to no follow and announced to no one).
 """
 
 from __future__ import annotations
