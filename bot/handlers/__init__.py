@@ -10,7 +10,8 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `digest`: /digest and /timezone;
 - `speaking`: /pause, /resume, /quiet, /silent, /format;
 - `topics`: /watch, /unwatch;
-- `questions`: /recent, /subject, /subjects, /paper and the paging buttons;
+- `questions`: /recent, /subject, /subjects, /paper (its answers: `paper_answers`) and the
+  paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
 - `admin`: /stats;
 - `takeout`: /export and /import (a file of the follows and settings), and its question;
@@ -57,6 +58,7 @@ from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
+from watcher.lookup import PaperLookup
 from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
 from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
@@ -97,21 +99,29 @@ def register(
     events = events or NoDelivery()
     membership = Membership(service.chats, events=events)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
+    # One budget a chat, in the database: new follows (names, author ids, topics) and the
+    # look-ups they and /paper ask of arXiv.
+    budget_of_lookups = LookupBudgets(
+        service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
+    )
     subscribing = Subscribing(
         store=service.store,
         chats=service.chats,
         poller=service.poller,
-        # One budget of new follows a chat, for names, author ids and topics, in the database.
-        budget=LookupBudgets(
-            service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
-        ),
+        budget=budget_of_lookups,
+        patience=lookup_patience,
+    )
+    lookup = PaperLookup(
+        store=service.store,
+        fetcher=service.poller,
+        budget=budget_of_lookups,
         patience=lookup_patience,
     )
     handlers = Handlers(
         welcome=Welcome(service),
         subscriptions=Subscriptions(service, subscribing=subscribing, events=events),
         topics=Topics(service, subscribing=subscribing, events=events),
-        questions=Questions(service),
+        questions=Questions(service, lookup=lookup),
         digest=DigestCommands(service, events=events),
         speaking=SpeakingCommands(service, events=events),
         admin=Admin(service),

@@ -153,6 +153,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
             f"{MAX_TOPIC_CATEGORIES} categories: "
             '<code>/watch "remote direct memory access" RDMA in cs.DC</code>',
             "Papers from before the topic was created are not announced.",
+            f"No words: every new paper of up to {MAX_TOPIC_CATEGORIES} categories, and how "
+            "many a day that usually is: <code>/watch in cs.DC</code>",
             _IN_GROUPS,
         ),
     ),
@@ -238,7 +240,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
     ),
     Command(
         "paper",
-        "One paper in full: /paper 2604.01234",
+        "Any arXiv paper in full: /paper 2604.01234",
         lambda h: h.questions.paper,
         Group.READING,
         "ID",
@@ -246,6 +248,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "An arXiv id, a versioned id or an arxiv.org link: <code>/paper 2604.01234</code>; "
             "in a private chat, the id or link alone does the same.",
+            "A paper I do not keep (or another version) is asked of arXiv, which spends one of "
+            "this chat's look-ups; looking it up announces it to no one.",
         ),
     ),
     Command(

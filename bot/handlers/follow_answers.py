@@ -143,6 +143,9 @@ def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings
     )
 
 
+BUSY_PER_DAY = 10  # papers a day past which /watch of a whole category suggests /digest
+
+
 def budget_spent(outcome: BudgetSpent) -> str:
     """The one answer, for names, author ids and topics alike, when the chat's budget of new
     follows (or of arXiv look-ups) is spent for now (`watcher.store.budgets`)."""
@@ -180,22 +183,56 @@ def chosen_answer(
     )
 
 
-def topic_answer(place: Place, topic: Topic, outcome: TopicOutcome, settings: Settings) -> str:
-    """/watch TOPIC, whatever became of it."""
+def topic_answer(
+    place: Place,
+    topic: Topic,
+    outcome: TopicOutcome,
+    settings: Settings,
+    *,
+    week: int | None = None,
+) -> str:
+    """/watch TOPIC, whatever became of it; for a whole category, `week` is how many of its
+    papers the last week brought (None: not known)."""
     if isinstance(outcome, Already):
         return (
             f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
             "/subscriptions lists what it follows."
-        )
+        ) + (f"\n{per_day(week)}" if topic.whole else "")
     if isinstance(outcome, OverLimit):
         return FULL_OF_TOPICS
     if isinstance(outcome, BudgetSpent):
         return budget_spent(outcome)
+    if topic.whole:
+        return (
+            f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: every new paper "
+            f"in {', '.join(topic.categories)} (primary or cross-list) will be posted here. "
+            f"Papers that came out before now are not announced.\n{per_day(week)}"
+        )
     return (
         f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: new papers in "
         f"{', '.join(topic.categories)} whose title or abstract holds {_terms(topic)} will be "
         "posted here. Papers that came out before now are not announced."
     )
+
+
+def per_day(week: int | None) -> str:
+    """How many papers a day a whole category usually brings, from the last week's count, and
+    /digest when that is more than `BUSY_PER_DAY`."""
+    if week is None:
+        return (
+            "How many papers a day that means is not known yet (I have not kept all of it for "
+            "a week); a busy category brings dozens, and /digest daily 8am gathers a day's "
+            "papers into one message."
+        )
+    daily = week / 7
+    if week and daily < 1:
+        shown = "fewer than one paper"
+    else:
+        shown = f"about {round(daily)} paper{'s' * (round(daily) != 1)}"
+    line = f"That usually means {shown} a day ({week} last week)."
+    if daily > BUSY_PER_DAY:
+        line += " That is a lot of messages: /digest daily 8am sends them as one a day."
+    return line
 
 
 def _terms(topic: Topic) -> str:

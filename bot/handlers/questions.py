@@ -1,8 +1,10 @@
-"""Questions about the stored papers: /recent, /subject (up to 3 categories, as /watch takes
-them), /subjects, /paper, and the paging buttons under a list.
+"""Questions about the papers: /recent, /subject (up to 3 categories, as /watch takes them),
+/subjects, /paper (any arXiv paper: `watcher.lookup`, answered by `paper_answers`), and the
+paging buttons under a list.
 
 They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
-nobody. Nothing here changes anything, so anyone in any chat may ask.
+nobody. Nothing here changes what a chat follows, so anyone in any chat may ask (/paper may
+store a paper it fetched from arXiv, linked to no follow and announced to no one).
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from bot.render import MAX_PER_PAGE, Message, render_paper_list, render_paper_lookup
+from bot.handlers.paper_answers import paper_answer
+from bot.render import MAX_PER_PAGE, Message, render_paper_list
 from watcher.aio import in_db_thread
 from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
+from watcher.lookup import PaperLookup
 from watcher.names import is_same_person
-from watcher.records import Record
+from watcher.service import ServiceContext
 from watcher.taxonomy import category_name
 
 _MAX_LISTED_CATEGORIES = 40
@@ -44,7 +48,12 @@ _WATCHED_NOTE = (
 
 
 class Questions(ServiceHandlers):
-    """The read-only commands: lists of papers, categories, one paper in full."""
+    """The read-only commands: lists of papers, categories, one paper in full (any arXiv
+    paper: one the store lacks is asked of arXiv through `lookup`)."""
+
+    def __init__(self, service: ServiceContext, *, lookup: PaperLookup) -> None:
+        super().__init__(service)
+        self.lookup = lookup
 
     async def recent(self, update: Update, context: Context) -> None:
         """/recent [N]: the newest stored papers of this chat's authors."""
@@ -187,39 +196,17 @@ class Questions(ServiceHandlers):
     async def _show_paper(
         self, update: Update, context: Context, wanted: arguments.PaperArguments
     ) -> None:
-        chat = update.effective_chat
-        assert chat is not None
-        found = await in_db_thread(self._paper, wanted.arxiv_id, place_of(update))
-        if found is None:
-            await reply(
-                update,
-                context,
-                f"arXiv:{html.escape(wanted.arxiv_id)} is not among the stored papers (I keep "
-                "only papers of followed authors). arXiv has it at "
-                f"https://arxiv.org/abs/{html.escape(wanted.arxiv_id)} if it exists.",
-            )
-            return
-        record, names = found
-        message = render_paper_lookup(
-            record,
-            marked=lambda author: is_same_person(author, names),
-            category_name=category_name,
-        )
-        note = ""
-        if wanted.version is not None and wanted.version != record.version:
-            note = f"\n\n(You asked for v{wanted.version}; I keep only v{record.version}.)"
-        await reply(
-            update, context, Message(message.html + note, message.plain + note, message.buttons)
-        )
+        place = place_of(update)
+        outcome = await self.lookup.find(place.chat_id, wanted.arxiv_id, wanted.version)
+        names = await in_db_thread(self._marked_names, place)
+        answer = paper_answer(outcome, marked=lambda author: is_same_person(author, names))
+        await reply(update, context, answer)
 
-    def _paper(self, arxiv_id: str, place: Place) -> tuple[Record, list[str]] | None:
-        """Database thread: the stored paper, and the names to mark ★ in it: those of the
-        authors this chat's questions are about (another chat's authors are not marked)."""
-        record = self.store.paper(arxiv_id)
-        if record is None:
-            return None
+    def _marked_names(self, place: Place) -> list[str]:
+        """Database thread: the names to mark ★ in a paper: those of the authors this chat's
+        questions are about (another chat's authors are not marked)."""
         followed, _ = self._scope(place)
-        return record, [name for f in followed for name in f.names]
+        return [name for f in followed for name in f.names]
 
     def _scope(self, place: Place) -> tuple[list[Followed], bool]:
         """Database thread: the authors a chat's (topic's) questions are about: its own (True),

@@ -8,6 +8,10 @@ has its recent papers fetched once, silently (`Poller.poll_soon`; that costs arX
 spends one of the chat's new follows like a new name, `watcher.store.budgets`): a topic never
 announces the papers that came before it.
 
+`/watch in cs.DC` (no words) follows every new paper of up to 3 categories; the answer says how
+many papers a day that usually is, from the last week in the store (`Store.category_week`), or
+that it is not known, and suggests /digest for a busy category.
+
 `/unwatch` alone lists the chat's topics, numbered; `/unwatch N` or `/unwatch TOPIC` stops one.
 """
 
@@ -38,6 +42,7 @@ from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.service import ServiceContext
+from watcher.store.tables import utcnow
 from watcher.subscribing import Subscribing
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
 
@@ -79,7 +84,10 @@ class Topics(ServiceHandlers):
             return
         place = place_of(update)
         outcome = await self.subscribing.watch_topic(place.chat_id, place.thread_id, topic)
-        answer = topic_answer(place, topic, outcome, self.settings)
+        week = None
+        if topic.whole:
+            week = await in_db_thread(self.store.category_week, topic.categories, now=utcnow())
+        answer = topic_answer(place, topic, outcome, self.settings, week=week)
         typed = " ".join(context.args)
         if strip_markup(typed) != typed:
             answer += "\nI left out the markup (HTML tags) you typed: only words are looked for."

@@ -10,6 +10,7 @@ from datetime import datetime
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.rules import rule_key, with_categories
+from watcher.topics import whole_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,8 @@ class Followed:
         if self.identity is not None:
             shown = identity_shown(self.identity)
             return self.name if self.name == shown else f"{self.name} ({shown})"
+        if self.kind == FollowKind.TOPIC and not self.topic:
+            return whole_label(self.categories)  # a whole-category topic: "all of cs.DC"
         return with_categories(self.name, self.categories)
 
     @property

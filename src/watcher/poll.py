@@ -276,6 +276,11 @@ class Poller:
         (`watcher.homonyms`)."""
         return await self.api.survey(names, categories)
 
+    async def papers(self, ids: Sequence[str]) -> list[Record]:
+        """The papers arXiv lists under these ids (versioned or not): one request on the shared
+        client, nothing stored. Asked by /paper for a paper the store lacks."""
+        return await self.api.papers(ids)
+
     async def identity_papers(self, identity: Identity) -> list[Record]:
         """The papers arXiv lists for this identity: one request, nothing stored.
         `UnknownAuthorId` when arXiv knows no such id. Asked before following one."""

@@ -7,16 +7,19 @@ ignores case and accents (`watcher.folding`): "RDMA" matches "rdma" and "RDMA-ba
 "RDMAX"; a phrase is its words one after the other, so "peer-to-peer" and "peer to peer" agree.
 
 At least one category is required and at most `MAX_CATEGORIES` are allowed, so that a topic
-cannot flood a chat with all of arXiv. `parse_topic` refuses anything else with a `TopicError`
-whose message is one line saying what is wrong and what would be right.
+cannot flood a chat with all of arXiv. A topic of categories alone (`in cs.DC`, no words) is a
+*whole-category* topic: every paper of those categories (`Topic.whole`; its text is empty, and it
+is shown as `all of cs.DC`). `parse_topic` refuses anything else with a `TopicError` whose message
+is one line saying what is wrong and what would be right.
 
 A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sorted), so that
 `RDMA "Remote Direct Memory Access"` and `"remote direct memory access" rdma` are one rule
 (`Topic.rule_key`). `TopicIndex` holds many topics, each under one of its required words (the
 longest: long words are the rare ones), so that matching a record costs one dict lookup per
 distinct word of its title and abstract, then a check of the few topics found, however many
-topics are followed. In API mode a topic becomes one arXiv query (`Topic.query`), whose
-answers are checked here again.
+topics are followed; a whole-category topic is filed under each of its categories instead.
+In API mode a topic becomes one arXiv query (`Topic.query`), whose answers are checked here
+again.
 """
 
 from __future__ import annotations
@@ -66,6 +69,11 @@ class Topic:
     categories: tuple[str, ...]  # canonical ids, sorted
 
     @property
+    def whole(self) -> bool:
+        """Whether it is every paper of its categories: no words at all."""
+        return not self.required and not self.excluded
+
+    @property
     def phrases(self) -> tuple[Phrase, ...]:
         return tuple(p for p in self.required if len(p) > 1)
 
@@ -86,7 +94,10 @@ class Topic:
         return f"topic:{self}"
 
     def __str__(self) -> str:
-        """As a follow rule is shown: `rdma in cs.DC,cs.NI` (`watcher.rules.with_categories`)."""
+        """As a follow rule is shown: `rdma in cs.DC,cs.NI` (`watcher.rules.with_categories`),
+        or `all of cs.DC,cs.NI` for a whole-category topic (`whole_label`)."""
+        if self.whole:
+            return whole_label(self.categories)
         return with_categories(self.text, self.categories)
 
     @property
@@ -152,12 +163,17 @@ class TopicIndex:
 
     def __init__(self, topics: Iterable[tuple[int, Topic]] = ()) -> None:
         self._by_word: dict[str, list[tuple[int, Topic]]] = {}
+        self._by_category: dict[str, list[int]] = {}  # whole-category topics
         self._count = 0
         for followed_id, topic in topics:
             self.add(followed_id, topic)
 
     def add(self, followed_id: int, topic: Topic) -> None:
-        self._by_word.setdefault(topic.key_word, []).append((followed_id, topic))
+        if topic.whole:
+            for category in topic.categories:
+                self._by_category.setdefault(category, []).append(followed_id)
+        else:
+            self._by_word.setdefault(topic.key_word, []).append((followed_id, topic))
         self._count += 1
 
     def __len__(self) -> int:
@@ -167,8 +183,10 @@ class TopicIndex:
         """The followed ids of the topics this paper matches."""
         if not self._count:
             return frozenset()
+        found = {i for category in categories for i in self._by_category.get(category, ())}
+        if not self._by_word:
+            return frozenset(found)
         text = RecordText(title, abstract)
-        found: set[int] = set()
         for word in text.distinct:
             for followed_id, topic in self._by_word.get(word, ()):
                 if followed_id not in found and topic.matches_text(text, categories):
@@ -208,7 +226,8 @@ def parse_topic(text: str) -> Topic:
         None,
     )
     terms, wanted = (tokens, []) if split is None else (tokens[:split], tokens[split + 1 :])
-    required, excluded = _terms(terms)
+    # "in cs.DC" with no words at all: the whole category.
+    required, excluded = ((), ()) if split == 0 else _terms(terms)
     raw_categories = [
         part for token in wanted for part in token.group(0).strip('"-').split(",") if part
     ]
@@ -226,8 +245,14 @@ def topic_from_stored(text: str, categories: Sequence[str]) -> Topic:
 
     The categories were checked when the topic was made, and are taken as stored: a category
     the taxonomy has since dropped must not make the stored rule unreadable."""
-    required, excluded = _terms(list(_TOKEN.finditer(text)))
+    tokens = list(_TOKEN.finditer(text))
+    required, excluded = _terms(tokens) if tokens or not categories else ((), ())
     return Topic(required=required, excluded=excluded, categories=tuple(sorted(categories)))
+
+
+def whole_label(categories: Iterable[str]) -> str:
+    """How a whole-category topic is shown: `all of cs.DC,cs.NI`."""
+    return f"all of {','.join(categories)}"
 
 
 def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...]]:
@@ -249,7 +274,8 @@ def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phras
                 '"quoted phrase" papers must contain'
             )
         raise TopicError(
-            'the topic is empty: give the words or "quoted phrases" papers must contain'
+            'the topic is empty: give the words or "quoted phrases" papers must contain (or '
+            "only in and a category, for all of its papers)"
         )
     if len(required) + len(excluded) > MAX_TERMS:
         raise TopicError(

@@ -249,15 +249,15 @@ async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: s
 
 async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/paper 2609.99999v4") == (
-        "arXiv:2609.99999 is not among the stored papers (I keep only papers of followed "
-        "authors). arXiv has it at https://arxiv.org/abs/2609.99999 if it exists."
+        "arXiv has no paper arXiv:2609.99999. Check the id: it looks like 2604.01234 (a paper "
+        "announced this evening reaches arXiv's API only after midnight US Eastern)."
     )
     assert await bot.ask_one(USER, "/paper hello") == (
         "'hello' is not an arXiv id.\nFor example: /paper 2604.01234"
     )
     assert (await bot.ask_one(USER, "/paper")).startswith("No paper given.\nFor example: /paper")
     asked = await bot.ask_one(USER, "/paper 2604.03117v3")
-    assert asked.endswith("(You asked for v3; I keep only v1.)")
+    assert asked.endswith("(arXiv has no v3 of this paper; this is v1, the newest I know.)")
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from sqlalchemy import Engine, text
 from tests.fakes.corpus import make_record
 from tests.harness.query_plans import Question, plans
 from watcher.store import MatchedRecord, Store
+from watcher.topics import parse_topic
 
 BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author", "paper_match_category")
 
@@ -150,3 +151,25 @@ def test_the_follows_a_command_asks_about_are_read_alone(store: Store, question:
     for table in FOLLOW_TABLES:
         assert not [line for line in lines if line.startswith(f"SCAN {table}")], found
         assert not [line for line in lines if f"Seq Scan on {table} " in line + " "], found
+
+
+def test_a_categorys_week_reads_the_whole_topics_and_the_category_by_index(store: Store) -> None:
+    """/watch in CATEGORY: the whole-category topics through their partial index, then the
+    week's papers of the categories through `ix_paper_category_newest`; nothing read whole."""
+    whole, _ = store.watch_topic(parse_topic("in cs.DC,cs.NI"))
+    when = datetime(2020, 1, 20, tzinfo=UTC)
+    assert store.category_week(["cs.DC"], now=when) is None  # its first poll not done yet
+    store.record_poll_success([whole.id], now=when, next_poll=when)
+    assert store.category_week(["cs.DC"], now=when) == 4  # 2020-01-14, 16, 18 and 20
+    assert store.category_week(["cs.NI", "cs.DC"], now=when) == 8
+    assert store.category_week(["cs.DC", "cs.OS"], now=when) is None
+
+    found = plans(store, lambda s, ids: s.category_week(["cs.DC", "cs.NI"], now=when))
+
+    assert [whole_table_reads(plan) for plan in found] == [[] for _ in found], found
+    lines = [line.strip() for plan in found for line in plan.splitlines()]
+    scans = [line for line in lines if line.startswith("SCAN followed_author")]
+    assert all("ix_followed_author_whole_topic" in line for line in scans), found  # it alone
+    assert not [line for line in lines if "Seq Scan on followed_author " in line + " "], found
+    assert "ix_followed_author_whole_topic" in found[0], found
+    assert "ix_paper_category_newest" in found[1], found

@@ -70,7 +70,6 @@ def test_the_last_bare_in_starts_the_categories_and_a_quoted_in_is_a_word() -> N
     ("text", "says"),
     [
         ("", "the topic is empty"),
-        ("in cs.DC", "the topic is empty"),
         ("+ & in cs.DC", "the topic is empty"),
         ("-ethernet -wifi in cs.NI", "excluded words only"),
         ("RDMA", "at least one category is required (in cs.DC, for example)"),
@@ -159,6 +158,8 @@ def test_the_index_finds_every_matching_topic_and_no_other() -> None:
         )
         if rng.random() < 0.2:
             text += " -" + rng.choice(vocabulary)
+        if rng.random() < 0.05:
+            text = ""  # a whole category
         try:
             topics.append(parse_topic(f"{text} in {rng.choice(categories)}"))
         except TopicError:
@@ -174,6 +175,23 @@ def test_the_index_finds_every_matching_topic_and_no_other() -> None:
         }
         assert index.match(title, abstract, paper_categories) == expected
     assert any(index.match("rdma memory graph", " ".join(vocabulary), categories))
+
+
+def test_a_topic_of_categories_alone_is_every_paper_of_them() -> None:
+    whole = parse_topic("in cs.NI, cs.dc")
+    assert whole.whole and whole.text == "" and whole.categories == ("cs.DC", "cs.NI")
+    assert str(whole) == "all of cs.DC,cs.NI" and whole.rule_key == "topic:all of cs.DC,cs.NI"
+    assert topic_from_stored("", ("cs.NI", "cs.DC")) == whole
+    assert whole.matches("Anything", "at all", ["math.CO", "cs.NI"])
+    assert not whole.matches("RDMA", "remote direct memory access", ["cs.OS"])
+    assert whole.query == "(cat:cs.DC OR cat:cs.NI)"
+    predicate = parse_search_query(whole.query)
+    assert predicate(make_record("Anything", "at all", ("math.CO", "cs.NI")))
+    assert not predicate(make_record("Anything", "at all", ("cs.OS",)))
+    index = TopicIndex([(1, whole), (2, RDMA)])
+    assert index.match("RDMA", "remote direct memory access", ["cs.NI"]) == {1, 2}
+    assert index.match("Other", "words", ["cs.DC"]) == {1}
+    assert not parse_topic("rdma in cs.DC").whole
 
 
 # ---------------------------------------------------------------- the API query

@@ -114,6 +114,32 @@ async def test_in_harvest_mode_a_topic_never_announces_a_record_from_before_it_e
     assert watched.record_count == 2  # both stored for the topic; one announced
 
 
+async def test_in_harvest_mode_a_whole_category_brings_every_new_paper_of_it_and_no_older(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    """`in cs.DC`, no words: every record of the day in cs.DC matches, and as for any topic
+    only what arXiv stamped after the day it was created is announced."""
+    topic, _ = store.watch_topic(parse_topic("in cs.DC"))
+    chat = 78
+    store_chats(store).subscribe(chat, topic.id)
+    store.record_poll_success([topic.id], now=NOW, next_poll=NOW)
+    before = hit("2611.40021", "Known Before", days_ago=1, abstract="No words in common.")
+    after = hit("2611.40022", "Announced After", abstract="Nothing in common either.",
+                primary_category="cs.OS", categories=("cs.OS", "cs.DC"))  # fmt: skip
+    elsewhere = hit("2611.40023", "Elsewhere", primary_category="cs.OS")
+    fake.add(before, datestamp=TODAY)
+    for record in (after, elsewhere):
+        fake.add(record, datestamp=TODAY + timedelta(days=1))
+
+    report = await poller(store, client, fake, "harvest").poll(force=True)
+
+    assert report.failures == {}
+    assert [r.arxiv_id for r in report.new] == [after.arxiv_id]
+    assert pending_for(store, chat) == [after.arxiv_id]
+    assert store.paper_followed_ids(before.arxiv_id) == {topic.id}  # stored for it, silently
+    assert store.paper(elsewhere.arxiv_id) is None
+
+
 def test_the_cli_watches_lists_polls_and_unwatches_a_topic(
     fake: FakeArxiv, store: Store, database_url: str, tmp_path: Path
 ) -> None:

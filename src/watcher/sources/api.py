@@ -41,6 +41,7 @@ from watcher.match import FollowRules
 from watcher.parse import Page, parse_feed
 from watcher.poll_calendar import PollCalendar, next_api_poll
 from watcher.queries import person_query, query_groups
+from watcher.records import Record
 from watcher.sources import PollOutcome, Save, record_poll_failure
 from watcher.store import MatchedRecord, Store
 from watcher.topics import topic_from_stored
@@ -131,7 +132,7 @@ class ApiSource:
         return outcome
 
     async def _poll_group(self, group: list[Followed], save: Save, outcome: PollOutcome) -> None:
-        names = ", ".join(f.name for f in group)
+        names = ", ".join(f.name or f.label for f in group)  # a whole category: "all of cs.DC"
         # A shared query's failure may be another name's: said with the cause, where shown.
         count = len(group) - 1
         others = f" (in one query with {count} other name{'s' * (count > 1)})" if count else ""
@@ -187,7 +188,7 @@ class ApiSource:
         # whose papers must not be announced as new later.
         successes = [f.last_success for f in group if f.last_success is not None]
         if backfill:
-            older_than: datetime | None = self.clock() - self.window if topic else None
+            older_than: datetime | None = self.clock() - self.window if topic is not None else None
         elif not whole:
             older_than = min(successes) - self.window
         else:  # a refresh: a person's whole list, a topic's since it began
@@ -258,6 +259,12 @@ class ApiSource:
         page = await asyncio.to_thread(parse_feed, body)
         total = page.total_results if page.total_results is not None else len(page.records)
         return survey_of(total, page.records, names)
+
+    async def papers(self, ids: Sequence[str]) -> list[Record]:
+        """The papers arXiv lists under these ids (a versioned id: that version; else the
+        current one): one request, nothing stored. A missing id is simply not among them."""
+        body = await self.client.query(id_list=ids, max_results=len(ids))
+        return (await asyncio.to_thread(parse_feed, body)).records
 
     async def _fetch_page(self, query: str, start: int) -> Page:
         body = await self.client.query(search_query=query, start=start, max_results=self.page_size)

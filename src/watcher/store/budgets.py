@@ -7,7 +7,8 @@ A chat has two token buckets:
   refills at `per_hour` an hour, holding at most `per_hour`.
 - `lookups`: questions asked of arXiv about a name or an author id, whatever the answer, a
   made-up name's "nothing" included: `LOOKUPS_PER_FOLLOW` times as many. A typo costs no
-  follow, yet a script inventing names costs arXiv a bounded number of requests.
+  follow, yet a script inventing names costs arXiv a bounded number of requests. /paper of a
+  paper not stored spends a look-up alone (`take_lookup`).
 
 A request reserves before it asks (`take`), and gives the follow back (`give_back`) when none was
 started: refused, found nothing, already followed, arXiv failing. Reserving first keeps the count
@@ -100,6 +101,22 @@ class LookupBudgets:
         row.updated = now
         session.add(row)
         return True
+
+    def take_lookup(self, chat_id: int) -> float | None:
+        """Spend one arXiv look-up and no follow (/paper of a paper not stored). None when
+        spent; else the seconds until the chat may, and nothing is spent."""
+        now = self.clock()
+        self._prune(now)
+        with Session(self.engine) as session:
+            row = self._locked_row(session, chat_id, now)
+            follows, lookups = self._refilled(row, now)
+            if lookups < 1:
+                session.rollback()
+                return max(1.0, (1 - lookups) * _HOUR / (self.per_hour * LOOKUPS_PER_FOLLOW))
+            row.follows, row.lookups, row.updated = follows, lookups - 1, now
+            session.add(row)
+            session.commit()
+        return None
 
     def give_back(self, chat_id: int) -> None:
         """The follow `take` reserved was not started: the chat has it again (its look-up, if

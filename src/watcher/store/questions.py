@@ -1,4 +1,5 @@
-"""The questions asked of the stored papers: /recent, /subject, /subjects, /paper and counts.
+"""The questions asked of the stored papers: /recent, /subject, /subjects, /paper and counts,
+and how many papers a week a whole category brings (`category_week`, for /watch in CATEGORY).
 
 Newest first is (published DESC, arxiv_id DESC) everywhere. A list of a category or of some
 authors is read in two steps, each served by an index (bench/README.md says which): the v1 date
@@ -12,22 +13,27 @@ read `paper_count`, which the save path keeps; a chat's questions within a categ
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, Select, func
+from sqlalchemy import Engine, Select, func, text
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
 from watcher import records
+from watcher.kinds import FollowKind
 from watcher.store.rows import load_records
 from watcher.store.tables import (
     ALL_PAPERS,
+    FollowedAuthor,
     Paper,
     PaperCategory,
     PaperCount,
     PaperMatch,
     PaperMatchCategory,
+    PollState,
 )
+
+WEEK = timedelta(days=7)
 
 
 class QuestionStore:
@@ -95,6 +101,31 @@ class QuestionStore:
         )
         with Session(self.engine) as session:
             return [(category, n) for category, n in session.exec(query).all()]
+
+    def category_week(self, categories: Sequence[str], *, now: datetime) -> int | None:
+        """How many stored papers of `categories` (each counted once) have a v1 date in the
+        week before `now`; None when the store cannot know it: it holds a category's every
+        paper only while a whole-category topic of it (`watcher.topics`, no words) is polled,
+        so each category must have one whose last success is within that week (a first poll
+        reads `POLL_WINDOW_DAYS` back, a week or more)."""
+        since = now - WEEK
+        whole = (
+            select(FollowedAuthor.categories)
+            .join(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
+            .where(
+                # As written in the partial index's WHERE (a literal), so that it serves.
+                text("followed_author.topic = ''"),
+                col(FollowedAuthor.kind) == FollowKind.TOPIC,
+                col(PollState.last_success) >= since,
+            )
+        )
+        with Session(self.engine) as session:
+            covered = {c for row in session.exec(whole).all() for c in row.split(",")}
+        if not set(categories) <= covered:
+            return None
+        links = _links(category=list(categories), followed_ids=None)
+        published = col(PaperCategory.published)
+        return self._count_links(links.where(published >= since, published <= now))
 
     def paper(self, arxiv_id: str) -> records.Record | None:
         with Session(self.engine) as session:

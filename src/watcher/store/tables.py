@@ -26,6 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
@@ -154,6 +155,17 @@ class FollowedAuthor(SQLModel, table=True):
     """
 
     __tablename__ = "followed_author"
+    # The whole-category topics (no words: `topic` is empty), for `Store.category_week`: a
+    # handful of rows among any number of follows.
+    __table_args__ = (
+        Index(
+            "ix_followed_author_whole_topic",
+            "id",
+            "categories",
+            sqlite_where=text("topic = ''"),
+            postgresql_where=text("topic = ''"),
+        ),
+    )
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=100)
     rule_key: str = Field(max_length=255, unique=True)

@@ -45,6 +45,10 @@ class FakeArxiv:
     ) -> None:
         self.records: list[Record] = list(records)
         self.history: list[Record] = []  # earlier versions, reachable by a versioned `id_list`
+        # Ids that look well formed to us but that arXiv refuses in `id_list`: answered as arXiv
+        # answers an id it cannot read (HTTP 400, one error entry; tests/data/arxiv-api/
+        # error_idlist_abc_http-400.xml), where arXiv's own id rules are stricter than ours.
+        self.malformed_ids: set[str] = set()
         self.faults: deque[Fault | FaultKind] = deque()
         self.standing_faults: dict[str, Fault] = {}  # by the text a failing query mentions
         self.requests: list[SeenRequest] = []
@@ -257,7 +261,7 @@ class FakeArxiv:
             return [r for r in current if wanted(r)] if wanted else []
         found = []
         for requested in (part.strip() for part in id_list.split(",")):
-            if not ID_FORMAT.fullmatch(requested):
+            if not ID_FORMAT.fullmatch(requested) or requested in self.malformed_ids:
                 raise QueryError(f"incorrect id format for {requested}")
             for record in current + history:
                 if requested in (record.arxiv_id, record.versioned_id):
