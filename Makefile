@@ -47,11 +47,11 @@ test: lint typecheck
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 test-sqlite: $(STAMP)
-	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=15
 
 test-postgres: $(STAMP)
 	scripts/ensure-postgres
-	TEST_DATABASE=postgres $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	TEST_DATABASE=postgres $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
