@@ -11,8 +11,8 @@ in the head (readers ignore elements they do not know).
 Reading: every outline with a `rule` is read as that line (`watcher.follow_list.parse_rule`);
 otherwise its `xmlUrl` says what it is: an author feed (`arxiv.org/a/ID.atom`, `.atom2`, `.rss`)
 is that identity; a category feed (`rss.arxiv.org/rss/cs.DC`, `/atom/`, `export.arxiv.org/rss/`,
-categories joined with `+`) is a whole-category watch (`watch in cs.DC`, read by the topic
-parser, so it is refused with its reason where that is not supported); an API query of one quoted
+categories joined with `+`) is a whole-category watch (`watch in cs.DC`, as `/watch in cs.DC`
+follows it; one /watch would refuse is skipped with /watch's reason); an API query of one quoted
 author (`au:"Dezun Dong"`) is that name. Anything else is skipped, with why.
 
 XML is parsed with defusedxml: a document declaring entities (an entity bomb) is refused.
@@ -139,14 +139,9 @@ def _outline_rule(outline: Element) -> FollowRule:
         return identity
     category = _CATEGORY_FEED.fullmatch(address)
     if category is not None:
-        listed = category["categories"].replace("+", ",")
-        try:
-            return parse_rule(f"watch in {listed}")
-        except WatcherError:
-            raise WatcherError(
-                f"a whole category ({listed}); this version watches topics with words in them, "
-                f"e.g. watch rdma in {listed}"
-            ) from None
+        # A whole-category watch, refused with the topic parser's reason (an unknown category,
+        # more than three) as /watch would refuse it.
+        return parse_rule(f"watch in {category['categories'].replace('+', ',')}")
     parts = urlsplit(url)
     if parts.netloc.casefold().endswith("arxiv.org") and parts.path.endswith("/api/query"):
         query = " ".join(parse_qs(parts.query).get("search_query", []))
