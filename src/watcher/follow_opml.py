@@ -2,8 +2,9 @@
 that other feed readers export.
 
 Writing: one `<outline type="rss">` a follow, whose `xmlUrl` is a feed an RSS reader can poll:
-a person's own arXiv feed (`https://arxiv.org/a/ID.atom`) for an author id or ORCID iD, an arXiv
-API query for a name or a topic (the same query the service asks, newest first). Each outline
+a person's own arXiv feed (`https://arxiv.org/a/ID.atom`) for an author id or ORCID iD, arXiv's
+listing feed (`https://rss.arxiv.org/rss/cs.DC+cs.NI`) for a whole category, an arXiv API query
+for a name or a topic (the same query the service asks, newest first). Each outline
 also carries the rule as the text list writes it (`rule`), so an import reads back exactly the
 follow exported, aliases and categories included; the chat's settings are `<setting>` elements
 in the head (readers ignore elements they do not know).
@@ -38,6 +39,7 @@ from watcher.topics import Topic
 
 API_URL = "https://export.arxiv.org/api/query"
 AUTHOR_FEED = "https://arxiv.org/a/{}.atom"
+CATEGORY_FEED = "https://rss.arxiv.org/rss/{}"
 MAX_OUTLINES = 1000
 _CATEGORY_FEED = re.compile(
     r"(?:rss\.arxiv\.org|(?:export\.)?arxiv\.org)/(?:rss|atom)/(?P<categories>[^/?#]+)/?",
@@ -51,9 +53,12 @@ class BadOpml(WatcherError):
 
 
 def feed_url(rule: FollowRule) -> str:
-    """The feed an RSS reader polls for `rule`: the person's arXiv feed, or an API query."""
+    """The feed an RSS reader polls for `rule`: the person's arXiv feed, arXiv's listing feed of
+    a whole category, or an API query."""
     if isinstance(rule, Identity):
         return AUTHOR_FEED.format(quote(rule.feed_id))
+    if isinstance(rule, Topic) and rule.whole:
+        return CATEGORY_FEED.format("+".join(rule.categories))
     query = rule.query if isinstance(rule, Topic) else person_query(rule.names, rule.categories)
     parameters = {"search_query": query, "sortBy": "submittedDate", "sortOrder": "descending"}
     return f"{API_URL}?{urlencode(parameters)}"
