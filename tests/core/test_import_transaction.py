@@ -147,7 +147,9 @@ def test_an_import_that_lets_destinations_go_flags_what_waited_as_resume_does(
         assert window is not None
     # General resumed; 09:00 UTC is 18:00 in Tokyo, after the topic's 08:00-10:00: both let go.
     # The other paused topic still holds: its rows wait unflagged, for its own /resume.
-    assert flags == [(NO_THREAD, True)] * 4 + [(quiet_topic, True)] * 4 + [(paused_topic, False)] * 4
+    assert (
+        flags == [(NO_THREAD, True)] * 4 + [(quiet_topic, True)] * 4 + [(paused_topic, False)] * 4
+    )
     assert (window.quiet_from, window.quiet_until) == (
         datetime(2026, 12, 3, 23, 0, tzinfo=UTC),  # 08:00 in Tokyo tomorrow
         datetime(2026, 12, 4, 1, 0, tzinfo=UTC),
