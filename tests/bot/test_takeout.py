@@ -142,7 +142,10 @@ def body(document: SentDocument) -> list[str]:
 
 async def test_a_group_imports_by_reply_from_an_administrator_only(bot: Bot) -> None:
     bot.telegram.set_admins(GROUP, [ADMIN])
-    text = b"# frob: 3\nsubscribe Dezun Dong\nLi\nwatch rdma in cs.XX\nsubscribe Dezun Dong\n"
+    text = (
+        b"# frob: 3\n# format: huge\n# quiet: 22:00\n# paused: maybe\n"
+        b"subscribe Dezun Dong\nLi\nwatch rdma in cs.XX\nsubscribe Dezun Dong\n"
+    )
     file_message = bot.telegram.user_sends_document(GROUP, text, user_id=ADMIN)
 
     refused = await bot.ask_one(GROUP, "/import", user_id=1000)  # not a reply, not a member admin
@@ -156,13 +159,17 @@ async def test_a_group_imports_by_reply_from_an_administrator_only(bot: Bot) -> 
     assert question.reply_to_message_id == file_message  # the press reads the file again there
     assert question.text.splitlines() == [
         "📥 This chat will follow Dezun Dong.",
-        "Skipped (4):",
-        "• line 3, Li: 'Li': a name needs a given name and a family name, as arXiv lists the "
+        "Skipped (7):",
+        "• line 6, Li: 'Li': a name needs a given name and a family name, as arXiv lists the "
         "author",
-        "• line 4, watch rdma in cs.XX: 'cs.XX' is not an arXiv category; did you mean cs.SY, "
+        "• line 7, watch rdma in cs.XX: 'cs.XX' is not an arXiv category; did you mean cs.SY, "
         "cs.SI, cs.SE?",
-        "• line 5, Dezun Dong: twice in the file",
+        "• line 8, Dezun Dong: twice in the file",
         "• header, frob: 3: a setting this version does not know",
+        "• header, paused: maybe: paused is yes or no",
+        "• header, quiet: 22:00: '22:00' is not a window; give its start and end as HH:MM-HH:MM "
+        "(or off)",
+        "• header, format: huge: a format is full or compact",
     ]
     go, cancel = button_data(bot, GROUP)
     toast = await press(bot, GROUP, go, user_id=1000)

@@ -196,7 +196,7 @@ def _write_quiet(setting: DestinationSetting, value: str, now: datetime, zone_na
         try:
             hours = parse_quiet(value)
         except BadSchedule as error:
-            raise SettingRefused(f"{error}, or off") from None
+            raise SettingRefused(f"{error} (or off)") from None
         start, end = hours.start, hours.end
     if (start, end) != (setting.quiet_start, setting.quiet_end):
         setting.quiet_start, setting.quiet_end = start, end
