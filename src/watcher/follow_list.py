@@ -76,7 +76,8 @@ def rule_key(rule: FollowRule) -> str:
 
 def rule_line(rule: FollowRule, *, shown_name: str | None = None) -> str:
     """The rule as a line of the list: `subscribe NAME|ALIAS in CATS`, `subscribe arxiv:ID`,
-    `watch TOPIC in CATS`, `watch in CATS` (a whole category). `shown_name`: an identity's person, written as a comment."""
+    `watch TOPIC in CATS`, `watch in CATS` (a whole category). `shown_name`: an identity's
+    person, written as a comment."""
     if isinstance(rule, Topic):  # a whole category is shown "all of cs.DC", written "in cs.DC"
         return f"watch in {','.join(rule.categories)}" if rule.whole else f"watch {rule}"
     if isinstance(rule, Identity):
