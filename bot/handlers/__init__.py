@@ -125,7 +125,7 @@ def register(
         digest=DigestCommands(service, events=events),
         speaking=SpeakingCommands(service, events=events),
         admin=Admin(service),
-        takeout=Takeout(service),
+        takeout=Takeout(service, events=events),
     )
 
     gate = Gate(membership, budget or CommandBudget())

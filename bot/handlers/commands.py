@@ -187,7 +187,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "[opml]",
         "this chat's follows as a file",
         (
-            "A text file, one follow a line with the chat's settings on top; "
+            "A text file, one follow a line with the settings on top (time zone, digest, "
+            "revisions, and here: paused, quiet hours, silent, format); "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),
@@ -201,7 +202,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "Reply /import to a file /export made (or an OPML of arXiv author and category "
             "feeds), or send the file with /import as its caption. I list what I will follow "
-            "and skip, and ask first.",
+            "and skip and the settings I will set (a file saying paused pauses here), and ask "
+            "first.",
             _IN_GROUPS,
         ),
     ),

@@ -31,6 +31,7 @@ from bot.arguments import Refused
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
+    DeliveryEvents,
     ServiceHandlers,
     bold_list,
     capped_lines,
@@ -75,18 +76,23 @@ NO_FILE = (
 )
 _TEXT_TYPES = ("text/", "application/xml", "application/opml", "application/octet-stream")
 _SUFFIXES = (".txt", ".opml", ".xml")
+# The settings an import may change that the sender must read again (the zone moves both).
+_SPEAKING = frozenset({"paused", "quiet", "silent", "format", "timezone"})
+_DIGEST = frozenset({"digest", "timezone"})
 
 
 class Takeout(ServiceHandlers):
     """/export, /import and the import question's buttons."""
 
-    def __init__(self, service: ServiceContext) -> None:
+    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
         super().__init__(service)
+        self.events = events
         self.imports = ImportStore(
             service.chats.engine,
             budgets=LookupBudgets(
                 service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
             ),
+            summary_threshold=service.chats.summary_threshold,
         )
 
     async def export(self, update: Update, context: Context) -> None:
@@ -167,15 +173,20 @@ class Takeout(ServiceHandlers):
             return
         place = place_of(update)
         target = Target(place.chat_id, place.thread_id)
-        answer = await in_db_thread(self._import, read, target, data.removeprefix(_GO), place.here)
-        if answer is None:
+        plan = await in_db_thread(self._import, read, target, data.removeprefix(_GO))
+        if plan is None:
             await query.answer(STALE, show_alert=True)
             return
+        if _SPEAKING.intersection(plan.settings):
+            self.events.speaking_changed()
+        if _DIGEST.intersection(plan.settings):
+            self.events.digest_changed()
         await query.answer()
-        await edit_answer(update, context, answer)
+        await edit_answer(update, context, done(plan, place.here))
 
-    def _import(self, read: ReadList, target: Target, digest: str, here: str) -> str | None:
-        """Database thread: plan again and, if it is still the plan asked about, import it."""
+    def _import(self, read: ReadList, target: Target, digest: str) -> ImportPlan | None:
+        """Database thread: plan again and, if it is still the plan asked about, import it (the
+        plan imported; None when it is not)."""
         now = utcnow()
         plan = plan_import(self.store, self.chats, self.imports, read, target, now=now)
         if plan.empty or plan.digest != digest:
@@ -187,7 +198,7 @@ class Takeout(ServiceHandlers):
             return None
         if plan.new_follows:
             self.service.poller.poll_soon()
-        return done(plan, here)
+        return plan
 
     async def _read(self, context: Context, document: Document) -> ReadList | str:
         """The file's contents read (`ReadList`), or the sentence refusing it."""
@@ -240,6 +251,11 @@ def ask(plan: ImportPlan, here: str) -> Message:
             )
     if plan.settings:
         lines.append("It will set " + _settings_text(plan) + ".")
+    paused = plan.settings.get("paused")
+    if paused == "yes":
+        lines.append(f"⏸ The file says paused: {here.lower()} will get no messages until /resume.")
+    elif paused == "no":
+        lines.append(f"▶️ The file says not paused: what waits for {here.lower()} comes then.")
     skipped = [*plan.skipped, *plan.settings_skipped]
     if plan.empty:
         lines.insert(0, "Nothing to import from that file.")

@@ -74,7 +74,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(str(error)) from None
     engine, store = _open(settings)
     target = _target(engine, args.chat)
-    imports = ImportStore(engine)
+    imports = ImportStore(engine, summary_threshold=settings.summary_threshold)
     now = utcnow()
     plan = plan_import(store, Chats(engine), imports, read, target, now=now)
     for entry in plan.adds:

@@ -6,10 +6,12 @@ One follow a line, in the syntax the bot's commands and `WATCH_AUTHORS` take:
     # digest: daily 08:00
     # timezone: Europe/Berlin
     # revisions: on
+    # quiet: 22:00-07:00
     subscribe Dezun Dong|De-Zun Dong
     subscribe Wei Wang in cs.DC,cs.NI
     subscribe arxiv:dong_d_1  # Dezun Dong
     watch "remote direct memory access" rdma in cs.DC
+    watch in cs.DC
 
 `subscribe` takes a name (aliases after `|`, categories after ` in `), an arXiv author id or an
 ORCID iD; `watch` a topic; a line without either word is read as `WATCH_AUTHORS` reads an entry,
@@ -74,9 +76,10 @@ def rule_key(rule: FollowRule) -> str:
 
 def rule_line(rule: FollowRule, *, shown_name: str | None = None) -> str:
     """The rule as a line of the list: `subscribe NAME|ALIAS in CATS`, `subscribe arxiv:ID`,
-    `watch TOPIC in CATS`. `shown_name`: an identity's person, written as a comment."""
-    if isinstance(rule, Topic):
-        return f"watch {rule}"
+    `watch TOPIC in CATS`, `watch in CATS` (a whole category). `shown_name`: an identity's
+    person, written as a comment."""
+    if isinstance(rule, Topic):  # a whole category is shown "all of cs.DC", written "in cs.DC"
+        return f"watch in {','.join(rule.categories)}" if rule.whole else f"watch {rule}"
     if isinstance(rule, Identity):
         note = f"  # {shown_name}" if shown_name and shown_name != rule.shown else ""
         return f"subscribe {rule.key}{note}"

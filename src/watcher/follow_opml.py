@@ -2,8 +2,9 @@
 that other feed readers export.
 
 Writing: one `<outline type="rss">` a follow, whose `xmlUrl` is a feed an RSS reader can poll:
-a person's own arXiv feed (`https://arxiv.org/a/ID.atom`) for an author id or ORCID iD, an arXiv
-API query for a name or a topic (the same query the service asks, newest first). Each outline
+a person's own arXiv feed (`https://arxiv.org/a/ID.atom`) for an author id or ORCID iD, arXiv's
+listing feed (`https://rss.arxiv.org/rss/cs.DC+cs.NI`) for a whole category, an arXiv API query
+for a name or a topic (the same query the service asks, newest first). Each outline
 also carries the rule as the text list writes it (`rule`), so an import reads back exactly the
 follow exported, aliases and categories included; the chat's settings are `<setting>` elements
 in the head (readers ignore elements they do not know).
@@ -11,8 +12,8 @@ in the head (readers ignore elements they do not know).
 Reading: every outline with a `rule` is read as that line (`watcher.follow_list.parse_rule`);
 otherwise its `xmlUrl` says what it is: an author feed (`arxiv.org/a/ID.atom`, `.atom2`, `.rss`)
 is that identity; a category feed (`rss.arxiv.org/rss/cs.DC`, `/atom/`, `export.arxiv.org/rss/`,
-categories joined with `+`) is a whole-category watch (`watch in cs.DC`, read by the topic
-parser, so it is refused with its reason where that is not supported); an API query of one quoted
+categories joined with `+`) is a whole-category watch (`watch in cs.DC`, as `/watch in cs.DC`
+follows it; one /watch would refuse is skipped with /watch's reason); an API query of one quoted
 author (`au:"Dezun Dong"`) is that name. Anything else is skipped, with why.
 
 XML is parsed with defusedxml: a document declaring entities (an entity bomb) is refused.
@@ -38,6 +39,7 @@ from watcher.topics import Topic
 
 API_URL = "https://export.arxiv.org/api/query"
 AUTHOR_FEED = "https://arxiv.org/a/{}.atom"
+CATEGORY_FEED = "https://rss.arxiv.org/rss/{}"
 MAX_OUTLINES = 1000
 _CATEGORY_FEED = re.compile(
     r"(?:rss\.arxiv\.org|(?:export\.)?arxiv\.org)/(?:rss|atom)/(?P<categories>[^/?#]+)/?",
@@ -51,9 +53,12 @@ class BadOpml(WatcherError):
 
 
 def feed_url(rule: FollowRule) -> str:
-    """The feed an RSS reader polls for `rule`: the person's arXiv feed, or an API query."""
+    """The feed an RSS reader polls for `rule`: the person's arXiv feed, arXiv's listing feed of
+    a whole category, or an API query."""
     if isinstance(rule, Identity):
         return AUTHOR_FEED.format(quote(rule.feed_id))
+    if isinstance(rule, Topic) and rule.whole:
+        return CATEGORY_FEED.format("+".join(rule.categories))
     query = rule.query if isinstance(rule, Topic) else person_query(rule.names, rule.categories)
     parameters = {"search_query": query, "sortBy": "submittedDate", "sortOrder": "descending"}
     return f"{API_URL}?{urlencode(parameters)}"
@@ -139,14 +144,9 @@ def _outline_rule(outline: Element) -> FollowRule:
         return identity
     category = _CATEGORY_FEED.fullmatch(address)
     if category is not None:
-        listed = category["categories"].replace("+", ",")
-        try:
-            return parse_rule(f"watch in {listed}")
-        except WatcherError:
-            raise WatcherError(
-                f"a whole category ({listed}); this version watches topics with words in them, "
-                f"e.g. watch rdma in {listed}"
-            ) from None
+        # A whole-category watch, refused with the topic parser's reason (an unknown category,
+        # more than three) as /watch would refuse it.
+        return parse_rule(f"watch in {category['categories'].replace('+', ',')}")
     parts = urlsplit(url)
     if parts.netloc.casefold().endswith("arxiv.org") and parts.path.endswith("/api/query"):
         query = " ".join(parse_qs(parts.query).get("search_query", []))

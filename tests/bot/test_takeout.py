@@ -1,7 +1,8 @@
 """/export and /import through the fake Bot API (issue 21, item 5): a chat's follows and settings
 go out as a file (sendDocument) and come back in another chat (getFile, then the download from
 the Bot API server's /file/bot<token>/ path), exactly; what is skipped says why; bad files are
-refused in one sentence; groups need an administrator; a stale question changes nothing."""
+refused in one sentence; groups need an administrator; a stale question changes nothing. The
+settings travel too, the chat's and each destination's (paused, quiet hours, silent, format)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ from bot.handlers.takeout import CANCELLED, NO_FILE, STALE
 from tests.fakes.telegram import SentDocument
 from tests.harness.bots import GROUP, USER, Bot
 from watcher.identity import Identity
+from watcher.kinds import MessageFormat
+from watcher.quiet_hours import QuietHours, parse_quiet
 from watcher.rules import PersonRule
 from watcher.schedule import DigestSchedule, parse_wall_time
 from watcher.store.budgets import LookupBudgets
+from watcher.store.speaking import Style
+from watcher.store.tables import NO_THREAD
 from watcher.topics import parse_topic
 
 OTHER = 43  # another person's private chat, which imports the first one's file
@@ -29,6 +34,7 @@ def follow_some(bot: Bot, chat_id: int) -> None:
         bot.store.follow_person(PersonRule(("Yemao Xu", "Y. Xu"), ("cs.DC", "cs.NI")))[0],
         bot.store.follow_identity(Identity("arxiv", "dong_d_1"), name="Dezun Dong")[0],
         bot.store.watch_topic(parse_topic('"remote direct memory access" RDMA in cs.DC'))[0],
+        bot.store.watch_topic(parse_topic("in cs.DC"))[0],  # the whole category
     ]
     bot.chats.seen(chat_id, kind="private")
     for followed in rules:
@@ -37,6 +43,10 @@ def follow_some(bot: Bot, chat_id: int) -> None:
     schedule = DigestSchedule(parse_wall_time("08:00"), frozenset({0, 3}))
     bot.chats.digests.set_schedule(chat_id, schedule, render=lambda content: [])
     bot.chats.set_notify_revisions(chat_id, True)
+    bot.chats.speaking.pause(chat_id, NO_THREAD)
+    bot.chats.speaking.set_quiet(chat_id, NO_THREAD, parse_quiet("22:00-07:00"))
+    bot.chats.speaking.set_silent(chat_id, NO_THREAD, True)
+    bot.chats.speaking.set_format(chat_id, NO_THREAD, MessageFormat.COMPACT)
 
 
 async def export(bot: Bot, chat_id: int, command: str = "/export") -> SentDocument:
@@ -68,12 +78,23 @@ def button_data(bot: Bot, chat_id: int) -> list[str]:
     return [button["callback_data"] for button in markup["inline_keyboard"][0]]
 
 
-def settings_of(bot: Bot, chat_id: int) -> tuple[str, str, bool]:
+def settings_of(bot: Bot, chat_id: int) -> tuple[object, ...]:
+    """Every setting an export carries, as the chat's commands and /subscriptions read them."""
     digest = bot.chats.digests.settings(chat_id)
     assert digest.schedule is not None
     info = bot.chats.get(chat_id)
     assert info is not None
-    return digest.zone_name, digest.schedule.command(), info.notify_revisions
+    speaking = bot.chats.speaking.settings(chat_id, NO_THREAD)
+    return (
+        digest.zone_name,
+        digest.schedule.command(),
+        info.notify_revisions,
+        speaking.paused,
+        speaking.quiet,
+        speaking.quiet_until is not None,  # the window is placed, in the chat's zone
+        speaking.silent,
+        speaking.format,
+    )
 
 
 @pytest.mark.parametrize("command", ["/export", "/export opml"])
@@ -87,10 +108,16 @@ async def test_an_export_imported_in_another_chat_round_trips_exactly(
     question = await send_file(bot, OTHER, sent.data, file_name=sent.file_name)
 
     assert question.splitlines() == [
-        '📥 This chat will follow "remote direct memory access" rdma in cs.DC, arxiv:dong_d_1, '
-        "Yemao Xu in cs.DC,cs.NI.",
-        "It will set timezone Europe/Berlin, digest weekly mon,thu 08:00, revisions on.",
+        '📥 This chat will follow all of cs.DC, "remote direct memory access" rdma in cs.DC, '
+        "arxiv:dong_d_1, Yemao Xu in cs.DC,cs.NI.",
+        "It will set timezone Europe/Berlin, digest weekly mon,thu 08:00, revisions on, "
+        "paused yes, quiet 22:00-07:00, silent on, format compact.",
+        "⏸ The file says paused: this chat will get no messages until /resume.",
     ]
+    assert settings_of(bot, USER) == (
+        "Europe/Berlin", "weekly mon,thu 08:00", True,
+        True, QuietHours(22 * 60, 7 * 60), True, True, MessageFormat.COMPACT,
+    )  # fmt: skip
     assert bot.chats.subscribed_ids(OTHER) == []  # nothing before the press
     go, _ = button_data(bot, OTHER)
     assert await press(bot, OTHER, go) is None
@@ -115,7 +142,10 @@ def body(document: SentDocument) -> list[str]:
 
 async def test_a_group_imports_by_reply_from_an_administrator_only(bot: Bot) -> None:
     bot.telegram.set_admins(GROUP, [ADMIN])
-    text = b"# frob: 3\nsubscribe Dezun Dong\nLi\nwatch rdma in cs.XX\nsubscribe Dezun Dong\n"
+    text = (
+        b"# frob: 3\n# format: huge\n# quiet: 22:00\n# paused: maybe\n"
+        b"subscribe Dezun Dong\nLi\nwatch rdma in cs.XX\nsubscribe Dezun Dong\n"
+    )
     file_message = bot.telegram.user_sends_document(GROUP, text, user_id=ADMIN)
 
     refused = await bot.ask_one(GROUP, "/import", user_id=1000)  # not a reply, not a member admin
@@ -129,13 +159,17 @@ async def test_a_group_imports_by_reply_from_an_administrator_only(bot: Bot) -> 
     assert question.reply_to_message_id == file_message  # the press reads the file again there
     assert question.text.splitlines() == [
         "📥 This chat will follow Dezun Dong.",
-        "Skipped (4):",
-        "• line 3, Li: 'Li': a name needs a given name and a family name, as arXiv lists the "
+        "Skipped (7):",
+        "• line 6, Li: 'Li': a name needs a given name and a family name, as arXiv lists the "
         "author",
-        "• line 4, watch rdma in cs.XX: 'cs.XX' is not an arXiv category; did you mean cs.SY, "
+        "• line 7, watch rdma in cs.XX: 'cs.XX' is not an arXiv category; did you mean cs.SY, "
         "cs.SI, cs.SE?",
-        "• line 5, Dezun Dong: twice in the file",
+        "• line 8, Dezun Dong: twice in the file",
         "• header, frob: 3: a setting this version does not know",
+        "• header, paused: maybe: paused is yes or no",
+        "• header, quiet: 22:00: '22:00' is not a window; give its start and end as HH:MM-HH:MM "
+        "(or off)",
+        "• header, format: huge: a format is full or compact",
     ]
     go, cancel = button_data(bot, GROUP)
     toast = await press(bot, GROUP, go, user_id=1000)
@@ -186,13 +220,22 @@ async def test_a_foreign_opml_of_author_and_category_feeds(bot: Bot) -> None:
 </outline></body></opml>"""
     question = await send_file(bot, USER, feeds, file_name="feedly.opml", mime_type=None)
     lines = question.splitlines()
-    assert lines[0] == "📥 This chat will follow arxiv:dong_d_1, ORCID 0000-0002-1825-0097."
-    assert "• outline 3, cs.DC updates on arXiv.org: a whole category (cs.DC)" in question
-    assert "• outline 4, Hacker News: not an arXiv author or category feed" in question
+    assert lines[0] == (
+        "📥 This chat will follow arxiv:dong_d_1, ORCID 0000-0002-1825-0097, all of cs.DC."
+    )
+    assert lines[1:] == [
+        "3 of them start a history, from this chat's allowance of new follows.",
+        "Skipped (1):",
+        "• outline 4, Hacker News: not an arXiv author or category feed",
+    ]
     go, _ = button_data(bot, USER)
     await press(bot, USER, go)
     followed = bot.store.followed(bot.chats.subscribed_ids(USER))
-    assert sorted(f.key for f in followed) == ["arxiv:dong_d_1", "orcid:0000-0002-1825-0097"]
+    assert sorted(f.key for f in followed) == [
+        "arxiv:dong_d_1",
+        "orcid:0000-0002-1825-0097",
+        parse_topic("in cs.DC").rule_key,  # the whole category, as /watch in cs.DC follows it
+    ]
 
 
 async def test_an_import_keeps_to_the_limit_and_the_allowance_of_new_follows(bot: Bot) -> None:
@@ -236,20 +279,29 @@ async def test_each_forum_topic_exports_and_imports_its_own_follows(bot: Bot) ->
     bot.chats.seen(forum, kind="supergroup")
     followed, _ = bot.store.follow_person(PersonRule(("Yemao Xu",)))
     bot.chats.subscribe(forum, followed.id, thread_id=papers)
+    bot.chats.speaking.set_silent(forum, papers, True)  # the topic's own settings
+    bot.chats.speaking.set_format(forum, papers, MessageFormat.COMPACT)
 
     bot.telegram.user_sends(forum, "/export", user_id=ADMIN, thread_id=papers)
     await bot.until(lambda: bot.telegram.documents(forum))
     (sent,) = bot.telegram.documents(forum)
     assert sent.message_thread_id == papers
     assert "subscribe Yemao Xu\n" in sent.data.decode()
+    assert "# paused: no\n# quiet: off\n# silent: on\n# format: compact\n" in sent.data.decode()
 
     bot.telegram.user_sends_document(
         forum, sent.data, caption="/import", user_id=ADMIN, thread_id=news
     )
     await bot.until(lambda: bot.telegram.sent(forum))
-    assert bot.last(forum).text.startswith("📥 This topic will follow Yemao Xu."), bot.last(forum)
+    assert bot.last(forum).text.splitlines() == [
+        "📥 This topic will follow Yemao Xu.",
+        "It will set silent on, format compact.",  # the chat's own settings are unchanged
+    ]
     assert bot.last(forum).message_thread_id == news
     go, _ = button_data(bot, forum)
     await press(bot, forum, go, user_id=ADMIN)
     assert bot.chats.subscribed_ids(forum, thread_id=news) == [followed.id]
     assert bot.chats.subscribed_ids(forum) == []  # General follows nothing
+    styles = bot.chats.speaking.styles([forum])
+    assert styles[(forum, news)] == styles[(forum, papers)] == Style(silent=True, compact=True)
+    assert (forum, NO_THREAD) not in styles  # General speaks as it did

@@ -21,8 +21,17 @@ RULES = [
     Identity("arxiv", "dong_d_1"),
     Identity("orcid", "0000-0002-1825-0097"),
     parse_topic('"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI'),
+    parse_topic("in cs.DC,cs.NI"),  # a whole category: shown "all of cs.DC,cs.NI"
 ]
-SETTINGS = {"timezone": "Asia/Shanghai", "digest": "weekdays 08:00", "pause": "on"}
+SETTINGS = {
+    "timezone": "Asia/Shanghai",
+    "digest": "weekdays 08:00",
+    "paused": "yes",
+    "quiet": "22:00-07:00",
+    "silent": "on",
+    "format": "compact",
+    "frob": "3",  # a key this version does not know
+}
 NOW = datetime(2026, 12, 3, 9, 40, tzinfo=UTC)
 
 
@@ -34,13 +43,14 @@ def test_each_kind_of_follow_is_one_line_read_back_as_itself() -> None:
         "subscribe arxiv:dong_d_1",
         "subscribe orcid:0000-0002-1825-0097",
         'watch "remote direct memory access" rdma -ethernet in cs.DC,cs.NI',
+        "watch in cs.DC,cs.NI",
     ]
     assert [parse_rule(line) for line in lines] == RULES
 
 
 def test_a_list_carries_its_settings_and_reads_back_exactly() -> None:
     text = render_text([(rule, None) for rule in RULES], SETTINGS, title="chat 42")
-    assert "# digest: weekdays 08:00\n# pause: on\n" in text
+    assert "# paused: yes\n# quiet: 22:00-07:00\n# silent: on\n# format: compact\n" in text
     read = read_text(text)
     assert [entry.rule for entry in read.entries] == RULES
     assert dict(read.settings) == SETTINGS  # a key this version does not know is kept too
@@ -83,6 +93,7 @@ def test_opml_points_readers_at_arxiv_feeds_and_reads_back_exactly() -> None:
     assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">')
     assert 'xmlUrl="https://arxiv.org/a/dong_d_1.atom"' in text
     assert 'xmlUrl="https://arxiv.org/a/0000-0002-1825-0097.atom"' in text
+    assert 'xmlUrl="https://rss.arxiv.org/rss/cs.DC+cs.NI"' in text  # arXiv's listing feed
     assert feed_url(RULES[1]) == (
         "https://export.arxiv.org/api/query?search_query=%28au%3A%22Wei+Wang%22%29+AND+"
         "%28cat%3Acs.DC+OR+cat%3Acs.NI%29&sortBy=submittedDate&sortOrder=descending"
@@ -93,6 +104,8 @@ def test_opml_points_readers_at_arxiv_feeds_and_reads_back_exactly() -> None:
 
 
 def test_a_foreign_opml_of_arxiv_feeds_is_read_by_its_addresses() -> None:
+    """Author feeds are those identities, one author's API query that name, and a category
+    feed the whole category, as /watch in cs.DC follows it."""
     read = read_opml(
         """<opml version="1.1"><head/><body><outline text="Papers">
         <outline text="A" xmlUrl="https://arxiv.org/a/dong_d_1.atom2"/>
@@ -101,21 +114,29 @@ def test_a_foreign_opml_of_arxiv_feeds_is_read_by_its_addresses() -> None:
         <outline text="D" xmlUrl="https://export.arxiv.org/api/query?search_query=au:%22Yemao+Xu%22"/>
         <outline text="E" xmlUrl="https://export.arxiv.org/api/query?search_query=all:rdma"/>
         <outline text="F" xmlUrl="https://example.org/feed.xml"/>
+        <outline text="G" xmlUrl="https://rss.arxiv.org/rss/cs.XX"/>
+        <outline text="H" xmlUrl="https://export.arxiv.org/rss/math.CO/"/>
         <outline text="no feed at all"/>
         </outline></body></opml>"""
     )
     assert [entry.rule for entry in read.entries] == [
         Identity("arxiv", "dong_d_1"),
         Identity("orcid", "0000-0002-1825-0097"),
+        parse_topic("in cs.DC,cs.NI"),
         PersonRule(("Yemao Xu",)),
+        parse_topic("in math.CO"),
+    ]
+    assert [rule_line(entry.rule) for entry in read.entries][2::2] == [
+        "watch in cs.DC,cs.NI",
+        "watch in math.CO",
     ]
     assert [(s.where, s.text) for s in read.skipped] == [
-        ("outline 3", "C"),
         ("outline 5", "E"),
         ("outline 6", "F"),
+        ("outline 7", "G"),
     ]
-    assert read.skipped[0].reason.startswith("a whole category (cs.DC,cs.NI)")
-    assert read.skipped[1].reason == "an arXiv API query other than one author's name"
+    assert read.skipped[0].reason == "an arXiv API query other than one author's name"
+    assert read.skipped[2].reason.startswith("'cs.XX' is not an arXiv category; did you mean")
 
 
 BOMB = (

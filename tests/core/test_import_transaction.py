@@ -1,7 +1,9 @@
 """An import is stored whole or not at all (issue 21, item 5: "nothing half-imported"): when what
 it was planned on changed before the press (the chat filled up, its allowance went, a setting
 cannot be set any more), `ImportStore.apply` raises `ImportStale` and leaves every table as it
-was; otherwise every follow and setting lands together. On both databases."""
+was; otherwise every follow and setting lands together, and a destination the import lets go
+(`paused: no`, a new zone moving a quiet window) has what it held flagged as /resume flags it.
+On both databases."""
 
 from __future__ import annotations
 
@@ -10,13 +12,18 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import Engine
+from sqlmodel import Session, col, select
 
+from tests.fakes.corpus import make_record
 from watcher.follow_list import read_text
+from watcher.quiet_hours import QuietHours
 from watcher.rules import PersonRule
-from watcher.store import Store
+from watcher.store import MatchedRecord, Store
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
+from watcher.store.destinations import DestinationSetting
 from watcher.store.imports import ImportStale, ImportStore
+from watcher.store.tables import NO_THREAD, Delivery
 from watcher.takeout import Target, apply_import, plan_import
 
 CHAT = 42
@@ -107,3 +114,44 @@ def test_an_allowance_spent_meanwhile_gets_nothing(
         apply_import(imports, plan, Target(CHAT), now=NOW)
 
     assert state(engine) == before
+
+
+def test_an_import_that_lets_destinations_go_flags_what_waited_as_resume_does(
+    engine: Engine, store: Store, followed_id: int
+) -> None:
+    quiet_topic, paused_topic = 5, 6
+    chats = Chats(engine, summary_threshold=3)
+    chats.seen(CHAT, kind="private")
+    for thread in (NO_THREAD, quiet_topic, paused_topic):
+        chats.subscribe(CHAT, followed_id, thread_id=thread)
+    chats.speaking.pause(CHAT, NO_THREAD, now=NOW)
+    chats.speaking.pause(CHAT, paused_topic, now=NOW)
+    chats.speaking.set_quiet(CHAT, quiet_topic, QuietHours(8 * 60, 10 * 60), now=NOW)  # UTC
+    ids = frozenset({followed_id})
+    for n in range(4):  # more than the threshold of 3 wait in each destination
+        record = make_record(arxiv_id=f"2612.0000{n}")
+        store.save_records([MatchedRecord(record, ids)], announce_for=ids)
+    imports = ImportStore(engine, summary_threshold=3)
+    read = read_text("# timezone: Asia/Tokyo\n# paused: no\n# quiet: off\n")
+
+    plan = plan_import(store, chats, imports, read, Target(CHAT), now=NOW)
+    assert dict(plan.settings) == {"timezone": "Asia/Tokyo", "paused": "no"}  # quiet is off here
+    apply_import(imports, plan, Target(CHAT), now=NOW)
+
+    with Session(engine) as session:
+        flags = sorted(
+            (d.thread_id, d.summarize)
+            for d in session.exec(select(Delivery).where(col(Delivery.chat_id) == CHAT))
+        )
+        window = session.get(DestinationSetting, (CHAT, quiet_topic))
+        assert window is not None
+    # General resumed; 09:00 UTC is 18:00 in Tokyo, after the topic's 08:00-10:00: both let go.
+    # The other paused topic still holds: its rows wait unflagged, for its own /resume.
+    assert (
+        flags == [(NO_THREAD, True)] * 4 + [(quiet_topic, True)] * 4 + [(paused_topic, False)] * 4
+    )
+    assert (window.quiet_from, window.quiet_until) == (
+        datetime(2026, 12, 3, 23, 0, tzinfo=UTC),  # 08:00 in Tokyo tomorrow
+        datetime(2026, 12, 4, 1, 0, tzinfo=UTC),
+    )
+    assert chats.speaking.settings(CHAT, NO_THREAD).paused is False

@@ -2,10 +2,16 @@
 
 `SETTINGS` is the one table of the keys known: each reads its value for a chat's forum topic
 (`NO_THREAD`: the chat) and writes one back, in the caller's session (`watcher.store.imports`).
-The three here are the chat's own (its row); a setting added later, of the chat or of each
-topic (pause, quiet hours, silent, format, …), is one more row here; an export then carries
-it, and an import of a file that has it sets it. A key not in the table is reported by the
-import, never refused: a file from a newer version still imports.
+`timezone`, `digest` and `revisions` are the chat's own (its row); `paused` (yes/no), `quiet`
+(HH:MM-HH:MM or off, in the chat's zone), `silent` (on/off) and `format` (full/compact) are each
+destination's (`watcher.store.destinations`), worded as /subscriptions shows them and the
+commands take them. A setting added later is one more row here; an export then carries it, and
+an import of a file that has it sets it. A key not in the table is reported by the import, never
+refused: a file from a newer version still imports.
+
+A write only changes rows: a new zone places the chat's quiet windows again, but letting go what
+a pause or a quiet window held (as one summary) is the caller's, once every setting is written
+(`watcher.store.destinations.held_threads` tells which destinations held before and after).
 
 A value that cannot be set raises `SettingRefused`, whose message says why in a few words.
 """
@@ -19,6 +25,8 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from watcher.kinds import MessageFormat
+from watcher.quiet_hours import parse_quiet
 from watcher.schedule import (
     EVERY_DAY,
     MONDAY_TO_FRIDAY,
@@ -30,6 +38,8 @@ from watcher.schedule import (
     parse_weekdays,
     zone_of,
 )
+from watcher.store.destinations import DestinationSetting
+from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Chat, Delivery, DeliveryStatus
 
 
@@ -119,6 +129,14 @@ def _write_zone(session: Session, chat: Chat, value: str, now: datetime) -> None
     if chat.digest_minute is not None:  # the digest keeps its local time in the new zone
         schedule = DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0)
         chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
+    for setting in session.exec(  # quiet hours keep their local times in the new zone
+        select(DestinationSetting).where(
+            col(DestinationSetting.chat_id) == chat.id,
+            col(DestinationSetting.quiet_start).is_not(None),
+        )
+    ).all():
+        place_window(setting, chat.timezone, now=now)
+        session.add(setting)
 
 
 def _write_revisions(session: Session, chat: Chat, value: str, now: datetime) -> None:
@@ -127,7 +145,77 @@ def _write_revisions(session: Session, chat: Chat, value: str, now: datetime) ->
     chat.notify_revisions = value.casefold() == "on"
 
 
-# In the order they are written and set: the zone before the digest read in it.
+def _destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
+    """The destination's row, as stored or (not added) with the defaults."""
+    found = session.get(DestinationSetting, (chat_id, thread_id))
+    return found or DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+
+
+def _of_destination(
+    read: Callable[[DestinationSetting], str],
+) -> Callable[[Session, int, int], str]:
+    return lambda session, chat_id, thread_id: read(_destination(session, chat_id, thread_id))
+
+
+def _to_destination(
+    write: Callable[[DestinationSetting, str, datetime, str], None],
+) -> Callable[[Session, int, int, str, datetime], None]:
+    """A write of the destination's row, given the chat's zone."""
+
+    def written(session: Session, chat_id: int, thread_id: int, value: str, now: datetime) -> None:
+        zone_name = chat_row(session, chat_id).timezone  # the chat's row before its topic's
+        setting = _destination(session, chat_id, thread_id)
+        write(setting, value.strip(), now, zone_name)
+        session.add(setting)
+
+    return written
+
+
+def _choice(value: str, words: dict[str, bool], refusal: str) -> bool:
+    try:
+        return words[value.casefold()]
+    except KeyError:
+        raise SettingRefused(refusal) from None
+
+
+def _write_paused(setting: DestinationSetting, value: str, now: datetime, _zone: str) -> None:
+    paused = _choice(value, {"yes": True, "no": False}, "paused is yes or no")
+    if paused != setting.paused:
+        setting.paused, setting.paused_since = paused, now if paused else None
+
+
+def _read_quiet(setting: DestinationSetting) -> str:
+    hours = hours_of(setting)
+    return "off" if hours is None else hours.describe()
+
+
+def _write_quiet(setting: DestinationSetting, value: str, now: datetime, zone_name: str) -> None:
+    if value.casefold() == "off":
+        start = end = None
+    else:
+        try:
+            hours = parse_quiet(value)
+        except BadSchedule as error:
+            raise SettingRefused(f"{error} (or off)") from None
+        start, end = hours.start, hours.end
+    if (start, end) != (setting.quiet_start, setting.quiet_end):
+        setting.quiet_start, setting.quiet_end = start, end
+        place_window(setting, zone_name, now=now)
+
+
+def _write_silent(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+    setting.silent = _choice(value, {"on": True, "off": False}, "silent is on or off")
+
+
+def _write_format(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+    try:
+        setting.format = MessageFormat(value.casefold()).value
+    except ValueError:
+        raise SettingRefused("a format is full or compact") from None
+
+
+# In the order they are written and set: the zone before the digest and the quiet hours read
+# in it.
 SETTINGS: dict[str, ChatSetting] = {
     setting.key: setting
     for setting in (
@@ -137,6 +225,22 @@ SETTINGS: dict[str, ChatSetting] = {
             "revisions",
             _of_chat(lambda chat: "on" if chat.notify_revisions else "off"),
             _to_chat(_write_revisions),
+        ),
+        ChatSetting(
+            "paused",
+            _of_destination(lambda setting: "yes" if setting.paused else "no"),
+            _to_destination(_write_paused),
+        ),
+        ChatSetting("quiet", _of_destination(_read_quiet), _to_destination(_write_quiet)),
+        ChatSetting(
+            "silent",
+            _of_destination(lambda setting: "on" if setting.silent else "off"),
+            _to_destination(_write_silent),
+        ),
+        ChatSetting(
+            "format",
+            _of_destination(lambda setting: str(setting.format)),
+            _to_destination(_write_format),
         ),
     )
 }

@@ -67,20 +67,26 @@ def _of_delivery() -> ColumnElement[bool]:
     )
 
 
+def _holds(now: datetime) -> ColumnElement[bool]:
+    return or_(col(DestinationSetting.paused), col(DestinationSetting.quiet_from) <= now)
+
+
 def held_now(now: datetime) -> ColumnElement[bool]:
     """True for a delivery whose destination holds its messages at `now`: paused, or inside its
     quiet window. A window is left only by `watcher.store.quiet` moving it on (which flags the
     summary in the same transaction), so an ended window holds until then."""
-    return (
-        select(DestinationSetting.chat_id)
-        .where(
-            _of_delivery(),
-            or_(
-                col(DestinationSetting.paused),
-                col(DestinationSetting.quiet_from) <= now,
-            ),
-        )
-        .exists()
+    return select(DestinationSetting.chat_id).where(_of_delivery(), _holds(now)).exists()
+
+
+def held_threads(session: Session, chat_id: int, now: datetime) -> set[int]:
+    """Inside the caller's transaction: the chat's destinations (thread ids) that hold their
+    messages at `now` (paused, or inside a quiet window), as `held_now` reads them."""
+    return set(
+        session.exec(
+            select(DestinationSetting.thread_id).where(
+                col(DestinationSetting.chat_id) == chat_id, _holds(now)
+            )
+        ).all()
     )
 
 

@@ -11,6 +11,10 @@ What a follow costs is what `/subscribe` charges (`watcher.subscribing`): nothin
 to date already (watched, or an active chat subscribes), one new follow for one nobody polls, and
 one look-up too for a name or author id nobody follows yet. The operator's own list (no chat)
 costs nothing and follows everything as watched, as `arxiv-watcher follow` does.
+
+Settings are written in the same transaction (`watcher.store.chat_settings`). A destination the
+import lets go (`paused: no`, quiet hours off or moved, a new zone moving a window) has what it
+held flagged for one summary when more than the threshold waited, as /resume does.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from watcher.follow_list import FollowRule, rule_key
 from watcher.identity import Identity
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chat_settings import SETTINGS, SettingRefused
-from watcher.store.chats import MAX_SUBSCRIPTIONS, _restart_if_paused
+from watcher.store.chats import MAX_SUBSCRIPTIONS, SUMMARY_THRESHOLD, _restart_if_paused
+from watcher.store.destinations import flag_summaries, held_threads
 from watcher.store.follows import add_identity, add_person, add_topic
 from watcher.store.tables import Chat, FollowedAuthor, Subscription
 from watcher.topics import Topic
@@ -48,9 +53,16 @@ class Cost:
 class ImportStore:
     """The reads an import plan makes, and the one transaction that applies it."""
 
-    def __init__(self, engine: Engine, *, budgets: LookupBudgets | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        budgets: LookupBudgets | None = None,
+        summary_threshold: int = SUMMARY_THRESHOLD,
+    ) -> None:
         self.engine = engine
         self.budgets = budgets  # None: no allowance is charged (the operator's CLI)
+        self.summary_threshold = summary_threshold  # as /resume: more waited, one summary
 
     def settings_of(self, chat_id: int, thread_id: int) -> dict[str, str]:
         """The settings of the chat's topic as `key: value` (a chat never seen: the defaults;
@@ -133,12 +145,18 @@ class ImportStore:
                 )
                 session.flush()
                 ids.append(followed.id)
+            held = held_threads(session, chat_id, now)
             for key, setting in SETTINGS.items():
                 if key in settings:
                     try:
                         setting.write(session, chat_id, thread_id, settings[key], now)
                     except SettingRefused as error:
                         raise ImportStale(f"{key}: {error}") from None
+            session.flush()
+            for released in held - held_threads(session, chat_id, now):
+                flag_summaries(
+                    session, chat_id, threshold=self.summary_threshold, thread_id=released
+                )
             session.commit()
             return ids
 
