@@ -141,6 +141,11 @@ async def _send_text(
     return sent.message_id
 
 
+def topic_note(thread_id: int) -> str:
+    """ " (topic N)" for a forum topic's log lines; nothing for a chat's General."""
+    return f" (topic {thread_id})" if thread_id else ""
+
+
 def _markup(message: Message) -> InlineKeyboardMarkup | None:
     rows = [
         [InlineKeyboardButton(button.text, url=button.url) for button in row if button.url]

@@ -110,6 +110,10 @@ class Settings(BaseSettings):
     )
     log_level: LogLevel = "INFO"
     log_format: LogFormat = Field(default="text", description="text, or json: an object a line.")
+    metrics_listen: str = Field(
+        default="",
+        description="HOST:PORT serving /metrics, /healthz and /readyz; empty: off.",
+    )
 
     arxiv_announce_time: str = Field(
         default="20:00", description="arXiv's announcement, HH:MM[:SS]."
@@ -255,6 +259,14 @@ class Settings(BaseSettings):
     def _lower_format(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("metrics_listen")
+    @classmethod
+    def _check_listen(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            parse_listen(value)
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: object) -> object:
@@ -285,6 +297,11 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """METRICS_LISTEN as (host, port); None when it is off."""
+        return parse_listen(self.metrics_listen) if self.metrics_listen else None
+
+    @property
     def announcement_calendar(self) -> AnnouncementCalendar:
         """When arXiv announces, from the ARXIV_ANNOUNCE_* settings and ARXIV_HOLIDAYS."""
         return AnnouncementCalendar.of(
@@ -313,6 +330,18 @@ class Settings(BaseSettings):
         """The watched people: by name (display name first, then aliases, maybe categories),
         or by arXiv author id or ORCID iD."""
         return [parse_watched(spec) for spec in self.watch_authors]
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """ "HOST:PORT" (an IPv6 host in brackets) as (host, port); port 0 takes any free one."""
+    host, colon, port = value.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port.isdigit() or int(port) > 65535 or " " in host:
+        shown = value if len(value) <= 40 else f"{value[:40]}..."
+        raise ValueError(
+            f"{shown!r} is not HOST:PORT; e.g. 0.0.0.0:9100, 127.0.0.1:9100 or [::]:9100"
+        )
+    return host, int(port)
 
 
 def load_settings(**overrides: object) -> Settings:
