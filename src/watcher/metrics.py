@@ -203,5 +203,9 @@ def build_registry(*extra: Collector) -> CollectorRegistry:
 
 
 def exported_names(registry: CollectorRegistry) -> set[str]:
-    """The sample names a scrape of `registry` shows (`_total`, `_bucket`, ... included)."""
-    return {sample.name for metric in registry.collect() for sample in metric.samples}
+    """The series names a scrape of `registry` may show: its samples' (`_total`, `_bucket`...)
+    and its families' (a labelled gauge shows no sample before its first value)."""
+    families = list(registry.collect())
+    return {metric.name for metric in families} | {
+        sample.name for metric in families for sample in metric.samples
+    }
