@@ -56,26 +56,24 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
                 False, "unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)"
             )
         store = Store(engine)
-        followed = store.followed()
+        newest, failing = store.poll_health()
         mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     except ConfigError as error:
         return Verdict(False, f"unhealthy: {error}")
-    successes = [f.last_success for f in followed if f.last_success and f.polled]
     limit = timedelta(seconds=2 * settings.poll_interval)
     if settings.poll_calendar is not None:
         # On arXiv's calendar every source polls once an evening (a 25-hour day at a clock
         # change), so a day and a bit is the longest a healthy service goes without one.
         limit = max(limit, CALENDAR_HEALTH_LIMIT)
-    if not successes:
+    if newest is None:
         return Verdict(False, "unhealthy: no successful poll yet")
-    newest = max(successes)
     if datetime.now(UTC) - newest > limit:
         return Verdict(
             False,
             f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
             + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else ""),
         )
-    stuck = [f for f in followed if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
+    stuck = [f for f in failing if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
     if stuck:
         worst = max(stuck, key=lambda f: f.consecutive_failures)
         return Verdict(
@@ -84,12 +82,12 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
             f"{worst.consecutive_failures} failures in a row, last success "
             f"{ago(worst.last_success)}: {worst.last_error}",
         )
-    failing = [f.label for f in followed if f.consecutive_failures]
+    labels = [f.label for f in failing]
     roles = ", ".join(f"{state.role} (pid {state.pid})" for state in instances)
     return Verdict(
         True,
         f"ok: last successful poll {ago(newest)}"
-        + (f"; failing: {', '.join(failing)}" if failing else "")
+        + (f"; failing: {', '.join(labels)}" if labels else "")
         + (f"; {roles}" if roles else "")
         + (f"; {mailing}" if mailing else ""),
     )
