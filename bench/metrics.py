@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -188,10 +189,8 @@ def main() -> None:
 
 def _ready(base: str) -> None:
     """GET /readyz, 200 or 503 (a bench database has no recent poll: both are answers)."""
-    try:
+    with contextlib.suppress(urllib.error.HTTPError):
         fetch(base + "/readyz")
-    except urllib.error.HTTPError:
-        pass
 
 
 if __name__ == "__main__":
