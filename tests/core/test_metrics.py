@@ -10,9 +10,6 @@ import asyncio
 import json
 import re
 import threading
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +17,7 @@ from prometheus_client import generate_latest
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
+from tests.harness.http_probe import http_get
 from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.db import create_db_engine
 from watcher.errors import ArxivHTTPError, ConfigError
@@ -33,33 +31,28 @@ DASHBOARD = Path(__file__).resolve().parents[2] / "deploy/grafana/dashboards/arx
 REQUESTS = "arxiv_watcher_arxiv_requests_total"
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeArxiv]:
-    with FakeArxiv(dezun_dong_records()) as arxiv:
-        yield arxiv
-
-
 def requests_counted(source: str, outcome: str) -> float:
     value = build_registry().get_sample_value(REQUESTS, {"source": source, "outcome": outcome})
     assert value is not None
     return value
 
 
-async def test_each_attempt_counts_under_its_source_and_outcome(fake: FakeArxiv) -> None:
+async def test_each_attempt_counts_under_its_source_and_outcome() -> None:
     before = {
         (source, outcome): requests_counted(source, outcome)
         for source in ("api", "oai", "author_feed")
         for outcome in ("ok", "retried", "failed")
     }
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=2, backoff_base=0
-    ) as client:
-        fake.inject("503", times=2)
-        await client.query(search_query='au:"Dezun Dong"')  # two retries, then ok
-        await client.get(fake.url, {"search_query": "all:x"})  # oai: ok
-        fake.inject("503", times=3)
-        with pytest.raises(ArxivHTTPError):
-            await client.get(fake.url, {}, source="author_feed")  # two retries, then failed
+    with FakeArxiv(dezun_dong_records()) as fake:
+        async with ArxivClient(
+            fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=2, backoff_base=0
+        ) as client:
+            fake.inject("503", times=2)
+            await client.query(search_query='au:"Dezun Dong"')  # two retries, then ok
+            await client.get(fake.url, {"search_query": "all:x"})  # oai: ok
+            fake.inject("503", times=3)
+            with pytest.raises(ArxivHTTPError):
+                await client.get(fake.url, {}, source="author_feed")  # retried twice, failed
 
     def moved(source: str, outcome: str) -> float:
         return requests_counted(source, outcome) - before[source, outcome]
@@ -123,14 +116,6 @@ def test_metrics_listen_is_host_and_port() -> None:
             load_settings(metrics_listen=wrong)
 
 
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-
-
 async def test_liveness_fails_while_the_event_loop_is_stuck_and_says_why(tmp_path: Path) -> None:
     settings = load_settings(metrics_listen="127.0.0.1:0", data_dir=tmp_path)
     engine = create_db_engine(settings.database_url)  # never queried here
@@ -138,14 +123,14 @@ async def test_liveness_fails_while_the_event_loop_is_stuck_and_says_why(tmp_pat
     listener.start()
     base = f"http://127.0.0.1:{listener.port}"
     try:
-        assert await asyncio.to_thread(get, base + "/healthz") == (
+        assert await asyncio.to_thread(http_get, base + "/healthz") == (
             200,
             "ok: the event loop answers\n",
         )
-        status, line = await asyncio.to_thread(get, base + "/readyz")
+        status, line = await asyncio.to_thread(http_get, base + "/readyz")
         assert (status, line) == (503, "unhealthy: starting, not yet active nor standby\n")
         answers: list[tuple[int, str]] = []
-        asker = threading.Thread(target=lambda: answers.append(get(base + "/healthz")))
+        asker = threading.Thread(target=lambda: answers.append(http_get(base + "/healthz")))
         asker.start()
         # The loop is stuck (a blocking call on it) until the listener has answered.
         asker.join(timeout=LOOP_TIMEOUT + 30)

@@ -10,18 +10,16 @@ three times in a row /readyz says 503 with the reason, and 200 again once arXiv 
 from __future__ import annotations
 
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.http_probe import http_get, scrape, value
 from tests.harness.patience import PATIENCE, wait_until
 from watcher import __version__
 
@@ -30,29 +28,6 @@ pytestmark = pytest.mark.slow
 TOKEN = "123456:TEST-metrics-end-to-end"
 CHATS = (41, 42, 43)
 NEW_PAPER = make_record(arxiv_id="2612.40001", title="Counting What Happened")
-Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
-
-
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-
-
-def scrape(base: str) -> Samples:
-    status, text = get(base + "/metrics")
-    assert status == 200, text
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
-
-
-def value(samples: Samples, name: str, **labels: str) -> float:
-    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 @pytest.fixture
@@ -89,10 +64,10 @@ def test_counters_move_by_what_happened_and_readiness_follows_arxiv(
     service: tuple[FakeArxiv, FakeTelegram, str],
 ) -> None:
     arxiv, telegram, base = service
-    assert get(base + "/healthz") == (200, "ok: the event loop answers\n")
-    assert get(base + "/nothing")[0] == 404
-    wait_until(lambda: get(base + "/readyz")[0] == 200, "ready after the first poll")
-    assert get(base + "/readyz")[1].startswith("ok: last successful poll")
+    assert http_get(base + "/healthz") == (200, "ok: the event loop answers\n")
+    assert http_get(base + "/nothing")[0] == 404
+    wait_until(lambda: http_get(base + "/readyz")[0] == 200, "ready after the first poll")
+    assert http_get(base + "/readyz")[1].startswith("ok: last successful poll")
 
     for chat in CHATS:
         telegram.user_sends(chat, "/subscribe")
@@ -138,14 +113,14 @@ def test_counters_move_by_what_happened_and_readiness_follows_arxiv(
 
     # arXiv fails this follow's queries: three failed polls in a row make it unready.
     arxiv.fail_queries("Dezun Dong", "503")
-    wait_until(lambda: get(base + "/readyz")[0] == 503, "unready while arXiv fails")
-    status, reason = get(base + "/readyz")
+    wait_until(lambda: http_get(base + "/readyz")[0] == 503, "unready while arXiv fails")
+    status, reason = http_get(base + "/readyz")
     assert status == 503 and reason.startswith("unhealthy: polling fails for 1 author(s)"), reason
     assert "HTTP 503" in reason and reason.count("\n") == 1
-    assert get(base + "/healthz")[0] == 200  # alive all the same
+    assert http_get(base + "/healthz")[0] == 200  # alive all the same
     failing = scrape(base)
     assert value(failing, "arxiv_watcher_arxiv_requests_total", source="api", outcome="failed") >= 3
     assert value(failing, "arxiv_watcher_polls_total", source="api", outcome="failed") >= 3
 
     arxiv.heal("Dezun Dong")
-    wait_until(lambda: get(base + "/readyz")[0] == 200, "ready again once arXiv recovers")
+    wait_until(lambda: http_get(base + "/readyz")[0] == 200, "ready again once arXiv recovers")
