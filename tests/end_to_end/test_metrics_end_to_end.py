@@ -18,7 +18,7 @@ import pytest
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
-from tests.harness.cli_helpers import ServiceProcess
+from tests.harness.cli_helpers import service_on_fakes
 from tests.harness.http_probe import http_get, scrape, value
 from tests.harness.patience import PATIENCE, wait_until
 from watcher import __version__
@@ -33,19 +33,17 @@ NEW_PAPER = make_record(arxiv_id="2612.40001", title="Counting What Happened")
 @pytest.fixture
 def service(tmp_path: Path, database_url: str) -> Iterator[tuple[FakeArxiv, FakeTelegram, str]]:
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN) as telegram:
-        process = ServiceProcess(
+        process = service_on_fakes(
+            arxiv,
+            telegram,
             cwd=tmp_path,
-            DATABASE_URL=database_url,
-            ARXIV_API_URL=arxiv.url,
-            ARXIV_MIN_INTERVAL="0",
+            database_url=database_url,
             ARXIV_MAX_RETRIES="0",
             # Polled every 5 s (healthy while the last good poll is under 10 s old); a failure
             # is retried after 0.2 s, doubling, so three in a row come within two seconds.
             POLL_INTERVAL="5",
             POLL_RETRY_FIRST="0.2",
             WATCH_AUTHORS="Dezun Dong",
-            TELEGRAM_BOT_TOKEN=TOKEN,
-            TELEGRAM_API_URL=telegram.base_url,
             METRICS_LISTEN="127.0.0.1:0",
         )
         try:
