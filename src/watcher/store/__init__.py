@@ -12,7 +12,8 @@ One module per thing it owns:
 - `chats`: chats, their subscriptions and settings, with `parking` (destinations that refuse
   messages for a while) and `digests` (held deliveries claimed into one message a day or week);
 - `questions`: the lists and counts the bot and the CLI ask for;
-- `mailings`: which source showed each arXiv mailing first, when, and the listing's probes.
+- `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
+- `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read.
 
 `Store` joins follows, papers, questions and mailings over one engine, so callers hold one object;
 `Chats` and `Outbox` are the front end's, each over the same engine.
