@@ -20,6 +20,7 @@ def test_gauges_count_what_waits_what_is_polled_and_who_listens(
     store.follow(["Dezun Dong"])  # the operator's: polled without subscribers
     subscribed, _ = store.follow(["Ann Other"], watched=False)
     store.follow(["Nobody Follows"], watched=False)  # no subscriber: not polled
+    gone, _ = store.follow(["Only Blocked"], watched=False)  # only a blocked chat: not polled
     store.follow_watched(parse_watched("arxiv:dong_d_1"))
     chats = Chats(engine, summary_threshold=10)
     for chat_id in (1, 2, 3):
@@ -33,7 +34,10 @@ def test_gauges_count_what_waits_what_is_polled_and_who_listens(
     outbox = Outbox(engine)
     first = outbox.due(limit=100)[0]
     outbox.mark_sent_many([(first.id, 1)])  # sent: no longer pending
+    chats.seen(4, kind="private")
+    chats.subscribe(4, gone.id)
     chats.deactivate(3, reason="bot was blocked by the user")  # its two rows are parked
+    chats.deactivate(4, reason="bot was blocked by the user")
 
     assert read_gauges(engine) == Gauges(
         outbox_pending=3, follows={"person": 2, "identity": 1, "topic": 0}, chats_active=2

@@ -4,7 +4,7 @@ in one statement (one round trip), none of which visits the paper tables.
 - the outbox's pending rows that are due to go out (not parked for an inactive chat, not held
   for a digest): counted in `ix_delivery_due` on its `status, parked` prefix, so the parked and
   the sent rows are never visited;
-- the follow rules polled (the operator's, and those some chat subscribes to), by kind: the
+- the follow rules polled (the operator's, and those an active chat subscribes to), by kind: the
   rule table is small (one row per person, id or topic any chat follows), and each rule not
   the operator's is probed once in the subscription table's `followed_author_id` index;
 - the active chats: the chat table, one row a chat.
@@ -49,7 +49,8 @@ def read_gauges(engine: Engine) -> Gauges:
     # not the operator's (1 ms), and SQLite plans both so.
     first_subscriber = (
         select(Subscription.followed_author_id)
-        .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id))
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
         .limit(1)
         .scalar_subquery()
     )
