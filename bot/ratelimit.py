@@ -9,7 +9,8 @@ the jitter between the moment we send and the moment Telegram counts.
 
 A `RetryAfter` from Telegram pauses every request for `retry_after` seconds, since retrying
 blindly on 429s gets bots banned. The limiter never retries by itself: it re-raises, and the
-caller (the delivery sender) decides when to try again.
+caller (the delivery sender) decides when to try again. Each 429 counts in
+`arxiv_watcher_telegram_retry_after_total` (`watcher.metrics`).
 
 Per-chat buckets are created on first use and dropped once idle and drained, so a fan-out to
 10,000 chats does not keep 10,000 limiters alive.
@@ -31,6 +32,7 @@ from aiolimiter import AsyncLimiter
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from watcher.metrics import TELEGRAM_RETRY_AFTER
 from watcher.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -124,6 +126,7 @@ class TelegramRateLimiter(BaseRateLimiter[None]):
             async with self._admitted(chat_id):
                 return await callback(*args, **kwargs)
         except RetryAfter as error:
+            TELEGRAM_RETRY_AFTER.inc()
             self.pause(retry_after_seconds(error), endpoint=endpoint, chat_id=chat_id)
             raise
 

@@ -205,6 +205,11 @@ def _cause(found: Sequence[int], labels: dict[int, tuple[str, bool]]) -> Cause |
     return Cause(ordered[0], label, topic)
 
 
+def topic_note(thread_id: int) -> str:
+    """ " (topic N)" for a forum topic's log lines; nothing for a chat's General."""
+    return f" (topic {thread_id})" if thread_id else ""
+
+
 def _markup(message: Message) -> InlineKeyboardMarkup | None:
     rows = [
         [InlineKeyboardButton(b.text, url=b.url, callback_data=b.callback_data) for b in row]

@@ -47,8 +47,9 @@ from bot.delivery.answers import (
     backoff_delay,
     outcome_of,
 )
-from bot.delivery.compose import Composed, send
+from bot.delivery.compose import Composed, send, topic_note
 from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
+from bot.delivery.counting import count_send
 from bot.delivery.messages import Carried, MessagePlanner
 from bot.digest import render_digest_parts
 from watcher.aio import in_db_thread
@@ -370,6 +371,7 @@ class DeliverySender:
             outcome: Outcome = Sent(message_id)
         except TelegramError as error:
             outcome = outcome_of(error)
+        count_send(outcome, delivery, len(ids))
         attempt = delivery.attempts + 1
         said = LoggerAdapter(log, {"chat_id": delivery.chat_id, "paper": delivery.record.arxiv_id})
         match outcome:
@@ -455,7 +457,7 @@ class DeliverySender:
                 log.info(
                     "chat %d%s takes messages again; its parked deliveries go out",
                     delivery.chat_id,
-                    _topic(delivery.thread_id),
+                    topic_note(delivery.thread_id),
                 )
 
     async def _park(self, delivery: PendingDelivery, reason: str) -> None:
@@ -471,7 +473,7 @@ class DeliverySender:
             "chat %d%s refused %s (%s): its deliveries are parked, refusal %d in a row; "
             "next try at %s",
             delivery.chat_id,
-            _topic(delivery.thread_id),
+            topic_note(delivery.thread_id),
             delivery.record.arxiv_id,
             reason,
             parked.failures,
@@ -482,7 +484,3 @@ class DeliverySender:
     async def _retry_later(self, ids: list[int], error: str, seconds: float) -> None:
         at: datetime = utcnow() + timedelta(seconds=seconds)
         await in_db_thread(self.context.outbox.retry_later, ids, error=error, at=at)
-
-
-def _topic(thread_id: int) -> str:
-    return f" (topic {thread_id})" if thread_id else ""

@@ -12,7 +12,6 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 
@@ -27,6 +26,7 @@ from watcher.errors import (
     first_line,
 )
 from watcher.followed import Followed
+from watcher.health import ago, verdict
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_identity
 from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
@@ -37,7 +37,7 @@ from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings
 from watcher.sources.author_feed import likely_name
-from watcher.status import InstanceState, live_instances
+from watcher.status import live_instances
 from watcher.store import Store
 from watcher.subscribing import find_named
 from watcher.taxonomy import resolve_category
@@ -52,10 +52,6 @@ MAX_LIST = 1000
 HISTORY_NOTE = (
     "Their history is fetched silently at the next poll; only later papers are announced."
 )
-# This many failed polls in a row make an author, and so the service, unhealthy: one or two are
-# a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
-UNHEALTHY_FAILURES = 3
-CALENDAR_HEALTH_LIMIT = timedelta(hours=26)  # POLL_SCHEDULE=calendar: one poll an evening
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,16 +160,6 @@ def print_records(records: Sequence[Record], *, as_json: bool, empty: str) -> No
     else:
         for record in records:
             print(summary_line(record))
-
-
-def ago(moment: datetime | None) -> str:
-    if moment is None:
-        return "never"
-    seconds = int((datetime.now(UTC) - moment).total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds // size} {unit} ago"
-    return f"{max(seconds, 0)} s ago"
 
 
 # -- commands ---------------------------------------------------------------------------------
@@ -379,71 +365,11 @@ def describe_followed(followed: Followed) -> str:
 
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
-    """Healthy when the database answers, some author was polled within two intervals, and no
-    author's polls have failed UNHEALTHY_FAILURES times in a row.
-
-    A service that runs here as a standby (its status file in DATA_DIR says so) is healthy
-    while the database answers: polling is the active instance's job.
-    """
+    """Exit 0 when healthy (see `watcher.health`), printing the verdict's line either way."""
     engine = db.create_db_engine(settings.database_url)
-    instances = live_instances(settings.data_dir)
-    try:
-        db.check_connection(engine)
-        if instances and all(state.role == "standby" for state in instances):
-            print(describe_standby(instances))
-            return 0
-        if db.pending_migrations(engine):
-            print("unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)")
-            return 1
-        store = Store(engine)
-        followed = store.followed()
-        mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
-    except ConfigError as error:
-        print(f"unhealthy: {error}")
-        return 1
-    successes = [f.last_success for f in followed if f.last_success and f.polled]
-    limit = timedelta(seconds=2 * settings.poll_interval)
-    if settings.poll_calendar is not None:
-        # On arXiv's calendar every source polls once an evening (a 25-hour day at a clock
-        # change), so a day and a bit is the longest a healthy service goes without one.
-        limit = max(limit, CALENDAR_HEALTH_LIMIT)
-    if not successes:
-        print("unhealthy: no successful poll yet")
-        return 1
-    newest = max(successes)
-    if datetime.now(UTC) - newest > limit:
-        print(
-            f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
-            + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else "")
-        )
-        return 1
-    stuck = [f for f in followed if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
-    if stuck:
-        worst = max(stuck, key=lambda f: f.consecutive_failures)
-        print(
-            f"unhealthy: polling fails for {len(stuck)} author(s): {worst.label}, "
-            f"{worst.consecutive_failures} failures in a row, last success "
-            f"{ago(worst.last_success)}: {worst.last_error}"
-        )
-        return 1
-    failing = [f.label for f in followed if f.consecutive_failures]
-    roles = ", ".join(f"{state.role} (pid {state.pid})" for state in instances)
-    print(
-        f"ok: last successful poll {ago(newest)}"
-        + (f"; failing: {', '.join(failing)}" if failing else "")
-        + (f"; {roles}" if roles else "")
-        + (f"; {mailing}" if mailing else "")
-    )
-    return 0
-
-
-def describe_standby(instances: Sequence[InstanceState]) -> str:
-    pids = ", ".join(str(state.pid) for state in instances)
-    since = min(state.since for state in instances)
-    return (
-        f"ok: standby (pid {pids}, since {ago(since)}): another instance is active; "
-        "this one takes over when it stops"
-    )
+    result = verdict(settings, engine, live_instances(settings.data_dir))
+    print(result.line)
+    return 0 if result.healthy else 1
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:

@@ -42,6 +42,7 @@ from watcher.errors import (
     ArxivHTTPError,
     ArxivUnreachable,
 )
+from watcher.metrics import count_request
 from watcher.parse import parse_feed
 
 USER_AGENT = f"arxiv-watcher/{__version__} (+https://github.com/arxiv-watcher/arxiv-watcher)"
@@ -126,15 +127,16 @@ class ArxivClient:
             "sortBy": sort_by,
             "sortOrder": sort_order,
         }
-        return await self._get(self.base_url, params, api=True)
+        return await self._get(self.base_url, params, api=True, source="api")
 
-    async def get(self, url: str, params: Mapping[str, str]) -> bytes:
+    async def get(self, url: str, params: Mapping[str, str], *, source: str = "oai") -> bytes:
         """The raw body of a GET of another arXiv service (OAI-PMH) on the same terms.
 
         The same connection, lock and spacing as `query`: arXiv counts all of a user's requests
         together. A 400 here is a bare `ArxivHTTPError` (only the API sends an error feed).
+        `source` names it in the metrics (`watcher.metrics`): oai, or author_feed.
         """
-        return await self._get(url, dict(params), api=False)
+        return await self._get(url, dict(params), api=False, source=source)
 
     async def get_page(
         self, url: str, params: Mapping[str, str], *, etag: str = "", modified: str = ""
@@ -144,7 +146,9 @@ class ArxivClient:
         headers = {"If-None-Match": etag} if etag else {}
         if modified:
             headers["If-Modified-Since"] = modified
-        response = await self._exchange(url, dict(params), headers=headers, listing=True)
+        response = await self._exchange(
+            url, dict(params), headers=headers, listing=True, source="listing"
+        )
         return Page(
             body=b"" if response.status_code == 304 else response.content,
             not_modified=response.status_code == 304,
@@ -152,9 +156,9 @@ class ArxivClient:
             modified=response.headers.get("Last-Modified", ""),
         )
 
-    async def _get(self, endpoint: str, params: dict[str, str], *, api: bool) -> bytes:
+    async def _get(self, endpoint: str, params: dict[str, str], *, api: bool, source: str) -> bytes:
         # The body was checked in turn (`_feed_body`): what is plainly no feed is an error.
-        return (await self._exchange(endpoint, params, api=api)).content
+        return (await self._exchange(endpoint, params, api=api, source=source)).content
 
     async def _exchange(
         self,
@@ -164,51 +168,40 @@ class ArxivClient:
         api: bool = False,
         headers: Mapping[str, str] | None = None,
         listing: bool = False,
+        source: str = "api",
     ) -> httpx.Response:
-        """One request, in turn, retried as the module docstring says; a success or a 304."""
+        """One request, in turn, retried as the module docstring says; a success or a 304.
+
+        Each attempt is counted in `arxiv_watcher_arxiv_requests_total` under `source`: ok,
+        retried (failed and tried again) or failed (the error raised)."""
         url = _loggable(httpx.URL(endpoint, params=params))
         attempts = self.max_retries + 1
         async with self._turn:
             for attempt in range(1, attempts + 1):
                 await self._wait_for_turn(listing=listing)
                 try:
-                    response = await self._http.get(endpoint, params=params, headers=headers)
-                except _TRANSIENT_ERRORS as exc:
-                    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                    failure: ArxivError = ArxivUnreachable(
-                        f"arXiv unreachable after {attempt} attempts ({reason})",
-                        url=url,
-                        attempt=attempt,
-                    )
-                    retry_after = None
-                else:
-                    if response.is_success:
-                        if not listing:
-                            _feed_body(response, url=url, attempt=attempt)
-                        return response
-                    if response.status_code == 304 and listing:
-                        return response
-                    if response.status_code == 400 and api:
-                        raise _api_error(response.content, url=url, attempt=attempt)
-                    if response.status_code != 429 and response.status_code < 500:
-                        raise ArxivHTTPError(response.status_code, url=url, attempt=attempt)
-                    reason = f"HTTP {response.status_code}"
-                    failure = ArxivHTTPError(response.status_code, url=url, attempt=attempt)
-                    retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
-                finally:
-                    # Counted from the end of the exchange, so arXiv sees the gap too.
-                    self._next_start = time.monotonic() + self.min_interval
-                    if listing:
-                        self._next_listing_start = time.monotonic() + self.listing_interval
-
+                    result = await self._attempt(
+                        endpoint, params, headers, url=url, attempt=attempt, api=api,
+                        listing=listing,
+                    )  # fmt: skip
+                except ArxivError:
+                    count_request(source, "failed")
+                    raise
+                if isinstance(result, httpx.Response):
+                    count_request(source, "ok")
+                    return result
+                failure, retry_after, reason = result
                 if attempt == attempts:
+                    count_request(source, "failed")
                     raise failure
                 if isinstance(failure, ArxivHTTPError) and (retry_after or 0) > self.backoff_max:
                     # Honoured, not shortened: the poll step waits it out between polls,
                     # rather than holding the connection and the poll here.
+                    count_request(source, "failed")
                     raise ArxivHTTPError(
                         failure.status, url=url, attempt=attempt, retry_after=retry_after
                     )
+                count_request(source, "retried")
                 wait = self._retry_wait(attempt, retry_after)
                 self._next_start = max(self._next_start, time.monotonic() + wait)
                 # DEBUG: the poll step reports the outcome in one line; this is the detail.
@@ -217,6 +210,44 @@ class ArxivClient:
                     url, attempt, attempts, reason, wait,
                 )  # fmt: skip
         raise AssertionError("unreachable: the loop returns or raises")
+
+    async def _attempt(
+        self,
+        endpoint: str,
+        params: dict[str, str],
+        headers: Mapping[str, str] | None,
+        *,
+        url: str,
+        attempt: int,
+        api: bool,
+        listing: bool,
+    ) -> httpx.Response | tuple[ArxivError, float | None, str]:
+        """One attempt: the answer (a success, or a 304 of a listing), a failure worth a retry
+        (with the `Retry-After` asked for and the reason to log), or an error raised."""
+        try:
+            response = await self._http.get(endpoint, params=params, headers=headers)
+        except _TRANSIENT_ERRORS as exc:
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            unreachable = f"arXiv unreachable after {attempt} attempts ({reason})"
+            return ArxivUnreachable(unreachable, url=url, attempt=attempt), None, reason
+        finally:
+            # Counted from the end of the exchange, so arXiv sees the gap too.
+            self._next_start = time.monotonic() + self.min_interval
+            if listing:
+                self._next_listing_start = time.monotonic() + self.listing_interval
+        if response.is_success:
+            if not listing:
+                _feed_body(response, url=url, attempt=attempt)
+            return response
+        if response.status_code == 304 and listing:
+            return response
+        if response.status_code == 400 and api:
+            raise _api_error(response.content, url=url, attempt=attempt)
+        if response.status_code != 429 and response.status_code < 500:
+            raise ArxivHTTPError(response.status_code, url=url, attempt=attempt)
+        failure = ArxivHTTPError(response.status_code, url=url, attempt=attempt)
+        retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+        return failure, retry_after, f"HTTP {response.status_code}"
 
     async def _wait_for_turn(self, *, listing: bool = False) -> None:
         start = max(self._next_start, self._next_listing_start) if listing else self._next_start

@@ -39,6 +39,7 @@ from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
+from watcher.metrics import count_found, count_poll
 from watcher.poll_calendar import PollCalendar
 from watcher.records import Record
 from watcher.sources import PollOutcome, Source
@@ -193,14 +194,17 @@ class Poller:
 
             # Each source knows when its follows are due; `force` and `only` mean now.
             now = force or only is not None
-            sources: list[tuple[Source, list[Followed]]] = [
-                (self.api, queried),
-                (self.harvest, harvested),
-                (self.author_feeds, identities),
+            sources: list[tuple[str, Source, list[Followed]]] = [
+                ("api", self.api, queried),
+                ("harvest", self.harvest, harvested),
+                ("author_feed", self.author_feeds, identities),
             ]
-            for source, follows in sources:
+            for name, source, follows in sources:
                 found = len(report.new)
-                report.add(await source.poll(follows, save=save, force=now))
+                outcome = await source.poll(follows, save=save, force=now)
+                if outcome.polled or outcome.failures:
+                    count_poll(name, failed=bool(outcome.failures))
+                report.add(outcome)
                 if source is not self.harvest and len(report.new) > found:
                     await self._api_showed_a_mailing()
             return report
@@ -238,6 +242,7 @@ class Poller:
             )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
+        count_poll("listing", failed=outcome.failure is not None)
         return report
 
     def _anything_due(self) -> bool:
@@ -309,8 +314,13 @@ class Poller:
             total.revisions.extend(part.revisions)
             # A paper two follows found in one cycle (a person and a topic, polled apart in api
             # mode) is stored for both, and reported once.
-            report.new.extend(_not_in(report.new, part.new))
-            report.revisions.extend(_not_in(report.revisions, part.revisions))
+            new, revisions = (
+                _not_in(report.new, part.new),
+                _not_in(report.revisions, part.revisions),
+            )
+            report.new.extend(new)
+            report.revisions.extend(revisions)
+            count_found(new=len(new), revisions=len(revisions))
             total.silent += part.silent
             report.backfilled += part.silent
             if len(chunk) == self._save_chunk:

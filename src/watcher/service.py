@@ -13,7 +13,8 @@ redone, and the store announces nothing twice.
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
 active one stops carries on from the outbox. Each leaves its role in a status file for
-`arxiv-watcher health` (see `watcher.status`).
+`arxiv-watcher health` (see `watcher.status`), and with METRICS_LISTEN serves its metrics,
+liveness and readiness over HTTP (`watcher.observability`), standbys too.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from watcher.aio import in_db_thread
 from watcher.announcements import Announcement
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
-from watcher.leader import Leadership, leader_lock
+from watcher.leader import Leadership, Role, leader_lock
+from watcher.observability import Observability
 from watcher.poll import Poller, PollReport
 from watcher.settings import Settings
 from watcher.status import StatusFile, remove_stale
@@ -217,10 +219,20 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
     lock = leader_lock(settings.database_url)
     remove_stale(settings.data_dir)
     status = StatusFile(settings.data_dir)
-    leadership = Leadership(lock, on_role=status.write)
+    loop = asyncio.get_running_loop()
+    listener = None
+    if settings.metrics_address is not None:
+        listener = Observability(settings, engine, loop)
+        listener.start()
+
+    def on_role(role: Role) -> None:
+        status.write(role)
+        if listener is not None:
+            listener.set_role(role)
+
+    leadership = Leadership(lock, on_role=on_role)
     if stopping is None:
         stopping = asyncio.Event()
-        loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
     try:
@@ -234,6 +246,8 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
                 if not stopping.is_set():
                     log.warning("no longer active: back to standby")
     finally:
+        if listener is not None:
+            listener.close()
         status.remove()
         engine.dispose()
 

@@ -73,12 +73,15 @@ def check_webhook_secret(secret: str) -> None:
     raise ValueError(f"it {problem}; give {HOOK_KEY_ADVICE}")
 
 
-def parse_listen(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (an IPv6 host in brackets: `[::]:8443`) as (host, port)."""
+def parse_listen(text: str, *, lowest_port: int = 1) -> tuple[str, int]:
+    """`HOST:PORT` (an IPv6 host in brackets: `[::]:8443`) as (host, port). `lowest_port=0`
+    admits port 0, which takes any free port (the metrics listener, in tests)."""
     host, colon, port = text.strip().rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
-    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ValueError(f"{text[:60]!r} is not HOST:PORT; e.g. 0.0.0.0:8443 or 127.0.0.1:8443")
+    valid = colon and host and " " not in host and port.isdigit()
+    if not valid or not lowest_port <= int(port) <= 65535:
+        shown = text if len(text) <= 40 else f"{text[:40]}..."
+        raise ValueError(f"{shown!r} is not HOST:PORT; e.g. 0.0.0.0:8443 or [::]:8443")
     return host, int(port)
 
 
@@ -144,6 +147,10 @@ class Settings(BaseSettings):
     )
     log_level: LogLevel = "INFO"
     log_format: LogFormat = Field(default="text", description="text, or json: an object a line.")
+    metrics_listen: str = Field(
+        default="",
+        description="HOST:PORT serving /metrics, /healthz and /readyz; empty: off.",
+    )
 
     arxiv_announce_time: str = Field(
         default="20:00", description="arXiv's announcement, HH:MM[:SS]."
@@ -302,6 +309,14 @@ class Settings(BaseSettings):
     def _lower_format(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("metrics_listen")
+    @classmethod
+    def _check_metrics_listen(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            parse_listen(value, lowest_port=0)
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: object) -> object:
@@ -342,7 +357,7 @@ class Settings(BaseSettings):
 
     @field_validator("telegram_webhook_listen")
     @classmethod
-    def _check_listen(cls, value: str) -> str:
+    def _check_webhook_listen(cls, value: str) -> str:
         parse_listen(value)
         return value.strip()
 
@@ -375,6 +390,11 @@ class Settings(BaseSettings):
         """Every secret value set (the token, the webhook secret): masked in every log line."""
         given = (self.telegram_bot_token, self.telegram_webhook_secret)
         return [secret.get_secret_value() for secret in given if secret is not None]
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """METRICS_LISTEN as (host, port); None when it is off."""
+        return parse_listen(self.metrics_listen, lowest_port=0) if self.metrics_listen else None
 
     @property
     def announcement_calendar(self) -> AnnouncementCalendar:

@@ -6,9 +6,11 @@ engine runs where the tests run, so the file is read (`tests.harness.deploy_file
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 
+import yaml
 from sqlalchemy.engine import make_url
 
 from tests.harness.deploy_files import (
@@ -32,6 +34,7 @@ from tests.harness.deploy_files import (
     subcommands_in,
 )
 from watcher.db import create_db_engine
+from watcher.settings import load_settings
 
 # -- docker-compose.yml ---------------------------------------------------------------------------
 
@@ -134,3 +137,54 @@ def test_compose_file_writes_down_no_secret() -> None:
             if SECRET_NAME.search(variable) and interpolate(text, {}, lenient=True):
                 leaks.append(f"{name}: {variable} has a value of its own")
     assert not leaks, leaks
+
+
+# -- the metrics listener and the monitoring profile ------------------------------------------
+
+
+def test_bot_serves_metrics_that_the_monitoring_profile_scrapes() -> None:
+    services = compose_services()
+    listen = interpolate(service_environment(services["bot"])["METRICS_LISTEN"], {})
+    address = load_settings(metrics_listen=listen).metrics_address
+    assert address is not None and address[0] == "0.0.0.0", listen
+    assert "ports" not in services["bot"], "the metrics stay inside compose's network"
+    for name in ("postgres", "migrate", "bot"):
+        assert "profiles" not in services[name], f"{name} must run without a profile"
+    for name in ("prometheus", "grafana"):
+        assert services[name]["profiles"] == ["monitoring"]
+        assert ":" in services[name]["image"] and not services[name]["image"].endswith(":latest")
+    mounts = {
+        target: COMPOSE_FILE.parent / source
+        for name in ("prometheus", "grafana")
+        for source, target, *_ in (str(m).split(":") for m in services[name]["volumes"])
+        if source.startswith("./")
+    }
+    assert all(path.exists() for path in mounts.values()), mounts
+    config = yaml.safe_load(mounts["/etc/prometheus/prometheus.yml"].read_text())
+    (job,) = config["scrape_configs"]
+    assert job["metrics_path"] == "/metrics"
+    (discovery,) = job["dns_sd_configs"]
+    assert discovery["names"] == ["bot"] and discovery["port"] == address[1]
+
+
+def test_grafana_provisions_the_dashboard_from_prometheus() -> None:
+    services = compose_services()
+    mounts = {
+        target: COMPOSE_FILE.parent / source
+        for source, target, *_ in (str(m).split(":") for m in services["grafana"]["volumes"])
+        if source.startswith("./")
+    }
+    provisioning = mounts["/etc/grafana/provisioning"]
+    (source,) = yaml.safe_load((provisioning / "datasources/prometheus.yml").read_text())[
+        "datasources"
+    ]
+    assert source["url"] == "http://prometheus:9090"
+    (provider,) = yaml.safe_load((provisioning / "dashboards/arxiv-watcher.yml").read_text())[
+        "providers"
+    ]
+    dashboards = mounts[provider["options"]["path"]]
+    (dashboard,) = [json.loads(path.read_text()) for path in dashboards.glob("*.json")]
+    uids = {
+        target["datasource"]["uid"] for panel in dashboard["panels"] for target in panel["targets"]
+    }
+    assert uids == {source["uid"]}

@@ -87,7 +87,7 @@ class AuthorFeedSource:
         has no such feed; any other `ArxivError` as the client raises it."""
         address = self.address(identity)
         try:
-            body = await self.client.get(address, {})
+            body = await self.client.get(address, {}, source="author_feed")
         except ArxivHTTPError as error:
             if error.status in _UNKNOWN_ID_STATUSES:
                 raise UnknownAuthorId(

@@ -15,6 +15,7 @@ One module per thing it owns:
 - `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
   paused, quiet hours, silent, compact.
+- `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read.
 
 `Store` joins follows, papers, questions and mailings over one engine, so callers hold one object;
 `Chats` and `Outbox` are the front end's, each over the same engine.

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, or_, update
+from sqlalchemy import ColumnElement, Engine, delete, func, null, or_, update
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
@@ -154,22 +154,27 @@ class FollowStore:
             session.exec(delete(FollowedAuthor).where(col(FollowedAuthor.id) == followed_id))
             session.commit()
 
-    def followed(self, ids: Iterable[int] | None = None) -> list[Followed]:
-        """Followed authors with their poll state and record counts, by name."""
+    def followed(self, ids: Iterable[int] | None = None, *, counted: bool = True) -> list[Followed]:
+        """Followed authors with their poll state and record counts, by name. Without
+        `counted`, `record_count` is 0: their papers are not counted (the health verdict)."""
         with Session(self.engine) as session:
             wanted = None if ids is None else list(ids)
             if wanted is None or len(wanted) <= _IDS_PER_QUERY:
-                return self._followed(session, wanted)
+                return self._followed(session, wanted, counted=counted)
             # Each id is bound three times (the follows, their links, their chats): in parts,
             # so that no statement binds more values than a database takes (SQLite 32,766).
             found = [
                 followed
                 for start in range(0, len(wanted), _IDS_PER_QUERY)
-                for followed in self._followed(session, wanted[start : start + _IDS_PER_QUERY])
+                for followed in self._followed(
+                    session, wanted[start : start + _IDS_PER_QUERY], counted=counted
+                )
             ]
             return sorted(found, key=lambda followed: followed.name)
 
-    def _followed(self, session: Session, ids: list[int] | None) -> list[Followed]:
+    def _followed(
+        self, session: Session, ids: list[int] | None, *, counted: bool = True
+    ) -> list[Followed]:
         links = select(PaperMatch.followed_author_id, func.count().label("n"))
         # Subscribers are the active chats: one that blocked the bot keeps its subscriptions
         # for when it comes back, but wants nothing polled meanwhile.
@@ -187,13 +192,15 @@ class FollowStore:
         # Columns, not ORM objects: a poll tick reads every follow, and 100,000 of them as
         # objects took 3.7 s (SQLModel builds two models a row), as tuples 0.8 s.
         author, state = FollowedAuthor, PollState
-        query = (
-            sql_select(*_FOLLOWED_COLUMNS, counts.c.n, subscribers.c.n)
-            .join(state, col(state.followed_author_id) == col(author.id))
-            .outerjoin(counts, counts.c.followed_author_id == col(author.id))
-            .outerjoin(subscribers, subscribers.c.followed_author_id == col(author.id))
-            .order_by(col(author.name))
+        papers = counts.c.n if counted else null()
+        query = sql_select(*_FOLLOWED_COLUMNS, papers, subscribers.c.n).join(
+            state, col(state.followed_author_id) == col(author.id)
         )
+        if counted:
+            query = query.outerjoin(counts, counts.c.followed_author_id == col(author.id))
+        query = query.outerjoin(
+            subscribers, subscribers.c.followed_author_id == col(author.id)
+        ).order_by(col(author.name))
         if ids is not None:
             query = query.where(col(author.id).in_(ids))
         return [_as_followed(row) for row in session.execute(query)]
@@ -204,22 +211,32 @@ class FollowStore:
         """Whether a follow someone wants (watched, or with an active chat) is due for a poll by
         `now` (never polled, or its `next_poll` has come): one row at most, where `followed()`
         reads every follow and counts its papers."""
-        wanted = or_(
-            col(FollowedAuthor.watched),
-            select(Subscription.chat_id)
-            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
-            .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
-            .exists(),
-        )
         due = or_(col(PollState.next_poll).is_(None), col(PollState.next_poll) <= now)
         query = (
             select(PollState.followed_author_id)
             .join(FollowedAuthor, col(FollowedAuthor.id) == col(PollState.followed_author_id))
-            .where(due, wanted)
+            .where(due, _wanted())
             .limit(1)
         )
         with Session(self.engine) as session:
             return session.exec(query).first() is not None
+
+    def poll_health(self) -> tuple[datetime | None, list[Followed]]:
+        """For the health verdict: the newest good poll of a follow someone wants, and the
+        follows whose last polls failed (few, and read with their labels). Two short queries,
+        where `followed()` reads every follow (a quarter of a second at 2,000)."""
+        newest = (
+            select(func.max(PollState.last_success))
+            .join(FollowedAuthor, col(FollowedAuthor.id) == col(PollState.followed_author_id))
+            .where(_wanted())
+        )
+        failing = select(PollState.followed_author_id).where(
+            col(PollState.consecutive_failures) > 0
+        )
+        with Session(self.engine) as session:
+            last_success = session.exec(newest).one()
+            ids = list(session.exec(failing))
+        return last_success, self.followed(ids, counted=False) if ids else []
 
     def record_poll_success(
         self,
@@ -379,6 +396,17 @@ _FOLLOWED_COLUMNS = (
     col(PollState.last_attempt), col(PollState.last_success), col(PollState.last_error),
     col(PollState.consecutive_failures), col(PollState.next_poll), col(PollState.refreshed),
 )  # fmt: skip
+
+
+def _wanted() -> ColumnElement[bool]:
+    """A follow someone wants polled: the operator watches it, or an active chat subscribes."""
+    return or_(
+        col(FollowedAuthor.watched),
+        select(Subscription.chat_id)
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
+        .exists(),
+    )
 
 
 def _as_followed(row: Sequence[Any]) -> Followed:

@@ -81,6 +81,7 @@ class PendingDelivery:
     kind: NewsKind
     attempts: int
     record: Record
+    queued: datetime  # the row's creation: when the paper was found (the delay metric)
     thread_id: int = NO_THREAD  # the forum topic it goes to
     probing: bool = False  # its destination is parked: this send tests whether it still is
     summarize: bool = False  # goes out in one summary with the topic's other waiting papers
@@ -453,6 +454,7 @@ def _pending(
             kind=NewsKind(delivery.kind),
             attempts=delivery.attempts,
             record=by_paper[delivery.paper_id],
+            queued=delivery.created,
             thread_id=delivery.thread_id,
             probing=delivery.id in probing,
             summarize=delivery.summarize,

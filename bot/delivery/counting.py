@@ -1,0 +1,39 @@
+"""The sender's part of the metrics (`watcher.metrics`): what each of Telegram's answers to a
+send counts as, and the delay of each confirmed send.
+
+- `Sent` → sent; `Retry` (a 429, a network fault, a 5xx) and `Migrate` (sent again at once to
+  the new chat id) → retried; `Park` and `Deactivate` (the rows wait, parked) → parked;
+  `Fail` → failed. Counted once for each outbox row the message carried.
+- The delay is one observation a confirmed message: the time since the row that started the
+  send was created (for a summary or a digest message, the oldest it carries is due first).
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from bot.delivery.answers import Deactivate, Fail, Migrate, Outcome, Park, Retry, Sent
+from watcher.metrics import count_deliveries, observe_delays
+from watcher.store.outbox import PendingDelivery
+
+
+def outcome_label(outcome: Outcome) -> str:
+    """The `outcome` label of `arxiv_watcher_deliveries_total` for Telegram's answer."""
+    match outcome:
+        case Sent():
+            return "sent"
+        case Retry() | Migrate():
+            return "retried"
+        case Park() | Deactivate():
+            return "parked"
+        case Fail():
+            return "failed"
+        case _:
+            assert_never(outcome)
+
+
+def count_send(outcome: Outcome, delivery: PendingDelivery, carried: int) -> None:
+    """A send of `carried` rows, started by `delivery`, was answered with `outcome`."""
+    count_deliveries(outcome_label(outcome), carried)
+    if isinstance(outcome, Sent):
+        observe_delays([delivery.queued])

@@ -1,0 +1,102 @@
+"""The health verdict: whether this service does its job, in one line, for `arxiv-watcher
+health` (its exit code) and for the service's `/readyz` (`watcher.observability`).
+
+Healthy when the database answers, its migrations are applied, some polled follow had a good
+poll within two poll intervals (a day and two hours on arXiv's calendar), and no follow's polls
+have failed `UNHEALTHY_FAILURES` times in a row. An instance known to be a standby is healthy
+while the database answers: polling is the active instance's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+
+from watcher import db
+from watcher.errors import ConfigError
+from watcher.mailings import describe_mailing
+from watcher.settings import Settings
+from watcher.status import InstanceState
+from watcher.store import Store
+
+# This many failed polls in a row make an author, and so the service, unhealthy: one or two are
+# a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
+UNHEALTHY_FAILURES = 3
+CALENDAR_HEALTH_LIMIT = timedelta(hours=26)  # POLL_SCHEDULE=calendar: one poll an evening
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    healthy: bool
+    line: str  # "ok: ..." or "unhealthy: ...", one line
+
+
+def ago(moment: datetime | None) -> str:
+    if moment is None:
+        return "never"
+    seconds = int((datetime.now(UTC) - moment).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{max(seconds, 0)} s ago"
+
+
+def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceState]) -> Verdict:
+    """The verdict on the services `instances` (those running on this DATA_DIR, or the asking
+    process alone). Blocking: it queries the database."""
+    try:
+        db.check_connection(engine)
+        if instances and all(state.role == "standby" for state in instances):
+            return Verdict(True, describe_standby(instances))
+        if db.pending_migrations(engine):
+            return Verdict(
+                False, "unhealthy: database migrations are pending (run: arxiv-watcher db upgrade)"
+            )
+        store = Store(engine)
+        newest, failing = store.poll_health()
+        mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
+    except ConfigError as error:
+        return Verdict(False, f"unhealthy: {error}")
+    limit = timedelta(seconds=2 * settings.poll_interval)
+    if settings.poll_calendar is not None:
+        # On arXiv's calendar every source polls once an evening (a 25-hour day at a clock
+        # change), so a day and a bit is the longest a healthy service goes without one.
+        limit = max(limit, CALENDAR_HEALTH_LIMIT)
+    if newest is None:
+        return Verdict(False, "unhealthy: no successful poll yet")
+    if datetime.now(UTC) - newest > limit:
+        return Verdict(
+            False,
+            f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
+            + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else ""),
+        )
+    stuck = [f for f in failing if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
+    if stuck:
+        worst = max(stuck, key=lambda f: f.consecutive_failures)
+        return Verdict(
+            False,
+            f"unhealthy: polling fails for {len(stuck)} author(s): {worst.label}, "
+            f"{worst.consecutive_failures} failures in a row, last success "
+            f"{ago(worst.last_success)}: {worst.last_error}",
+        )
+    labels = [f.label for f in failing]
+    roles = ", ".join(f"{state.role} (pid {state.pid})" for state in instances)
+    return Verdict(
+        True,
+        f"ok: last successful poll {ago(newest)}"
+        + (f"; failing: {', '.join(labels)}" if labels else "")
+        + (f"; {roles}" if roles else "")
+        + (f"; {mailing}" if mailing else ""),
+    )
+
+
+def describe_standby(instances: Sequence[InstanceState]) -> str:
+    pids = ", ".join(str(state.pid) for state in instances)
+    since = min(state.since for state in instances)
+    return (
+        f"ok: standby (pid {pids}, since {ago(since)}): another instance is active; "
+        "this one takes over when it stops"
+    )
