@@ -1,4 +1,6 @@
-"""The command line through its real entry point (`python -m watcher`), against the fake arXiv."""
+"""The command line against the fake arXiv: its commands run by `watcher.cli.main` in the test's
+process (`run_cli_here`), and through its real entry point (`python -m watcher`, the `entry_point`
+fixture) where the process itself is the point: --version, --help, db upgrade."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from tests.fakes.corpus import (
     lookalike_records,
     make_record,
 )
-from tests.harness.cli_helpers import run_cli
+from tests.harness.cli_helpers import run_cli, run_cli_here
 from watcher.db import MIGRATIONS, create_db_engine
 from watcher.store import Store
 
@@ -49,17 +51,24 @@ def fake() -> Iterator[FakeArxiv]:
         yield server
 
 
-@pytest.fixture
-def cli(tmp_path: Path, database_url: str, fake: FakeArxiv):  # type: ignore[no-untyped-def]
-    return partial(
-        run_cli,
-        cwd=tmp_path,
+def _settings(database_url: str, fake: FakeArxiv) -> dict[str, str]:
+    return dict(
         DATABASE_URL=database_url,
         ARXIV_API_URL=fake.url,
         ARXIV_AUTHOR_FEED_URL=fake.author_feed_url,
         ARXIV_MIN_INTERVAL="0",
         ARXIV_MAX_RETRIES="1",
     )
+
+
+@pytest.fixture
+def entry_point(tmp_path: Path, database_url: str, fake: FakeArxiv):  # type: ignore[no-untyped-def]
+    return partial(run_cli, cwd=tmp_path, **_settings(database_url, fake))
+
+
+@pytest.fixture
+def cli(tmp_path: Path, database_url: str, fake: FakeArxiv):  # type: ignore[no-untyped-def]
+    return partial(run_cli_here, cwd=tmp_path, **_settings(database_url, fake))
 
 
 def test_poll_then_recent_and_subject_show_the_followed_author_only(cli, fake: FakeArxiv) -> None:  # type: ignore[no-untyped-def]
@@ -267,17 +276,17 @@ def test_health_fails_when_the_database_does_not_answer(cli) -> None:  # type: i
     assert result.stdout.startswith("unhealthy: DATABASE_URL")
 
 
-def test_db_upgrade_then_current(cli) -> None:  # type: ignore[no-untyped-def]
+def test_db_upgrade_then_current(cli, entry_point) -> None:  # type: ignore[no-untyped-def]
     migrations = len(list((MIGRATIONS / "versions").glob("[0-9]*.py")))
     assert migrations >= 5
-    assert cli("db", "upgrade").stdout.strip() == f"applied {migrations} migration(s)"
+    assert entry_point("db", "upgrade").stdout.strip() == f"applied {migrations} migration(s)"
     assert cli("db", "current").stdout.strip() == "database is up to date"
     assert cli("db", "upgrade").stdout.strip() == "database is up to date"
 
 
-def test_version_and_help(cli) -> None:  # type: ignore[no-untyped-def]
-    assert cli("--version").stdout.startswith("arxiv-watcher ")
-    helped = cli("--help")
+def test_version_and_help(entry_point) -> None:  # type: ignore[no-untyped-def]
+    assert entry_point("--version").stdout.startswith("arxiv-watcher ")
+    helped = entry_point("--help")
     for command in ("run", "poll", "recent", "subject", "follow", "unfollow", "authors", "health"):
         assert command in helped.stdout
 

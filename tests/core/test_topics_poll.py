@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from tests.harness.cli_helpers import run_cli
+from tests.harness.cli_helpers import run_cli_here as run_cli
 from tests.harness.harvest_day import NOW, TODAY, client, fake, store
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller

@@ -1,8 +1,13 @@
-"""Running the real `arxiv-watcher` entry point as a subprocess, with a clean environment; and
-the service's settings against the fake arXiv and the fake Bot API."""
+"""Running the real `arxiv-watcher` entry point as a subprocess, with a clean environment, or its
+`main` in this process (`run_cli_here`: the same parser, settings and commands, without a new
+interpreter's imports, which cost more than most commands); and the service's settings against
+the fake arXiv and the fake Bot API."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import signal
 import subprocess
@@ -49,10 +54,51 @@ def run_cli(
     )
 
 
+def run_cli_here(*args: str, cwd: Path, **settings: str) -> subprocess.CompletedProcess[str]:
+    """`arxiv-watcher ARGS` run by `watcher.cli.main` in this process, in `cwd`, with the
+    environment `run_cli` would give the child; answered as `run_cli` answers. The environment,
+    the working directory and the logging set-up the command changes are put back afterwards."""
+    from watcher.cli import main  # the CLI's imports only for the tests that run it
+
+    environ, here = dict(os.environ), Path.cwd()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    levels = {name: logging.getLogger(name).level for name in logging.root.manager.loggerDict}
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(clean_env(**settings))
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exit:  # argparse's usage errors, --help and --version
+                code = exit.code if isinstance(exit.code, int) else 1
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(environ)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for name, was in levels.items():
+            logging.getLogger(name).setLevel(was)
+    said = out.getvalue(), err.getvalue()
+    return subprocess.CompletedProcess(["arxiv-watcher", *args], code, *said)
+
+
 class ServiceProcess:
-    """`arxiv-watcher run` as a child process whose output lines are collected as they come."""
+    """`arxiv-watcher run` as a child process whose output lines are collected as they come.
+
+    Its DATABASE_URL is migrated here first: a start on a new database would otherwise migrate
+    it in a child of its own, a third interpreter whose imports cost more than the migrations
+    (that path has its own tests: tests/core/test_lean_start.py, tests/end_to_end/test_crash.py).
+    """
 
     def __init__(self, *, cwd: Path, **settings: str) -> None:
+        if settings.get("DATABASE_URL"):
+            from watcher.db import open_database  # Alembic, for the tests that start services
+
+            open_database(settings["DATABASE_URL"]).dispose()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "watcher", "run"],
             cwd=cwd,
