@@ -1,6 +1,7 @@
 """The fake listing server (`tests/fakes/listing`) against arXiv's markup as arxiv-browse fills
-it: the headings, the sections and their counts when paged, 304s, the broken switch. Read
-back with the real parser, over real HTTP."""
+it (its outline against pages rendered from arXiv's templates: `test_fake_listing_markup.py`):
+the headings, the sections and their counts when paged, 304s, the broken switch. Read back with
+the real parser, over real HTTP."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def test_a_whole_listing_has_the_day_heading_and_three_sections(listing: FakeLis
     assert answer.status_code == 200
     assert headings(answer.text) == [
         "Showing new listings for Tuesday, 1 December 2026",
-        "New submissions for Tuesday, 1 December 2026 (showing 3 of 3 entries )",
-        "Cross submissions for Tuesday, 1 December 2026 (showing 1 of 1 entries )",
-        "Replacement submissions for Tuesday, 1 December 2026 (showing 1 of 1 entries )",
+        "New submissions (showing 3 of 3 entries)",
+        "Cross submissions (showing 1 of 1 entries)",
+        "Replacement submissions (showing 1 of 1 entries)",
     ]
     page = parse_listing_page(answer.content, url="cs")
     assert [(i.arxiv_id, i.section) for i in page.items] == [
@@ -61,13 +62,13 @@ def test_a_whole_listing_has_the_day_heading_and_three_sections(listing: FakeLis
 
 def test_paging_cuts_sections_as_arxiv_heads_them(listing: FakeListing) -> None:
     first = headings(get(listing, "cs/new?skip=0&show=2").text)[1:]
-    assert first == ["New submissions for Tuesday, 1 December 2026 (showing first 2 of 3 entries )"]
+    assert first == ["New submissions (showing first 2 of 3 entries)"]
     second = headings(get(listing, "cs/new?skip=2&show=2").text)[1:]
     assert second == [
-        "New submissions for Tuesday, 1 December 2026 (continued, showing last 1 of 3 entries )",
+        "New submissions (continued, showing last 1 of 3 entries)",
         # arXiv's controller calls a whole section "first" when a replacement section follows
         # beyond this page; the fake says what arXiv says.
-        "Cross submissions for Tuesday, 1 December 2026 (showing first 1 of 1 entries )",
+        "Cross submissions (showing first 1 of 1 entries)",
     ]
 
 

@@ -1,13 +1,24 @@
 """Parse step of the listing source: one page of arXiv's `/list/<archive>/new`, as items.
 
 The markup is arXiv's (arXiv/arxiv-browse, `browse/templates/list/new.html` and
-`list_macros.html`, filled by `browse/controllers/list_page/`): a heading "Showing new listings
-for Tuesday, 1 December 2026" naming the mailing date, then one `<dl id='articles'>` per section
-on the page, headed "New submissions for ... (showing N of M entries )" (or "Cross" or
+`list_macros.html`, filled by `browse/controllers/list_page/`; read at commit 26f634fb of
+2026-06-29, fixtures rendered from it in `tests/data/arxiv-listing/`): a heading "Showing new
+listings for Tuesday, 1 December 2026" naming the mailing date, then one `<dl id='articles'>`
+per section on the page, headed "New submissions (showing N of M entries)" (or "Cross" or
 "Replacement"; "first", "continued," and "last" mark a section cut by paging), each item a
 `<dt>` (the `arXiv:ID` link) and a `<dd>` (title, author links, comments, journal-ref, the
 subjects with the primary in `span.primary-subject`, and the abstract, already turned from TeX
 to Unicode). The page carries no version numbers and no dates but the mailing's.
+
+Two headings are read. Since arxiv-browse 1813b455 (2024-09-12) the section headings carry no
+date and the page heading alone names the mailing; before it they read "New submissions for
+Thursday, 12 September 2024 (showing N of M entries )" and the page had no such heading (it
+came on 2024-09-23). arXiv has changed this markup before, so either form is read; a page with
+both must name one date.
+
+arXiv shows at most the first 100 authors of a paper on the listing (the rest is on the abstract
+page), so a follow of the 101st author of a long collaboration is found by the structured
+sources later that night, not here.
 
 It is parsed with lxml's HTML parser; only the heading texts are read with a pattern. Anything
 that is not there as described (no heading, an item without an id, title, authors or subjects,
@@ -30,13 +41,21 @@ from watcher.errors import ArxivBadListing
 Section = Literal["new", "cross", "rep"]
 _SECTIONS: dict[str, Section] = {"New": "new", "Cross": "cross", "Replacement": "rep"}
 _MAILING = re.compile(r"Showing new listings for\s+(\w+,\s+\d{1,2}\s+\w+\s+\d{4})")
+# "for <date>" only in the headings from before arxiv-browse 1813b455 (2024-09-12)
 _SECTION = re.compile(
-    r"^(New|Cross|Replacement) submissions for .*\((?:continued,\s*)?showing\s+"
+    r"^(New|Cross|Replacement) submissions\s*(?:for\s+(.+?)\s*)?\((?:continued,\s*)?showing\s+"
     r"(?:first\s+|last\s+)?(\d+)\s+of\s+(\d+)\s+entries\s*\)\s*$"
 )
+# arxiv-browse writes "%A, %-d %B %Y"; arXiv's older site wrote "Tue, 2 Jan 24"
+_DATE_FORMATS = ("%A, %d %B %Y", "%a, %d %b %y", "%a, %d %b %Y")
 _CATEGORY = re.compile(r"\(([A-Za-z-]+(?:\.[A-Za-z-]+)?)\)\s*$")
 _ID = re.compile(r"arXiv:\s*(\S+)")
 _TOTAL = re.compile(r"Total of (\d+) entries")
+# arXiv sends the listing as UTF-8 in its Content-Type and names no charset in the page itself:
+# left to guess, lxml reads it as Latin-1 and "Dézun Dong" no longer matches. (A parser per
+# page: pages are parsed in worker threads, and lxml parsers are not to be shared between them.)
+_ENCODING = "utf-8"
+_BREAK = "\x00"  # marks a `<br>` in an abstract's text; no HTML text holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +94,14 @@ class ListingPage:
 def parse_listing_page(body: bytes, *, url: str) -> ListingPage:
     """The page at `url`; `ArxivBadListing` when it is not arXiv's listing as known."""
     try:
-        root = lxml.html.document_fromstring(body)
+        root = lxml.html.document_fromstring(body, parser=lxml.html.HTMLParser(encoding=_ENCODING))
     except (lxml.etree.ParserError, ValueError) as error:
         raise ArxivBadListing(f"the listing {url} does not parse: {error}", url=url) from None
-    page = ListingPage(mailing=_mailing(root, url), total=_total(root))
-    for articles in root.iter("dl"):
-        if articles.get("id") == "articles":
-            _read_section(articles, page, url)
+    sections = [dl for dl in root.iter("dl") if dl.get("id") == "articles"]
+    headings = [_section_heading(articles, url) for articles in sections]
+    page = ListingPage(mailing=_mailing(root, headings, url), total=_total(root))
+    for articles, heading in zip(sections, headings, strict=True):
+        _read_section(articles, heading, page, url)
     counted = sum(count.total for count in page.sections.values())
     if page.items and counted > page.total:
         raise ArxivBadListing(
@@ -95,15 +115,31 @@ def _text(element: lxml.html.HtmlElement) -> str:
     return " ".join(element.text_content().split())
 
 
-def _mailing(root: lxml.html.HtmlElement, url: str) -> date:
+def _day(text: str) -> date | None:
+    text = " ".join(text.split())
+    for form in _DATE_FORMATS:
+        try:
+            return datetime.strptime(text, form).date()
+        except ValueError:
+            continue
+    return None
+
+
+def _mailing(root: lxml.html.HtmlElement, sections: list[re.Match[str]], url: str) -> date:
+    """The mailing date the page heading names, or (older markup) its section headings."""
+    named: set[date | None] = set()
     for heading in root.iter("h3"):
         found = _MAILING.search(_text(heading))
         if found:
-            try:
-                return datetime.strptime(" ".join(found.group(1).split()), "%A, %d %B %Y").date()
-            except ValueError:
-                break
-    raise ArxivBadListing(f"the listing {url} names no mailing date", url=url)
+            named.add(_day(found.group(1)))
+            break
+    named.update(_day(found.group(2)) for found in sections if found.group(2) is not None)
+    if len(named) > 1:
+        raise ArxivBadListing(f"the headings of the listing {url} name different dates", url=url)
+    day = next(iter(named), None)
+    if day is None:
+        raise ArxivBadListing(f"the listing {url} names no mailing date", url=url)
+    return day
 
 
 def _total(root: lxml.html.HtmlElement) -> int:
@@ -115,7 +151,7 @@ def _total(root: lxml.html.HtmlElement) -> int:
     return 0
 
 
-def _read_section(articles: lxml.html.HtmlElement, page: ListingPage, url: str) -> None:
+def _section_heading(articles: lxml.html.HtmlElement, url: str) -> re.Match[str]:
     headings = articles.findall("h3")
     if len(headings) != 1:
         raise ArxivBadListing(f"a section of the listing {url} has no heading", url=url)
@@ -123,8 +159,14 @@ def _read_section(articles: lxml.html.HtmlElement, page: ListingPage, url: str) 
     found = _SECTION.match(heading)
     if found is None:
         raise ArxivBadListing(f"the listing {url} has a section headed {heading[:80]!r}", url=url)
+    return found
+
+
+def _read_section(
+    articles: lxml.html.HtmlElement, found: re.Match[str], page: ListingPage, url: str
+) -> None:
     section = _SECTIONS[found.group(1)]
-    shown, total = int(found.group(2)), int(found.group(3))
+    shown, total = int(found.group(3)), int(found.group(4))
     terms, details = articles.findall("dt"), articles.findall("dd")
     if len(terms) != shown or len(details) != shown:
         raise ArxivBadListing(
@@ -200,8 +242,9 @@ def _item(
 
 
 def _abstract(paragraph: lxml.html.HtmlElement) -> str:
-    """The abstract as listed: its text, with the listing's `<br>` as line breaks."""
+    """The abstract as listed: its text, with the listing's `<br>` as line breaks. The other
+    line ends are where arXiv wrapped the stored text (at about 80 columns): spaces."""
     for br in paragraph.iter("br"):
-        br.tail = "\n" + (br.tail or "")
-    lines = (" ".join(line.split()) for line in paragraph.text_content().split("\n"))
+        br.tail = _BREAK + (br.tail or "")
+    lines = (" ".join(line.split()) for line in paragraph.text_content().split(_BREAK))
     return "\n".join(line for line in lines if line)
