@@ -10,6 +10,9 @@ shows lags as arXiv's does: the listing flips at 20:00, OAI-PMH shows the batch 
 its "typically around 10:30pm"), the API at midnight. Each evening's batch holds one paper by a
 followed person ("Nobody Person1"); the follows are loaded in bulk with their histories fetched
 (`bench/follows.py`'s `load`), named, without categories: the listing reads every archive.
+The listing's pages are arXiv's markup as served today (arxiv-browse 26f634fb, 2026-06-29): the
+fake renders it, and `tests/core/test_fake_listing_markup.py` holds its outline to pages rendered
+from arXiv's own templates (`tests/data/arxiv-listing/`).
 
 Printed per mode and size:
 
@@ -29,6 +32,7 @@ API poll costs one request per group of about 30 names (`group_queries`), so 3,3
 whatever the schedule; the table gives that figure times the polls the smaller run made.
 
     .venv/bin/python bench/latency.py [--sizes 1 1000 100000] [--run-api-up-to 1000]
+        [--modes listing]
 """
 
 from __future__ import annotations
@@ -213,10 +217,15 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 1000, 100000])
     parser.add_argument("--run-api-up-to", type=int, default=1000)
+    parser.add_argument(
+        "--modes", nargs="+", default=[], help="run only the modes whose name holds one of these"
+    )
     args = parser.parse_args()
     print("| mode | follows | requests, announcement day | requests, other day | delay | run s |")
     print("|---|---|---|---|---|---|")
     for mode in MODES:
+        if args.modes and not any(part in mode.name for part in args.modes):
+            continue
         ran: tuple[int, dict[str, int | float | None]] | None = None
         for follows in args.sizes:
             if mode.source == "api" and follows > args.run_api_up_to:
