@@ -55,7 +55,6 @@ _TOTAL = re.compile(r"Total of (\d+) entries")
 # left to guess, lxml reads it as Latin-1 and "Dézun Dong" no longer matches. (A parser per
 # page: pages are parsed in worker threads, and lxml parsers are not to be shared between them.)
 _ENCODING = "utf-8"
-_BREAK = "\x00"  # marks a `<br>` in an abstract's text; no HTML text holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +243,17 @@ def _item(
 def _abstract(paragraph: lxml.html.HtmlElement) -> str:
     """The abstract as listed: its text, with the listing's `<br>` as line breaks. The other
     line ends are where arXiv wrapped the stored text (at about 80 columns): spaces."""
-    for br in paragraph.iter("br"):
-        br.tail = _BREAK + (br.tail or "")
-    lines = (" ".join(line.split()) for line in paragraph.text_content().split(_BREAK))
-    return "\n".join(line for line in lines if line)
+    lines: list[list[str]] = [[]]
+
+    def walk(element: lxml.html.HtmlElement) -> None:
+        lines[-1].append(element.text or "")
+        for child in element:
+            if child.tag == "br":
+                lines.append([])
+            else:
+                walk(child)
+            lines[-1].append(child.tail or "")
+
+    walk(paragraph)
+    joined = (" ".join("".join(line).split()) for line in lines)
+    return "\n".join(line for line in joined if line)
