@@ -395,7 +395,14 @@ class FakeArxiv:
         next_token = None
         if end < len(items):
             next_token = quote(urlencode({**query, "skip": str(end), "gen": generation}), safe="")
-        body = render_page(items[skip:end], names=names, params=params, base=base, token=next_token)
+        body = render_page(
+            items[skip:end],
+            names=names,
+            params=params,
+            base=base,
+            token=next_token,
+            continued=skip > 0,
+        )
         return Answer(200, body, XML_TYPE)
 
     def _next_fault(self, path: str, search_query: str) -> Fault | None:
