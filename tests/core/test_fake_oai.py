@@ -26,6 +26,7 @@ REAL_QUERY = {
     "set": "physics:physics:plasm-ph",
 }
 # Texts that differ between any two answers, or that the fake does not keep per record.
+_OAI = "{http://www.openarchives.org/OAI/2.0/}"
 _UNKEPT = {"responseDate", "request", "license"}
 
 
@@ -88,9 +89,40 @@ def test_a_list_cut_into_pages_ends_with_an_empty_token() -> None:
     assert re.search(rb"<resumptionToken expirationDate='[-0-9]+T00:00:00Z'>", first.content)
     assert b"<resumptionToken/>" in last.content
     # macros.xml: a resumption's request element names the verb and the token alone.
-    request = ElementTree.fromstring(last.content).find(
-        "{http://www.openarchives.org/OAI/2.0/}request"
-    )
+    request = ElementTree.fromstring(last.content).find(f"{_OAI}request")
     assert request is not None
     assert request.attrib == {"verb": "ListRecords", "resumptionToken": token}
     assert [r.arxiv_id for r in parse_list_records(last.content).records] == ["2510.07502"]
+
+
+def _error(body: bytes) -> tuple[dict[str, str], dict[str, str], str]:
+    """The request element's attributes, the error's attributes and its text."""
+    root = ElementTree.fromstring(body)
+    request = root.find(f"{_OAI}request")
+    error = root.find(f"{_OAI}error")
+    assert request is not None and error is not None
+    return dict(request.attrib), dict(error.attrib), error.text or ""
+
+
+def test_errors_carry_the_services_descriptions_reasons_and_request() -> None:
+    empty_day = {**REAL_QUERY, "from": "2026-01-06", "until": "2026-01-06"}
+    with FakeArxiv([]) as fake:
+        nothing = httpx.get(fake.oai_url, params=empty_day, timeout=10)
+        bad_token = httpx.get(
+            fake.oai_url, params={"verb": "ListRecords", "resumptionToken": "x"}, timeout=10
+        )
+    # errors.xml: noRecordsMatch keeps the request's arguments; its text is the description.
+    assert _error(nothing.content) == (
+        empty_day,
+        {"code": "noRecordsMatch"},
+        "The combination of the values of the from, until, set and metadataPrefix arguments "
+        "results in an empty list.",
+    )
+    assert parse_list_records(nothing.content).records == []
+    # A token that does not decode: the description, then the reason resume.py gives.
+    assert _error(bad_token.content) == (
+        {},
+        {"code": "badResumptionToken"},
+        "The value of the resumptionToken argument is invalid or expired. "
+        "Reason: Token decoding failed or format is invalid.",
+    )

@@ -46,7 +46,10 @@ ERROR_TEXTS = {
     "noRecordsMatch": "The combination of the values of the from, until, set and "
     "metadataPrefix arguments results in an empty list.",
     "badResumptionToken": "The value of the resumptionToken argument is invalid or expired.",
-    "badVerb": "Illegal OAI verb",
+    "badVerb": "Value of the verb argument is not a legal OAI-PMH verb, the verb argument is "
+    "missing, or the verb argument is repeated.",
+    "badArgument": "The request includes illegal arguments, is missing required arguments, "
+    "includes a repeated argument, or values for arguments have an illegal syntax.",
     "cannotDisseminateFormat": "The metadata format identified by the value given for the "
     "metadataPrefix argument is not supported by the item or by the repository.",
 }
@@ -187,11 +190,21 @@ def render_page(
     return body.encode()
 
 
-def render_error(code: str, *, base: str, message: str | None = None) -> bytes:
-    text = message or ERROR_TEXTS.get(code, code)
+def render_error(
+    code: str,
+    *,
+    base: str,
+    reason: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> bytes:
+    """An error: the code's fixed description, then " Reason: ..." when the service gives one
+    (`oaipmh/templates/errors.xml`); `params` (the request's, for the errors that keep them,
+    such as noRecordsMatch) become the request element's attributes."""
+    text = ERROR_TEXTS.get(code, code) + (f" Reason: {reason}" if reason else "")
+    request = _request_line(params, base) if params else f"    <request>{escape(base)}</request>\n"
     return (
         _OPEN
         + f"    <responseDate>{_now()}</responseDate>\n"
-        + f"    <request>{escape(base)}</request>\n"
+        + request
         + f"    <error code='{code}'>{escape(text)}</error>\n</OAI-PMH>\n"
     ).encode()

@@ -351,33 +351,35 @@ class FakeArxiv:
     def _oai_body(self, params: dict[str, str]) -> Answer:
         base = "https://oaipmh.arxiv.org/oai"
 
-        def error(code: str, message: str | None = None) -> Answer:
-            return Answer(200, render_error(code, base=base, message=message), XML_TYPE)
+        def error(code: str, reason: str | None = None, *, keep: bool = False) -> Answer:
+            # The reasons are arXiv's (arXiv/oaipmh `requests/data_queries.py`, `resume.py`).
+            kept = params if keep else None
+            return Answer(200, render_error(code, base=base, reason=reason, params=kept), XML_TYPE)
 
         if params.get("verb") != "ListRecords":
-            return error("badVerb")
+            return error("badVerb", "Invalid verb provided")
         token = params.get("resumptionToken")
         if token is not None:
             if set(params) != {"verb", "resumptionToken"}:
-                return error("badArgument", "resumptionToken is an exclusive argument")
+                return error("badArgument", "No other paramters allowed with resumptionToken")
             query = dict(parse_qsl(unquote(token)))
             with self._lock:
                 generation = str(self._token_generation)
             if query.pop("gen", None) != generation or not query.get("skip", "").isdigit():
-                return error("badResumptionToken")
+                return error("badResumptionToken", "Token decoding failed or format is invalid.")
             skip = int(query.pop("skip"))
         else:
             query = {k: v for k, v in params.items() if k != "verb"}
             if not query.get("metadataPrefix"):
-                return error("badArgument", "metadataPrefix is required")
+                return error("badArgument", "metadataPrefix required.")
             skip = 0
         if query.get("metadataPrefix") != "arXiv":
-            return error("cannotDisseminateFormat")
+            return error("cannotDisseminateFormat", "Did not recognize requested format", keep=True)
         try:
             low = date.fromisoformat(query["from"]) if "from" in query else date.min
             high = date.fromisoformat(query["until"]) if "until" in query else date.max
         except ValueError:
-            return error("badArgument", "from and until must be dates, YYYY-MM-DD")
+            return error("badArgument", "from date format must be YYYY-MM-DD")
         with self._lock:
             items = [
                 OaiItem(r, self.datestamps.get(r.arxiv_id, r.updated.date())) for r in self.records
@@ -390,7 +392,7 @@ class FakeArxiv:
             key=lambda i: (i.datestamp, i.record.arxiv_id),
         )
         if not items:
-            return error("noRecordsMatch")
+            return error("noRecordsMatch", keep=True)
         end = skip + self.oai_page_size
         next_token = None
         if end < len(items):
