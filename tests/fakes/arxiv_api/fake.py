@@ -16,6 +16,7 @@ from typing import Self
 from urllib.parse import parse_qsl, quote, unquote, urlencode
 
 from tests.fakes.arxiv_api.answers import (
+    HTML_TYPE,
     XML_TYPE,
     Answer,
     Fault,
@@ -23,6 +24,7 @@ from tests.fakes.arxiv_api.answers import (
     SeenRequest,
     refusal,
     truncate,
+    unknown_author_page,
 )
 from tests.fakes.arxiv_api.atom import render_author_feed, render_error_feed, render_feed
 from tests.fakes.arxiv_api.http_server import CLIENT_PREFIX, FakeArxivHandler, FakeArxivServer
@@ -66,6 +68,7 @@ class FakeArxiv:
         self._token_generation = 0
         self.author_path = "/a/"
         self.author_claims: dict[str, list[str]] = {}  # author id -> arXiv ids claimed
+        self.author_names: dict[str, str] = {}  # author id -> the name its feed is titled with
         self.unknown_author_status = 400
         self.author_faults: deque[Fault | FaultKind] = deque()
         self._address = (host, port)
@@ -317,10 +320,12 @@ class FakeArxiv:
             records = [r for r in self.records if claimed is not None and r.arxiv_id in claimed]
         if claimed is None:
             status = self.unknown_author_status
-            return Answer(status, b"Invalid author id\n" if status == 400 else b"Not Found\n",
-                           "text/plain; charset=utf-8")  # fmt: skip
-        records.sort(key=lambda r: r.updated, reverse=True)
-        feed = render_author_feed(author_id, records, now=datetime.now(UTC))
+            return Answer(status, unknown_author_page(author_id, status), HTML_TYPE)
+        # arxiv-browse lists a person's papers newest document first (`Document.dated`).
+        records.sort(key=lambda r: r.published, reverse=True)
+        feed = render_author_feed(
+            author_id, records, now=datetime.now(UTC), display_name=self.author_names.get(author_id)
+        )
         if fault is not None and fault.kind == "truncated":
             feed = truncate(feed)
         return Answer(200, feed)
