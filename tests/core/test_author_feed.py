@@ -4,6 +4,7 @@ HTTP (the fake's `/a/<id>.atom`), the real polite client and a real database."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,7 +21,7 @@ from watcher.parse import parse_feed
 from watcher.poll import Poller, WatchSource
 from watcher.records import Record
 from watcher.sources.author_feed import likely_name
-from watcher.store import Store
+from watcher.store import MatchedRecord, Store
 
 DONG = Identity("arxiv", "dong_d_1")
 ORCID = Identity("orcid", "0000-0002-1825-0097")
@@ -223,3 +224,21 @@ def test_likely_name_is_the_author_on_most_papers() -> None:
     ]
     assert likely_name(records) == "Dezun Dong"
     assert likely_name([]) is None
+
+
+async def test_a_reread_from_the_feed_keeps_the_classes_only_the_api_gives(
+    engine: Engine, client: ArxivClient, fake: FakeArxiv
+) -> None:
+    # arXiv's author feed lists no ACM or MSC classes (tests/fakes/README.md); the API does.
+    first = dezun_dong_records()[0]
+    classified = replace(first, acm_class="C.2.1", msc_class="68M10")
+    store = Store(engine)
+    store.save_records([MatchedRecord(classified, frozenset())], announce_for=frozenset())
+    store.follow_identity(DONG, name="Dezun Dong")
+
+    await poller(store, client, fake).poll(force=True)
+    await poller(store, client, fake).poll(force=True)
+
+    kept = store.paper(first.arxiv_id)
+    assert kept is not None
+    assert (kept.acm_class, kept.msc_class) == ("C.2.1", "68M10")

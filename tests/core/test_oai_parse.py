@@ -12,6 +12,7 @@ from watcher.match import FollowRules
 from watcher.sources.oai import OaiPage, parse_list_records
 
 OAI_DATA = DATA / "arxiv-oai"
+REAL_PAGE = "real_ListRecords_arXiv_2026-01-05_plasm-ph.xml"
 
 
 def parse(name: str) -> OaiPage:
@@ -25,6 +26,7 @@ def test_every_sample_file_is_covered_here() -> None:
         "error_noRecordsMatch.xml",
         "error_badResumptionToken.xml",
         "GetRecord_arXivRaw_versions.xml",
+        REAL_PAGE,
     }
 
 
@@ -63,6 +65,47 @@ def test_the_last_page_has_no_token_and_a_revised_record_its_updated_day() -> No
     (revised,) = page.records
     assert revised.arxiv_id == "2403.10007"
     assert (revised.created, revised.updated) == (date(2024, 3, 15), date(2026, 4, 21))
+
+
+def test_a_real_answer_of_one_page_has_no_token_and_reads_whole() -> None:
+    page = parse(REAL_PAGE)
+    assert page.resumption_token is None  # a list of one page carries no token element at all
+    assert [r.arxiv_id for r in page.records] == ["2504.11237", "2508.21012", "2510.07502"]
+    periodic, turing, reconnection = page.records
+    assert periodic.authors == ("Chunhai Lyu", "Christoph H. Keitel", "Zoltán Harman")
+    assert periodic.abstract.startswith("Mendeleev's periodic table successfully groups")
+    assert (periodic.journal_ref, periodic.doi) == (
+        "Phys. Rev. Research 7, L042071 (2025)",
+        "10.1103/bppp-53g1",
+    )
+    assert "D. O'Donnell" in reconnection.authors
+    assert turing.sets[-1] == "physics:physics:plasm-ph"
+    # `created` is no v1 date: later than the id's own month (see the field notes).
+    assert (turing.created, turing.updated) == (date(2025, 12, 16), date(2026, 1, 5))
+    assert {r.datestamp for r in page.records} == {date(2026, 1, 5)}
+
+
+def _with_classes(classes: str) -> bytes:
+    """The real answer with `classes` (elements) after the first record's comments."""
+    body = (OAI_DATA / REAL_PAGE).read_text(encoding="utf-8")
+    body = body.replace("<comments>5 pages</comments>", f"<comments>5 pages</comments>{classes}")
+    return body.encode()
+
+
+@pytest.mark.parametrize(
+    ("classes", "acm", "msc"),
+    [
+        # arXiv's template writes the MSC class into <acm-class>, and "None" without one.
+        ("<msc-class>81V45</msc-class><acm-class>81V45</acm-class>", None, "81V45"),
+        ("<acm-class>None</acm-class>", None, None),
+        ("<acm-class>H.3.3</acm-class>", "H.3.3", None),
+    ],
+)
+def test_an_acm_class_copied_from_the_msc_class_is_not_taken_for_one(
+    classes: str, acm: str | None, msc: str | None
+) -> None:
+    record = parse_list_records(_with_classes(classes)).records[0]
+    assert (record.acm_class, record.msc_class) == (acm, msc)
 
 
 def test_no_records_match_is_an_empty_last_page_not_an_error() -> None:

@@ -1,9 +1,15 @@
-"""OAI-PMH answers in the exact layout of arXiv's service, for the fake arXiv (`arxiv_api`).
+"""OAI-PMH answers in the layout of arXiv's service, for the fake arXiv (`arxiv_api`).
 
-Element for element as in the recorded samples in `tests/data/arxiv-oai/` (see SOURCES.md there):
-the same namespaces, indentation quirks, `setSpec`s, single-quoted `expires` on the token, and
-error texts. Records come from `watcher.records.Record`s plus a datestamp; names are split into
-`keyname`/`forenames`/`suffix` by `split_name` unless the caller gives the parts.
+Checked against the newest templates of arXiv's service (arXiv/oaipmh 27ad99e3, 2026-08-11:
+`oaipmh/templates/list_records.xml`, `record_formats.xml`, `token.xml`, `macros.xml`,
+`errors.xml`, `data/oai_errors.py`) and against a real answer of it
+(`tests/data/arxiv-oai/real_ListRecords_arXiv_2026-01-05_plasm-ph.xml`): the same namespaces and
+schema locations, element order, `setSpec`s, Jinja's escaping of quotes (`&#39;`, `&#34;`), a
+token with a single-quoted `expirationDate`, an empty `<resumptionToken/>` on the last page of
+a list cut into pages and no token at all on a list of one page, and the error texts. Whitespace
+is tidier than the real indentation. Records come from `watcher.records.Record`s plus a
+datestamp; names are split into `keyname`/`forenames`/`suffix` by `split_name` unless the caller
+gives the parts. See tests/fakes/README.md.
 """
 
 from __future__ import annotations
@@ -11,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _escape_xml
 
 from watcher.records import Record
 
-NamePartsT = tuple[str, str | None, str | None]  # keyname, forenames, suffix
+NamePartsT = tuple[str, str | None, str | None]
+# Jinja's autoescape (markupsafe) writes quotes as numeric references: "O&#39;Donnell".
+_QUOTES = {"'": "&#39;", '"': "&#34;"}  # keyname, forenames, suffix
 
 _PHYSICS_ARCHIVES = frozenset(
     {"astro-ph", "cond-mat", "gr-qc", "hep-ex", "hep-lat", "hep-ph", "hep-th", "math-ph"}
@@ -32,16 +40,24 @@ _OPEN = (
 _ARXIV_OPEN = (
     '    <arXiv xmlns="http://arxiv.org/OAI/arXiv/" '
     'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-    'xsi:schemaLocation="http://arxiv.org/OAI/arXiv/ http://arxiv.org/OAI/arXiv.xsd">\n'
+    'xsi:schemaLocation="http://arxiv.org/OAI/arXiv/ https://oaipmh.arxiv.org/OAI/arXiv.xsd">\n'
 )
 ERROR_TEXTS = {
     "noRecordsMatch": "The combination of the values of the from, until, set and "
     "metadataPrefix arguments results in an empty list.",
     "badResumptionToken": "The value of the resumptionToken argument is invalid or expired.",
-    "badVerb": "Illegal OAI verb",
+    "badVerb": "Value of the verb argument is not a legal OAI-PMH verb, the verb argument is "
+    "missing, or the verb argument is repeated.",
+    "badArgument": "The request includes illegal arguments, is missing required arguments, "
+    "includes a repeated argument, or values for arguments have an illegal syntax.",
     "cannotDisseminateFormat": "The metadata format identified by the value given for the "
     "metadataPrefix argument is not supported by the item or by the repository.",
 }
+
+
+def escape(text: str) -> str:
+    """Text as arXiv's templates write it."""
+    return _escape_xml(text, _QUOTES)
 
 
 @dataclass(frozen=True)
@@ -124,13 +140,18 @@ def render_record(item: OaiItem, names: Mapping[str, NamePartsT]) -> str:
         + _optional("journal-ref", record.journal_ref)
         + _optional("doi", record.doi)
         + "            <license>http://creativecommons.org/licenses/by/4.0/</license>\n"
-        f"            <abstract>  {escape(record.abstract)}\n</abstract>\n"
+        f"            <abstract>{escape(record.abstract)}</abstract>\n"
         "    </arXiv>\n            </metadata>\n        </record>\n"
     )
 
 
 def _request_line(params: Mapping[str, str], base: str) -> str:
-    attributes = "".join(f' {k}="{escape(v, {chr(34): "&quot;"})}"' for k, v in params.items())
+    if "resumptionToken" in params:  # macros.xml writes this one in single quotes
+        token = escape(params["resumptionToken"])
+        return (
+            f"    <request verb='ListRecords' resumptionToken='{token}'>{escape(base)}</request>\n"
+        )
+    attributes = "".join(f' {k}="{escape(v)}"' for k, v in params.items())
     return f"    <request{attributes}>{escape(base)}</request>\n"
 
 
@@ -145,14 +166,17 @@ def render_page(
     params: Mapping[str, str],
     base: str,
     token: str | None,
+    continued: bool = False,
 ) -> bytes:
-    """A `ListRecords` page; `token` None writes the empty token of the last page."""
+    """A `ListRecords` page. `token` None ends the list: with the empty token when the page
+    `continued` a list cut into pages, with no token at all when the list was one page."""
     if token is None:
-        token_line = "        <resumptionToken/>\n"
+        token_line = "        <resumptionToken/>\n" if continued else ""
     else:
         expires = (datetime.now(UTC).date() + timedelta(days=1)).isoformat() + "T00:00:00Z"
         token_line = (
-            f"        <resumptionToken expires='{expires}'>{escape(token)}</resumptionToken>\n"
+            f"        <resumptionToken expirationDate='{expires}'>{escape(token)}"
+            "</resumptionToken>\n"
         )
     body = (
         _OPEN
@@ -166,11 +190,21 @@ def render_page(
     return body.encode()
 
 
-def render_error(code: str, *, base: str, message: str | None = None) -> bytes:
-    text = message or ERROR_TEXTS.get(code, code)
+def render_error(
+    code: str,
+    *,
+    base: str,
+    reason: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> bytes:
+    """An error: the code's fixed description, then " Reason: ..." when the service gives one
+    (`oaipmh/templates/errors.xml`); `params` (the request's, for the errors that keep them,
+    such as noRecordsMatch) become the request element's attributes."""
+    text = ERROR_TEXTS.get(code, code) + (f" Reason: {reason}" if reason else "")
+    request = _request_line(params, base) if params else f"    <request>{escape(base)}</request>\n"
     return (
         _OPEN
         + f"    <responseDate>{_now()}</responseDate>\n"
-        + f"    <request>{escape(base)}</request>\n"
+        + request
         + f"    <error code='{code}'>{escape(text)}</error>\n</OAI-PMH>\n"
     ).encode()

@@ -1,9 +1,10 @@
 """The author-feed source: people followed by arXiv identity, read from their own feeds.
 
 arXiv serves a person's papers at `<ARXIV_AUTHOR_FEED_URL><id>.atom`, for an arXiv author id
-(`dong_d_1`) or an ORCID iD: the API's Atom entries, the whole list at once, no paging. Every
+(`dong_d_1`) or an ORCID iD: Atom entries like the API's, the whole list at once, no paging. Every
 record in it is the person's, so nothing is matched by name; the list holds only the papers the
-person submitted or claimed on arXiv, so it is exact but can be incomplete.
+person submitted or claimed on arXiv, so it is exact but can be incomplete. The feed is written
+by arxiv-browse, not by the API: it lists no ACM or MSC classes, so those stored are kept.
 
 One request a due identity a cycle, on the shared polite client (`ArxivClient.get`: its spacing
 and single connection count every arXiv request). An identity's first poll stores the list
@@ -19,6 +20,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from watcher.aio import in_db_thread
@@ -110,7 +112,7 @@ class AuthorFeedSource:
 
     async def _poll_one(self, follow: Followed, save: Save, outcome: PollOutcome) -> None:
         try:
-            records = await self._fetch(follow)
+            records = await in_db_thread(self._with_stored_classes, await self._fetch(follow))
             matched = [MatchedRecord(record, frozenset({follow.id})) for record in records]
             announce_for = frozenset({follow.id}) if follow.backfilled else frozenset()
             saved = await save(matched, announce_for)
@@ -135,6 +137,19 @@ class AuthorFeedSource:
             extra={"source": "author_feed"},
         )  # fmt: skip
         outcome.polled.append(follow.label)
+
+    def _with_stored_classes(self, records: list[Record]) -> list[Record]:
+        """The records with the ACM and MSC classes stored for them. arXiv's author feeds list
+        neither (arxiv-browse 26f634fb, `browse/controllers/list_page/author.py`, writes only
+        arXiv categories), so a paper the API stored with its classes would otherwise lose them
+        to a re-read of the feed, as a metadata update announced to nobody."""
+        stored = self.store.stored_classes(r.arxiv_id for r in records)
+        return [
+            replace(r, acm_class=stored[r.arxiv_id][0], msc_class=stored[r.arxiv_id][1])
+            if r.arxiv_id in stored
+            else r
+            for r in records
+        ]
 
     async def _fetch(self, follow: Followed) -> list[Record]:
         """The identity's list, with an empty one believed only where nothing can be lost."""

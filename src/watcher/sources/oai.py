@@ -141,9 +141,17 @@ def _record(element: Element, *, url: str) -> OaiRecord:
         journal_ref=_text(metadata, f"{_ARXIV}journal-ref"),
         doi=_text(metadata, f"{_ARXIV}doi"),
         report_no=_text(metadata, f"{_ARXIV}report-no"),
-        acm_class=_text(metadata, f"{_ARXIV}acm-class"),
+        acm_class=_acm_class(metadata),
         msc_class=_text(metadata, f"{_ARXIV}msc-class"),
     )
+
+
+def _acm_class(metadata: Element) -> str | None:
+    """The ACM class, or None where arXiv's service cannot be trusted to give it: its template
+    (arXiv/oaipmh 27ad99e3, `oaipmh/templates/record_formats.xml`) fills `<acm-class>` with the
+    MSC class, so a paper with an ACM class shows its MSC class there, or "None" without one."""
+    acm = _text(metadata, f"{_ARXIV}acm-class")
+    return None if acm in ("None", _text(metadata, f"{_ARXIV}msc-class")) else acm
 
 
 def _display_name(author: Element) -> str:

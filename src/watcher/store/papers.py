@@ -163,6 +163,17 @@ class PaperStore:
             ).all()
             return {(arxiv_id, followed_id): version for arxiv_id, followed_id, version in rows}
 
+    def stored_classes(self, arxiv_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each stored paper of `arxiv_ids` with an ACM or MSC class: (ACM, MSC)."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Paper.arxiv_id, Paper.acm_class, Paper.msc_class).where(
+                    col(Paper.arxiv_id).in_(list(arxiv_ids)),
+                    (col(Paper.acm_class).is_not(None)) | (col(Paper.msc_class).is_not(None)),
+                )
+            ).all()
+            return {arxiv_id: (acm, msc) for arxiv_id, acm, msc in rows}
+
     def save_records(
         self, matched: Sequence[MatchedRecord], *, announce_for: frozenset[int]
     ) -> SaveResult:

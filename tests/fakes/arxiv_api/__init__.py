@@ -1,13 +1,15 @@
 """A fake arXiv API over real HTTP on 127.0.0.1, for tests, benchmarks and manual demos.
 
-`FakeArxiv` serves its `records` as Atom in the exact shape of arXiv's own answers (see the
-recorded files in `tests/data/arxiv-api/`): the same namespaces, element order, links and
-opensearch totals. It understands what the watcher sends: `search_query` (fields `au ti abs co jr
-cat id all`, quoted phrases, `AND`/`OR`/`ANDNOT`, parentheses, `submittedDate:[A TO B]`),
-`id_list`, `sortBy`, `sortOrder`, `start` and `max_results`. An `au:` term matches like arXiv's:
-every word of the name in ONE author's name, in any order, case- and accent-folded. A malformed
-query answers HTTP 400 with arXiv's error feed. Error messages other than arXiv's "incorrect id
-format for X" are invented.
+`FakeArxiv` serves its `records` as Atom in the exact shape of arXiv's own answers, checked
+against the real answers recorded in `tests/data/arxiv-api/` (tests/core/test_fake_arxiv.py:
+written back byte for byte, apart from the answer time and text our parser normalises): the same
+namespaces, element order, links and opensearch totals. tests/fakes/README.md says what each
+part of the fake was checked against. It understands what the watcher sends: `search_query`
+(fields `au ti abs co jr cat id all`, quoted phrases, `AND`/`OR`/`ANDNOT`, parentheses,
+`submittedDate:[A TO B]`), `id_list`, `sortBy`, `sortOrder`, `start` and `max_results`. An
+`au:` term matches like arXiv's: every word of the name in ONE author's name, in any order,
+case- and accent-folded. A malformed query answers HTTP 400 with arXiv's error feed. Error
+messages other than arXiv's "incorrect id format for X" are invented.
 
 Faults queued in `faults` apply to the next API requests, one each: see `Fault`. A standing fault
 (`fail_queries`) applies to every query mentioning a given text until `heal` lifts it, so one
@@ -27,10 +29,12 @@ can kill a client mid-harvest. The layout is in `tests/fakes/oai.py`.
 
 And arXiv's per-person author feeds at `/a/<id>.atom` (`author_feed_url` is the base, like
 `https://arxiv.org/a/`): `claim(ID, arxiv_ids)` makes ID (an arXiv author id such as `dong_d_1`,
-or an ORCID iD) list those papers, the whole list in one Atom feed of the API's entries, with no
-OpenSearch totals and no paging, newest first. An id nobody claimed answers
-`unknown_author_status` (400, as arXiv does today; older arXiv answered 404). Faults for these
-requests are queued in `author_faults`.
+or an ORCID iD) list those papers, the whole list in one Atom feed with no OpenSearch totals and
+no paging, newest first, in the shape arxiv-browse writes it (26f634fb,
+`browse/controllers/list_page/author.py`), which is NOT the API's: https ids, "+00:00" dates, no
+ACM or MSC classes, labelled categories (`author_names` gives the name it is titled with). An id
+nobody claimed answers `unknown_author_status` (400 and an HTML page, as arXiv does today; older
+arXiv answered 404). Faults for these requests are queued in `author_faults`.
 
 Modules: `fake` (FakeArxiv: the data, the faults, and how each service answers), `query` (the
 search_query language), `atom` (the API's and the author feeds' Atom), `answers` (Fault,

@@ -6,6 +6,7 @@ refusals (429, 503, an HTML error page) and truncation that every service applie
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from html import escape
 from typing import Literal, get_args
 
 FaultKind = Literal["none", "429", "500", "503", "timeout", "html", "truncated", "empty", "reset"]
@@ -20,6 +21,7 @@ _REFUSALS = {
 }
 ATOM_TYPE = "application/atom+xml; charset=utf-8"
 XML_TYPE = "text/xml; charset=utf-8"
+HTML_TYPE = "text/html; charset=utf-8"
 _HTML_PAGE = (
     b"<!DOCTYPE html>\n<html><head><title>arXiv is down for maintenance</title></head>\n"
     b"<body><h1>We are performing maintenance</h1><p>Please try again later.</p></body></html>\n"
@@ -88,3 +90,15 @@ def truncate(feed: bytes) -> bytes:
         return feed[: len(feed) // 2]
     summary = feed.find(b"<summary>", entry)
     return feed[: summary + len(b"<summary>") + 20]
+
+
+def unknown_author_page(author_id: str, status: int) -> bytes:
+    """arXiv's answer for an author id it does not know: today a 400 HTML page ("Author X not
+    found", arxiv-browse 26f634fb `browse/controllers/list_page/author.py`), before a 404."""
+    if status != 400:
+        return b"<!DOCTYPE html>\n<html><body><h1>Not Found</h1></body></html>\n"
+    return (
+        "<!DOCTYPE html>\n<html><head><title>Bad Request | arXiv e-print repository</title>"
+        f"</head>\n<body><h1>Bad Request</h1><p>Author {escape(author_id)} not found</p>"
+        "</body></html>\n"
+    ).encode()

@@ -1,6 +1,8 @@
-"""The fake arXiv's Atom, in the exact shape of arXiv's own answers (see the recorded files in
-`tests/data/arxiv-api/`): an entry, a results page of the API with its OpenSearch totals, a
-person's author feed, and the HTTP 400 error feed.
+"""The fake arXiv's Atom: the API's, in the exact shape of arXiv's own answers (checked against
+the recorded files in `tests/data/arxiv-api/`: an entry, a results page with its OpenSearch
+totals, the HTTP 400 error feed), and a person's author feed, in the shape arxiv-browse's newest
+code writes (a different writer from the API's; see `render_author_feed` and
+tests/fakes/README.md).
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ from datetime import UTC, datetime
 from xml.sax.saxutils import escape
 
 from watcher.records import Record
+from watcher.taxonomy import category_name
 
 _FEED_OPEN = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
     '<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
     'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns="http://www.w3.org/2005/Atom">\n'
 )
+
+
+_ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
 
 
 def quoteattr(value: str) -> str:
@@ -102,19 +108,83 @@ def render_feed(
     return (_FEED_OPEN + head + entries + "</feed>\n").encode()
 
 
-def render_author_feed(author_id: str, records: Iterable[Record], *, now: datetime) -> bytes:
-    """A person's author feed: the API's entries, the whole list, no OpenSearch totals."""
+def render_author_feed(
+    author_id: str,
+    records: Iterable[Record],
+    *,
+    now: datetime,
+    display_name: str | None = None,
+) -> bytes:
+    """A person's author feed as arxiv-browse writes it (26f634fb,
+    `browse/controllers/list_page/author.py`): NOT the API's Atom. No OpenSearch, the feed
+    titled with the person's name, ids and links over https, each entry's dates in
+    `isoformat()` ("+00:00"), no ACM or MSC classes, categories with a `label`, the pdf link
+    `rel="alternate"`, and the elements in that code's order."""
+    base = "https://arxiv.org/a/"
+    name = display_name or author_id
+    # An ORCID iD's feed describes that iD; an author id's, the ORCID iD its owner gave, if any.
+    orcid = f"https://orcid.org/{author_id}" if _ORCID.fullmatch(author_id) else ""
+    midnight = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     head = (
-        f"  <id>http://arxiv.org/a/{escape(author_id)}</id>\n"
-        f"  <title>arXiv author ID {escape(author_id)}</title>\n"
-        f"  <updated>{_stamp(now)}</updated>\n"
-        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}")} rel="alternate" '
-        'type="text/html"/>\n'
-        f'  <link href={quoteattr(f"http://arxiv.org/a/{author_id}.atom")} rel="self" '
-        'type="application/atom+xml"/>\n'
+        f"  <title>{escape(name)}'s articles on arXiv</title>\n"
+        f'  <link rel="describes" href={quoteattr(orcid)} />\n'
+        f"  <updated>{midnight.isoformat()}</updated>\n"
+        f"  <id>{escape(base + author_id)}</id>\n"
+        f'  <link href={quoteattr(f"{base}{author_id}.atom")} rel="self" '
+        'type="application/atom+xml" />\n'
+        f'  <link rel="describes" href={quoteattr(base + author_id)} />\n'
     )
-    entries = "".join(render_entry(r) for r in records)
-    return (_FEED_OPEN + head + entries + "</feed>\n").encode()
+    entries = "".join(_author_feed_entry(r) for r in records)
+    return (
+        "<?xml version='1.0' encoding='utf-8'?>\n"
+        '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom">\n'
+        + head
+        + entries
+        + "</feed>"
+    ).encode()
+
+
+def _labelled(tag: str, category: str) -> str:
+    label = f"{category_name(category) or category} ({category})"
+    return (
+        f"    <{tag} term={quoteattr(category)} "
+        f'scheme="http://arxiv.org/schemas/atom" label={quoteattr(label)} />'
+    )
+
+
+def _author_feed_entry(record: Record) -> str:
+    abs_url = f"https://arxiv.org/abs/{record.versioned_id}"
+    lines = [
+        "  <entry>",
+        f"    <id>{abs_url}</id>",
+        f"    <updated>{record.updated.astimezone(UTC).isoformat()}</updated>",
+        f"    <published>{record.published.astimezone(UTC).isoformat()}</published>",
+        f"    <title>{escape(record.title)}</title>",
+        f"    <summary>{escape(record.abstract.strip())}</summary>",
+    ]
+    for author in record.authors:
+        lines.append("    <author>")
+        lines.append(f"      <name>{escape(author.name)}</name>")
+        lines += [
+            f"      <arxiv:affiliation>{escape(a)}</arxiv:affiliation>" for a in author.affiliations
+        ]
+        lines.append("    </author>")
+    for tag, value in (
+        ("doi", record.doi),
+        ("comment", record.comment),
+        ("journal_ref", record.journal_ref),
+    ):
+        if value is not None:
+            lines.append(f"    <arxiv:{tag}>{escape(value)}</arxiv:{tag}>")
+    lines += [
+        f'    <link href={quoteattr(abs_url)} rel="alternate" type="text/html" />',
+        f'    <link title="pdf" href="https://arxiv.org/pdf/{record.versioned_id}" '
+        'rel="alternate" type="application/pdf" />',
+        _labelled("arxiv:primary_category", record.primary_category),
+        *(_labelled("category", c) for c in record.categories),
+        "  </entry>",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def render_error_feed(message: str, *, now: datetime) -> bytes:

@@ -16,6 +16,7 @@ from typing import Self
 from urllib.parse import parse_qsl, quote, unquote, urlencode
 
 from tests.fakes.arxiv_api.answers import (
+    HTML_TYPE,
     XML_TYPE,
     Answer,
     Fault,
@@ -23,6 +24,7 @@ from tests.fakes.arxiv_api.answers import (
     SeenRequest,
     refusal,
     truncate,
+    unknown_author_page,
 )
 from tests.fakes.arxiv_api.atom import render_author_feed, render_error_feed, render_feed
 from tests.fakes.arxiv_api.http_server import CLIENT_PREFIX, FakeArxivHandler, FakeArxivServer
@@ -66,6 +68,7 @@ class FakeArxiv:
         self._token_generation = 0
         self.author_path = "/a/"
         self.author_claims: dict[str, list[str]] = {}  # author id -> arXiv ids claimed
+        self.author_names: dict[str, str] = {}  # author id -> the name its feed is titled with
         self.unknown_author_status = 400
         self.author_faults: deque[Fault | FaultKind] = deque()
         self._address = (host, port)
@@ -317,10 +320,12 @@ class FakeArxiv:
             records = [r for r in self.records if claimed is not None and r.arxiv_id in claimed]
         if claimed is None:
             status = self.unknown_author_status
-            return Answer(status, b"Invalid author id\n" if status == 400 else b"Not Found\n",
-                           "text/plain; charset=utf-8")  # fmt: skip
-        records.sort(key=lambda r: r.updated, reverse=True)
-        feed = render_author_feed(author_id, records, now=datetime.now(UTC))
+            return Answer(status, unknown_author_page(author_id, status), HTML_TYPE)
+        # arxiv-browse lists a person's papers newest document first (`Document.dated`).
+        records.sort(key=lambda r: r.published, reverse=True)
+        feed = render_author_feed(
+            author_id, records, now=datetime.now(UTC), display_name=self.author_names.get(author_id)
+        )
         if fault is not None and fault.kind == "truncated":
             feed = truncate(feed)
         return Answer(200, feed)
@@ -351,33 +356,35 @@ class FakeArxiv:
     def _oai_body(self, params: dict[str, str]) -> Answer:
         base = "https://oaipmh.arxiv.org/oai"
 
-        def error(code: str, message: str | None = None) -> Answer:
-            return Answer(200, render_error(code, base=base, message=message), XML_TYPE)
+        def error(code: str, reason: str | None = None, *, keep: bool = False) -> Answer:
+            # The reasons are arXiv's (arXiv/oaipmh `requests/data_queries.py`, `resume.py`).
+            kept = params if keep else None
+            return Answer(200, render_error(code, base=base, reason=reason, params=kept), XML_TYPE)
 
         if params.get("verb") != "ListRecords":
-            return error("badVerb")
+            return error("badVerb", "Invalid verb provided")
         token = params.get("resumptionToken")
         if token is not None:
             if set(params) != {"verb", "resumptionToken"}:
-                return error("badArgument", "resumptionToken is an exclusive argument")
+                return error("badArgument", "No other paramters allowed with resumptionToken")
             query = dict(parse_qsl(unquote(token)))
             with self._lock:
                 generation = str(self._token_generation)
             if query.pop("gen", None) != generation or not query.get("skip", "").isdigit():
-                return error("badResumptionToken")
+                return error("badResumptionToken", "Token decoding failed or format is invalid.")
             skip = int(query.pop("skip"))
         else:
             query = {k: v for k, v in params.items() if k != "verb"}
             if not query.get("metadataPrefix"):
-                return error("badArgument", "metadataPrefix is required")
+                return error("badArgument", "metadataPrefix required.")
             skip = 0
         if query.get("metadataPrefix") != "arXiv":
-            return error("cannotDisseminateFormat")
+            return error("cannotDisseminateFormat", "Did not recognize requested format", keep=True)
         try:
             low = date.fromisoformat(query["from"]) if "from" in query else date.min
             high = date.fromisoformat(query["until"]) if "until" in query else date.max
         except ValueError:
-            return error("badArgument", "from and until must be dates, YYYY-MM-DD")
+            return error("badArgument", "from date format must be YYYY-MM-DD")
         with self._lock:
             items = [
                 OaiItem(r, self.datestamps.get(r.arxiv_id, r.updated.date())) for r in self.records
@@ -390,12 +397,19 @@ class FakeArxiv:
             key=lambda i: (i.datestamp, i.record.arxiv_id),
         )
         if not items:
-            return error("noRecordsMatch")
+            return error("noRecordsMatch", keep=True)
         end = skip + self.oai_page_size
         next_token = None
         if end < len(items):
             next_token = quote(urlencode({**query, "skip": str(end), "gen": generation}), safe="")
-        body = render_page(items[skip:end], names=names, params=params, base=base, token=next_token)
+        body = render_page(
+            items[skip:end],
+            names=names,
+            params=params,
+            base=base,
+            token=next_token,
+            continued=skip > 0,
+        )
         return Answer(200, body, XML_TYPE)
 
     def _next_fault(self, path: str, search_query: str) -> Fault | None:

@@ -1,8 +1,13 @@
 """A fake Telegram Bot API over real HTTP on 127.0.0.1, for end-to-end tests of the bot.
 
+Its updates and answers were checked against python-telegram-bot 22.8's types, which target Bot
+API 10.0 (python-telegram-bot 1183d401): `tests/bot/fake_telegram/test_shapes.py` runs each
+through PTB's `de_json`/`to_dict`; tests/fakes/README.md says what differs on purpose.
+
 Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framing), `webhook`
 (setWebhook, and pushing updates to the bot's webhook),
-`bot_api` (the methods and Telegram's error wording), `forum` (topics and reply targets of a
+`bot_api` (the methods and Telegram's error wording), `members` (button presses,
+`my_chat_member` and `chat_member` updates), `forum` (topics and reply targets of a
 send), `html_markup` (parse_mode=HTML),
 `flood_control` (429s), `faults` (injected failures), `state` (what the fake remembers).
 

@@ -41,6 +41,8 @@ from tests.fakes.telegram.state import (
     TelegramState,
     bad_request,
     chat_member_json,
+    sent_as,
+    sent_by_bot,
     user_json,
 )
 from tests.fakes.telegram.webhook import Webhooks
@@ -242,7 +244,7 @@ class BotApi:
                     f"Too Many Requests: retry after {retry_after}",
                     {"retry_after": retry_after},
                 )
-            message: JsonDict = {"from": dict(self.state.bot_user), "text": parsed.text}
+            message: JsonDict = {**sent_as(chat, self.state.bot_user), "text": parsed.text}
             if placement.thread_id is not None:
                 message.update(message_thread_id=placement.thread_id, is_topic_message=True)
             if placement.reply_to is not None:
@@ -290,7 +292,7 @@ class BotApi:
             document = document_json(
                 self.files.add(upload.data, suffix), upload.file_name, upload.content_type
             )
-            message: JsonDict = {"from": dict(self.state.bot_user), "document": document}
+            message: JsonDict = {**sent_as(chat, self.state.bot_user), "document": document}
             if caption is not None:
                 message["caption"] = caption
             if placement.thread_id is not None:
@@ -318,7 +320,7 @@ class BotApi:
         message = self.state.messages.get((chat.id, message_id))
         if message is None:
             raise bad_request("message to edit not found")
-        if message.get("from", {}).get("id") != self.state.bot_user["id"]:
+        if not sent_by_bot(chat, message, self.state.bot_user):
             raise bad_request("message can't be edited")
         return chat, message
 
@@ -445,7 +447,7 @@ class BotApi:
             return "creator"
         if user_id in chat.admin_ids:
             return "administrator"
-        return "member"
+        return "left" if user_id in chat.left_ids else "member"
 
     def _user(self, user_id: int) -> JsonDict:
         return (

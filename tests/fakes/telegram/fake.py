@@ -15,7 +15,6 @@ import asyncio
 import json
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
@@ -24,6 +23,7 @@ from tests.fakes.telegram.faults import Fault, FaultQueue
 from tests.fakes.telegram.files import DocumentScripting
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
+from tests.fakes.telegram.members import OTHER_USER_ID, MemberScripting
 from tests.fakes.telegram.state import (
     CHANNEL_BOT,
     GROUP_ANONYMOUS_BOT,
@@ -35,16 +35,14 @@ from tests.fakes.telegram.state import (
     SentMessage,
     TelegramState,
     Topic,
-    chat_member_json,
     command_entities,
     user_json,
 )
 
 DEFAULT_TOKEN = "123456:TEST-TOKEN-not-a-secret"
-_OTHER_USER_ID = 1000  # the member who speaks in a group when the test names nobody
 
 
-class FakeTelegram(DocumentScripting):
+class FakeTelegram(DocumentScripting, MemberScripting):
     """A fake Bot API on 127.0.0.1 (ephemeral port), from a daemon thread (files: its base)."""
 
     def __init__(
@@ -193,7 +191,7 @@ class FakeTelegram(DocumentScripting):
         `create_topic`). `as_chat`: the sender posts as that chat: a channel (their own), or
         the group itself (an anonymous administrator); `from` is then Telegram's stand-in.
         """
-        sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
+        sender = user_id if user_id is not None else (chat_id if chat_id > 0 else OTHER_USER_ID)
         message: JsonDict = {"from": user_json(sender, username), "text": text}
         message.update(command_entities(text))
         with self._state.lock:
@@ -266,7 +264,7 @@ class FakeTelegram(DocumentScripting):
     def _admin_of(chat: ChatInfo) -> int:
         if chat.creator_id is not None:
             return chat.creator_id
-        return chat.admin_ids[0] if chat.admin_ids else _OTHER_USER_ID
+        return chat.admin_ids[0] if chat.admin_ids else OTHER_USER_ID
 
     def channel_post(
         self, chat_id: int, text: str, *, title: str = "Channel", username: str | None = None
@@ -280,65 +278,6 @@ class FakeTelegram(DocumentScripting):
             return self._state.queue_update(
                 "channel_post", self._state.store_message(chat, message)
             )
-
-    def press_button(
-        self, chat_id: int, message_id: int, data: str, user_id: int | None = None
-    ) -> int:
-        """Queue a CallbackQuery for an inline button under a message the fake knows."""
-        sender = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
-        query_id = uuid.uuid4().hex[:16]
-        with self._state.lock:
-            message = self._state.messages.get((chat_id, message_id))
-            if message is None:
-                raise KeyError(f"no message {message_id} in chat {chat_id}")
-            self._state.callback_queries[query_id] = (chat_id, message_id, data)
-            query = {
-                "id": query_id,
-                "from": user_json(sender),
-                "message": message,
-                "chat_instance": str(chat_id),
-                "data": data,
-            }
-            return self._state.queue_update("callback_query", query)
-
-    def my_chat_member(
-        self,
-        chat_id: int,
-        new_status: str,
-        *,
-        old_status: str | None = None,
-        user_id: int | None = None,
-        chat_type: str | None = None,
-        can_send: bool = True,
-    ) -> int:
-        """Queue a my_chat_member update and apply it: kicked/left block or remove the bot.
-
-        `can_send` False takes the bot's right to post: with "restricted" in a group, with
-        "administrator" in a channel (an admin without the right to post messages).
-        """
-        with self._state.lock:
-            chat = self._state.chat(chat_id, chat_type=chat_type)
-            removed = new_status in ("kicked", "left")
-            if chat.type == "private":
-                chat.blocked = removed
-            else:
-                chat.kicked = removed
-                chat.bot_is_admin = new_status == "administrator"
-                chat.bot_can_send = can_send
-            if old_status is None:
-                old_status = (
-                    "member" if removed else ("kicked" if chat.type == "private" else "left")
-                )
-            actor = user_id if user_id is not None else (chat_id if chat_id > 0 else _OTHER_USER_ID)
-            bot = dict(self._state.bot_user)
-            update = {
-                "chat": chat.to_json(),
-                "from": user_json(actor),
-                "date": int(time.time()),
-                "old_chat_member": chat_member_json(bot, old_status),
-                "new_chat_member": chat_member_json(bot, new_status, can_send=can_send),
-            }
-            return self._state.queue_update("my_chat_member", update)
 
     def block(self, chat_id: int, *, blocked: bool = True) -> None:
         """The user blocked the bot: sends answer 403 until `unblock`."""

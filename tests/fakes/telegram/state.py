@@ -130,6 +130,7 @@ class ChatInfo:
     is_forum: bool = False
     topics: dict[int, Topic] = field(default_factory=dict)
     general_closed: bool = False
+    left_ids: set[int] = field(default_factory=set)  # users seen here who are not members
 
     def to_json(self) -> JsonDict:
         chat: JsonDict = {"id": self.id, "type": self.type}
@@ -158,6 +159,22 @@ class ChatInfo:
             },
         )
         return full
+
+
+def sent_as(chat: ChatInfo, bot_user: JsonDict) -> JsonDict:
+    """The sender fields of a message the bot posts: in a channel the channel itself is
+    `sender_chat` and there is no `from` (Bot API `Message.from`: "may be empty for messages
+    sent to channels"); elsewhere `from` is the bot."""
+    if chat.type == "channel":
+        return {"sender_chat": chat.to_json()}
+    return {"from": dict(bot_user)}
+
+
+def sent_by_bot(chat: ChatInfo, message: JsonDict, bot_user: JsonDict) -> bool:
+    """Whether the bot posted this message (in a channel: a post of the channel itself)."""
+    if chat.type == "channel":
+        return "from" not in message and message.get("sender_chat", {}).get("id") == chat.id
+    return bool(message.get("from", {}).get("id") == bot_user["id"])
 
 
 def default_chat_type(chat_id: int) -> str:
