@@ -17,7 +17,12 @@ from arXiv's own templates (`tests/data/arxiv-listing/`).
 Printed per mode and size:
 
 - **requests**: to arXiv (listing, OAI-PMH, API) from Tuesday 12:00 to Wednesday 12:00 Eastern
-  (the day of an announcement), and from Friday 12:00 to Saturday 12:00 (a day without);
+  (the day of an announcement), from Friday 12:00 to Saturday 12:00 (a day without), and from
+  Sunday 12:00 to Monday 12:00 (a guessed holiday: Friday 4 December is given as a holiday, so
+  the calendar skips the Sunday after it; arXiv keeps it, and with the listing on, the listing
+  read probes it at a low rate). While that read probes, the simulated clock moves with its
+  waits and the poll ticks resume after it (the service runs them side by side; the requests
+  are the same);
 - **delay**: from the flip (20:00) to the poll or read that stored the followed paper and queued
   its deliveries, on the simulated clock (a minute's tick), plus the politeness arXiv asks for,
   which the run itself skips (ARXIV_MIN_INTERVAL and LISTING_MIN_INTERVAL are 0 here, so a
@@ -40,9 +45,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
+import time as timer
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -56,7 +61,7 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.listing import FakeListing  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
-from watcher.announcements import Announcement, AnnouncementCalendar  # noqa: E402
+from watcher.announcements import DEFAULT_DAYS, Announcement, AnnouncementCalendar  # noqa: E402
 from watcher.db import open_database  # noqa: E402
 from watcher.fetch import ArxivClient  # noqa: E402
 from watcher.poll import Poller, WatchSource  # noqa: E402
@@ -66,8 +71,9 @@ from watcher.records import Record  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 EASTERN = ZoneInfo("America/New_York")
-CALENDAR = AnnouncementCalendar()
-TUESDAY, FRIDAY = date(2026, 12, 1), date(2026, 12, 4)
+TUESDAY, FRIDAY, SUNDAY = date(2026, 12, 1), date(2026, 12, 4), date(2026, 12, 6)
+# arXiv's calendar, with Friday 4 December a holiday: Sunday the 6th is a guessed holiday.
+CALENDAR = AnnouncementCalendar.of(time(20), "America/New_York", DEFAULT_DAYS, [FRIDAY])
 TICK = timedelta(minutes=1)
 OAI_LAG, API_LAG = timedelta(minutes=160), timedelta(hours=4)
 LISTING_SPACING, ARXIV_SPACING = 15.0, 3.0  # seconds: LISTING_MIN_INTERVAL, ARXIV_MIN_INTERVAL
@@ -110,6 +116,10 @@ class World:
     def clock(self) -> datetime:
         return self.now
 
+    async def sleep(self, seconds: float) -> None:
+        """The listing's waits between probes, on the simulated clock."""
+        self.now += timedelta(seconds=seconds)
+
     def requests(self) -> int:
         return len(self.arxiv.requests) + len(self.listing.requests)
 
@@ -124,10 +134,19 @@ def batch_of(announcement: Announcement) -> Record:
     )
 
 
+def next_read(after: datetime, mode: Mode) -> Announcement | None:
+    """The service's next listing read (guessed holidays too), else the next announcement."""
+    return CALENDAR.next_listing_read(after) if mode.listing else CALENDAR.next_after(after)
+
+
 async def run_until(end: datetime, world: World, poller: Poller, mode: Mode) -> None:
-    announcement = CALENDAR.next_after(world.now)
+    announcement = next_read(world.now, mode)
     while world.now < end:
         world.now += TICK
+        if announcement is not None and world.now >= announcement.at and announcement.holiday:
+            world.now = max(world.now - TICK, announcement.at)
+            await poller.read_listing(announcement)  # arXiv keeps the holiday: no batch
+            announcement = next_read(announcement.at, mode)
         if announcement is not None and world.now >= announcement.at:
             world.now = max(world.now - TICK, announcement.at)  # the date job fires on time
             paper = batch_of(announcement)
@@ -142,7 +161,7 @@ async def run_until(end: datetime, world: World, poller: Poller, mode: Mode) -> 
                     upto = next(i for i, r in enumerate(asked) if r.path == "/list/cs/new")
                     world.found_at, world.politeness = world.now, upto * LISTING_SPACING
             world.pending.append((announcement.at + OAI_LAG, paper, mailing))
-            announcement = CALENDAR.next_after(announcement.at)
+            announcement = next_read(announcement.at, mode)
         for shows, paper, mailing in list(world.pending):
             lag = API_LAG if mode.source == "api" else OAI_LAG
             if world.now >= shows - OAI_LAG + lag:
@@ -171,14 +190,15 @@ async def measure(mode: Mode, follows: int) -> dict[str, int | float | None]:
         store = Store(engine)
         store.record_harvest_success("", through=TUESDAY, now=start, next_attempt=start)
         world = World(start, arxiv, listing)
-        began = time.perf_counter()
+        began = timer.perf_counter()
         async with ArxivClient(
             arxiv.url, min_interval=0, max_retries=1, listing_interval=0
         ) as client:
             poller = Poller(
                 store=store, client=client, poll_interval=3600, source=mode.source,
                 oai_url=arxiv.oai_url, listing_url=listing.url,
-                schedule=PollCalendar(CALENDAR) if mode.calendar else None, clock=world.clock,
+                schedule=PollCalendar(CALENDAR) if mode.calendar else None, calendar=CALENDAR,
+                clock=world.clock, sleep=world.sleep,
             )  # fmt: skip
             await poller.poll()  # 11:59: the last poll before the counted day
             counted, api_counted = world.requests(), len(arxiv.api_requests())
@@ -190,6 +210,10 @@ async def measure(mode: Mode, follows: int) -> dict[str, int | float | None]:
             counted = world.requests()
             await run_until(eastern(FRIDAY + timedelta(days=1), 12), world, poller, mode)
             other_day = world.requests() - counted
+            await run_until(eastern(SUNDAY, 12), world, poller, mode)
+            counted = world.requests()
+            await run_until(eastern(SUNDAY + timedelta(days=1), 12), world, poller, mode)
+            holiday_day = world.requests() - counted
         engine.dispose()
     delay = None
     if found_at is not None:
@@ -200,8 +224,9 @@ async def measure(mode: Mode, follows: int) -> dict[str, int | float | None]:
         "announcement_day": announcement_day,
         "api_day": api_day,
         "other_day": other_day,
+        "holiday_day": holiday_day,
         "delay": delay,
-        "seconds": time.perf_counter() - began,
+        "seconds": timer.perf_counter() - began,
     }
 
 
@@ -221,8 +246,11 @@ async def main() -> None:
         "--modes", nargs="+", default=[], help="run only the modes whose name holds one of these"
     )
     args = parser.parse_args()
-    print("| mode | follows | requests, announcement day | requests, other day | delay | run s |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| mode | follows | requests, announcement day | requests, other day "
+        "| requests, guessed holiday | delay | run s |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for mode in MODES:
         if args.modes and not any(part in mode.name for part in args.modes):
             continue
@@ -236,7 +264,7 @@ async def main() -> None:
             ran = follows, row
             print(
                 f"| {mode.name} | {follows:,} | {row['announcement_day']} | {row['other_day']} "
-                f"| {describe(row['delay'])} | {row['seconds']:.0f} |",
+                f"| {row['holiday_day']} | {describe(row['delay'])} | {row['seconds']:.0f} |",
                 flush=True,
             )
 
@@ -248,9 +276,12 @@ def api_estimate(mode: Mode, follows: int, ran: int, row: dict[str, int | float 
     small = len(group_queries([[f"Nobody Person{i}"] for i in range(1, ran + 1)]))
     day, api = int(row["announcement_day"] or 0), int(row["api_day"] or 0)
     estimate = day - api + api * groups // small
+    other = int(row["other_day"] or 0) * groups // small  # the holiday's probes come on top
     return (
         f"| {mode.name} | {follows:,} (not run: {groups:,} name groups) | ~{estimate:,} "
-        f"| ~{int(row['other_day'] or 0) * groups // small:,} | as at {ran:,} | |"
+        f"| ~{other:,} "
+        f"| ~{other + int(row['holiday_day'] or 0) - int(row['other_day'] or 0):,} "
+        f"| as at {ran:,} | |"
     )
 
 

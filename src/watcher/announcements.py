@@ -6,6 +6,12 @@ submissions"). An announcement is dated by its *mailing date*, the calendar day 
 evening it goes out: the listing's heading ("Showing new listings for Tuesday, 1 December
 2026"), the RSS `pubDate` and the OAI datestamps of the batch all carry that date.
 
+The holidays are a guess (`data/arxiv-holidays.tsv`, as arXiv lists them: days whose deadline
+is skipped, so a listed Friday takes the Sunday announcement after it). `following` and
+`next_after` give the evenings the calendar expects a batch on; `listing_reads` adds the
+*guessed holidays* (announcement weekdays the list skips), on which the listing source probes
+at a low rate in case arXiv announces after all: the listing's heading decides.
+
 The wall time is read in the announcement zone with `zoneinfo`, so daylight saving moves the
 UTC instant and never the local one: 20:00 New York is 00:00 UTC in summer and 01:00 UTC in
 winter. A wall time that does not exist on a day (the hour skipped when clocks spring forward)
@@ -15,8 +21,9 @@ is read with the offset before the change (`fold=0`), as `watcher.schedule` does
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
+from importlib.resources import files
 from zoneinfo import ZoneInfo
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -24,24 +31,23 @@ DEFAULT_TIME = time(20, 0)
 DEFAULT_ZONE = "America/New_York"
 DEFAULT_DAYS = ("sun", "mon", "tue", "wed", "thu")
 
-# arXiv's holidays: evenings on which no announcement goes out. Taken on 2026-12-01 from the
-# table of holidays in arXiv/arxiv-base (`arxiv/db/arxiv_holidays_seed.sql`, itself a copy of
-# arXiv's scheduling code as of 2026-05), for the years this release may still run in; arXiv's
-# help page "availability" (arXiv/arxiv-docs, `source/help/availability.md`) names the same
-# kind of dates for 2023 as the announcement days that are skipped. Dates that fall on a Friday
-# or Saturday change nothing here (no announcement that evening anyway). Add later ones, or an
-# ad-hoc closure, with ARXIV_HOLIDAYS.
-BUILT_IN_HOLIDAYS: frozenset[date] = frozenset(
-    date.fromisoformat(day)
-    for day in (
-        # 2025
-        "2025-01-01", "2025-01-20", "2025-06-19", "2025-07-04", "2025-07-06", "2025-09-01",
-        "2025-11-27", "2025-12-25", "2025-12-30",
-        # 2026
-        "2026-01-01", "2026-01-19", "2026-06-19", "2026-07-03", "2026-09-07", "2026-11-26",
-        "2026-12-25", "2026-12-29", "2026-12-31",
-    )
-)  # fmt: skip
+SUNDAY = 6  # `date.weekday()` of Sunday
+FRIDAY_TO_SUNDAY = timedelta(days=2)
+
+
+def _read_holidays() -> frozenset[date]:
+    """The dates of the packaged `data/arxiv-holidays.tsv` (its header says whence)."""
+    text = files("watcher").joinpath("data/arxiv-holidays.tsv").read_text(encoding="utf-8")
+    rows = (line.split("\t", 1)[0] for line in text.splitlines())
+    return frozenset(date.fromisoformat(row) for row in rows if row[:1].isdigit())
+
+
+# arXiv's holidays as arXiv lists them (arxiv-docs' availability page, arxiv-base's
+# `freeze_skip_date`): days whose 14:00 deadline is skipped. A Monday to Thursday one has no
+# announcement that evening; a Friday one, none on the Sunday after (the Friday deadline makes
+# the Sunday batch). A guess: the listing is probed on those evenings all the same
+# (`watcher.sources.listing`). Add later ones, or an ad-hoc closure, with ARXIV_HOLIDAYS.
+BUILT_IN_HOLIDAYS: frozenset[date] = _read_holidays()
 
 
 def parse_days(text: str) -> tuple[str, ...]:
@@ -83,10 +89,13 @@ def parse_announce_time(text: str) -> time:
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
-    """One announcement: the instant it goes out (UTC) and the mailing date it carries."""
+    """One announcement: the instant it goes out (UTC) and the mailing date it carries.
+    `holiday`: an evening the calendar guesses is skipped (`AnnouncementCalendar.listing_reads`),
+    on which the listing is only probed at a low rate."""
 
     at: datetime
     mailing: date
+    holiday: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +115,25 @@ class AnnouncementCalendar:
         ZoneInfo(zone)  # an unknown zone fails here, at start, not at the first announcement
         return cls(wall_time, zone, tuple(days), BUILT_IN_HOLIDAYS | frozenset(extra_holidays))
 
+    def usual_evening(self, evening: date) -> bool:
+        """Whether `evening` (local date) is on one of the announcement weekdays."""
+        return WEEKDAYS[evening.weekday()] in self.days
+
+    def skipped(self, evening: date) -> bool:
+        """Whether the holidays skip the announcement of `evening`: a holiday itself, or a
+        Sunday whose Friday deadline is one."""
+        return evening in self.holidays or (
+            evening.weekday() == SUNDAY and evening - FRIDAY_TO_SUNDAY in self.holidays
+        )
+
     def announces_on(self, evening: date) -> bool:
-        """Whether an announcement goes out on the evening of `evening` (local date)."""
-        return WEEKDAYS[evening.weekday()] in self.days and evening not in self.holidays
+        """Whether an announcement goes out on the evening of `evening` (local date), as the
+        calendar guesses."""
+        return self.usual_evening(evening) and not self.skipped(evening)
+
+    def guessed_holiday(self, evening: date) -> bool:
+        """An announcement weekday the holidays skip: arXiv may announce all the same."""
+        return self.usual_evening(evening) and self.skipped(evening)
 
     def on(self, evening: date) -> Announcement:
         """The announcement of the local date `evening` (whether or not one goes out then)."""
@@ -124,6 +149,23 @@ class AnnouncementCalendar:
                 if announcement.at > after:
                     yield announcement
             evening += timedelta(days=1)
+
+    def listing_reads(self, after: datetime) -> Iterator[Announcement]:
+        """The evenings after `after` whose listing is read: each announcement, and each
+        guessed holiday (with `holiday` set), in order, for ever."""
+        evening = after.astimezone(ZoneInfo(self.zone)).date() - timedelta(days=1)
+        while True:
+            if self.usual_evening(evening):
+                announcement = self.on(evening)
+                if announcement.at > after:
+                    yield replace(announcement, holiday=self.skipped(evening))
+            evening += timedelta(days=1)
+
+    def next_listing_read(self, after: datetime) -> Announcement | None:
+        """The first of `listing_reads` after `after`; None when none comes within a year."""
+        for announcement in self.listing_reads(after):
+            return None if announcement.at - after > timedelta(days=366) else announcement
+        return None
 
     def next_after(self, after: datetime) -> Announcement | None:
         """The first announcement after `after`; None when none comes within a year (a calendar

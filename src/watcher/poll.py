@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
@@ -111,6 +111,7 @@ class Poller:
         schedule: PollCalendar | None = None,
         calendar: AnnouncementCalendar | None = None,
         clock: Callable[[], datetime] = utcnow,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.store = store
         # When arXiv announces: the schedule's, else the given one, else arXiv's defaults.
@@ -158,6 +159,7 @@ class Poller:
             probe_interval=listing_probe_interval,
             probe_hours=listing_probe_hours,
             clock=clock,
+            sleep=sleep,
         )
         self._lock = asyncio.Lock()
         self._save_chunk = SAVE_CHUNK_FIRST
@@ -229,7 +231,8 @@ class Poller:
             return await self._save(matched, announce_for=announce_for, report=report)
 
         outcome = await self.listing.read(announcement, followed, save=save)
-        if outcome.probes:
+        # A guessed holiday that stayed one is no news of a mailing: `health` keeps the last.
+        if outcome.probes and (outcome.flipped or not announcement.holiday):
             await in_db_thread(
                 self.store.record_listing_probes, announcement.mailing, outcome.probes
             )

@@ -6,7 +6,8 @@ framework. Without a bot token the console front end prints each new paper to st
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
 `watcher.store.outbox`), and with EARLY_LISTINGS reads arXiv's listing pages from each
 announcement instant of `watcher.announcements` (`watcher.sources.listing`): one date job for
-the next announcement, which queues the one after as it starts. A service that starts within
+the next announcement, which queues the one after as it starts (an evening arXiv's holiday list
+skips is queued too: the listing is probed a few times then). A service that starts within
 LISTING_PROBE_HOURS of an announcement reads that one at once: after a crash, the read is
 redone, and the store announces nothing twice.
 
@@ -38,6 +39,7 @@ from watcher.leader import Leadership, Role, leader_lock
 from watcher.observability import Observability
 from watcher.poll import Poller, PollReport
 from watcher.settings import Settings
+from watcher.sources.listing import HOLIDAY_PROBES
 from watcher.status import StatusFile, remove_stale
 from watcher.store import Store
 from watcher.store.chats import Chats
@@ -114,7 +116,8 @@ def schedule_listings(
             running.discard(task)
 
     def queue_next(after: datetime) -> None:
-        upcoming = calendar.next_after(after)
+        # Guessed holidays too: the listing is probed at a low rate then, in case arXiv announces.
+        upcoming = calendar.next_listing_read(after)
         if upcoming is None:
             log.warning("no arXiv announcement within a year: the listings are never read")
             return
@@ -127,6 +130,13 @@ def schedule_listings(
             run, "date", run_date=upcoming.at, id="listing", replace_existing=True,
             misfire_grace_time=None,
         )  # fmt: skip
+        if upcoming.holiday:
+            log.info(
+                "next listing probe: %s UTC, an evening arXiv's holiday list skips: the listing "
+                "is probed at most %d times for a mailing of %s",
+                f"{upcoming.at:%Y-%m-%d %H:%M}", len(HOLIDAY_PROBES), upcoming.mailing,
+            )  # fmt: skip
+            return
         log.info(
             "next arXiv announcement: %s UTC (mailing of %s); its listings are read then",
             f"{upcoming.at:%Y-%m-%d %H:%M}", upcoming.mailing,

@@ -160,7 +160,8 @@ class Settings(BaseSettings):
         default_factory=lambda: list(DEFAULT_DAYS), description="Weekdays arXiv announces on."
     )
     arxiv_holidays: Annotated[list[date], NoDecode] = Field(
-        default_factory=list, description="Days without an announcement, beyond the built-in."
+        default_factory=list,
+        description="Holidays beyond the built-in, as arXiv lists them (a Friday: no Sunday).",
     )
     early_listings: bool = Field(
         default=True, description="Read arXiv's listing pages as soon as they flip."

@@ -9,6 +9,10 @@ before OAI-PMH (about 22:30) and the API (after midnight). From each announcemen
   body), until its heading names the expected mailing date; after 15 probes without it, every
   10 intervals (1 and 10 minutes by default), up to LISTING_PROBE_HOURS after the instant. A
   day that never flips is left to the structured sources, as is every day this source fails.
+  On an evening the calendar guesses is a holiday (`Announcement.holiday`) it probes at a low
+  rate instead: at most `len(HOLIDAY_PROBES)` probes, at those offsets from the usual instant
+  (within LISTING_PROBE_HOURS). The heading is the truth: a batch it shows is read as on any
+  evening, and a holiday without one costs those few requests.
 - **read**: each archive the follows need (`archives_needed`), `skip=0&show=2000`, then further
   pages with `skip` while the sections hold more; the sentinel's page is its archive's first.
 - **parse and check** (`watcher.sources.listing_page`): every section's items must be the count
@@ -64,6 +68,9 @@ DEFAULT_LISTING_URL = "https://arxiv.org/list/"
 PAGE_SIZE = 2000  # the most arXiv shows on one page
 SLOW_AFTER_PROBES = 15  # probes at LISTING_PROBE_INTERVAL before slowing down
 SLOW_FACTOR = 10  # then one probe every this many intervals
+# On a guessed holiday: probes at these offsets from the usual instant, six in all. Early ones
+# catch a batch on time, later ones one announced late (arXiv has announced hours late).
+HOLIDAY_PROBES = tuple(timedelta(minutes=minutes) for minutes in (0, 5, 20, 60, 120, 240))
 DEADLINE_BEFORE_ANNOUNCEMENT = timedelta(hours=6)  # 14:00 before a 20:00 announcement
 # The archives of the physics group, for an OAI-PMH set "physics" in HARVEST_SETS.
 _PHYSICS = (
@@ -164,6 +171,14 @@ class ListingSource:
         try:
             first = await self._probe(archives[0], announcement, outcome)
             if first is None:
+                if announcement.holiday:
+                    log.info(
+                        "the listing %s showed no mailing of %s, as arXiv's holiday list "
+                        "guessed (%d probes)",
+                        self.url_of(archives[0]), announcement.mailing, outcome.probes,
+                        extra={"source": "listing"},
+                    )  # fmt: skip
+                    return outcome
                 log.info(
                     "the listing %s did not show the mailing of %s within %s: the day is left "
                     "to the other sources (%d probes)",
@@ -242,12 +257,23 @@ class ListingSource:
                 self._showed[archive] = parsed.mailing
                 if parsed.mailing >= announcement.mailing:
                     return parsed
-            interval = self.probe_interval
-            if outcome.probes >= SLOW_AFTER_PROBES:
-                interval *= SLOW_FACTOR
-            if self.clock() + timedelta(seconds=interval) > deadline:
+            next_probe = self._next_probe(announcement, outcome.probes)
+            if next_probe is None or next_probe > deadline:
                 return None
-            await self.sleep(interval)
+            await self.sleep(max(0.0, (next_probe - self.clock()).total_seconds()))
+
+    def _next_probe(self, announcement: Announcement, probes: int) -> datetime | None:
+        """When to probe again after `probes`: on a guessed holiday the next of
+        HOLIDAY_PROBES (None after the last), else LISTING_PROBE_INTERVAL from now, ten
+        times that after SLOW_AFTER_PROBES."""
+        if announcement.holiday:
+            if probes >= len(HOLIDAY_PROBES):
+                return None
+            return announcement.at + HOLIDAY_PROBES[probes]
+        interval = self.probe_interval
+        if probes >= SLOW_AFTER_PROBES:
+            interval *= SLOW_FACTOR
+        return self.clock() + timedelta(seconds=interval)
 
     async def _read_archive(
         self, archive: str, mailing: date, first: ListingPage | None, outcome: ListingOutcome
