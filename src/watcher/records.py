@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 # What a revision can change, as `Record.changes` names it: the order a message lists them in.
 CHANGEABLE = ("title", "authors", "abstract", "categories", "comment", "journal_ref", "doi")
@@ -89,10 +89,10 @@ def announced_after(arxiv_id: str, horizon: str) -> bool:
     return order is not None and (limit is None or order > limit)
 
 
-def month_floor(when: datetime) -> str:
-    """The id before every id arXiv announces from `when` on, knowing nothing else: the first of
-    the month before `when`'s (UTC): 2026-12-03 -> "2611.00000". A month early on purpose: too
-    low a floor only lets a paper announced shortly before the start count as new, too high a
-    one would lose papers, and arXiv's month turns on its own clock."""
-    first = when.astimezone(UTC).replace(day=1)
-    return f"{first - timedelta(days=1):%y%m}.00000"
+def start_floor(when: datetime) -> str:
+    """The id before every id arXiv announces from `when` on, when nothing else is known: the
+    first of January of the year before `when`'s: 2026-12-03 -> "2501.00000". Low on purpose:
+    it serves only a follow that started on a store holding no paper at all, where too high a
+    floor would lose papers; too low a one lets a paper of the last year or two count as new
+    (a person claiming last year's paper in their arXiv account), never a paper of years ago."""
+    return f"{(when.astimezone(UTC).year - 1) % 100:02d}01.00000"

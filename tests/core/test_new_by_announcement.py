@@ -19,7 +19,7 @@ from tests.fakes.corpus import make_record
 from watcher.fetch import ArxivClient
 from watcher.identity import Identity
 from watcher.poll import Poller, WatchSource
-from watcher.records import Record, announced_after, announcement_order, month_floor
+from watcher.records import Record, announced_after, announcement_order, start_floor
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.tables import Delivery, Paper, PollState
@@ -104,9 +104,9 @@ def test_ids_run_in_the_order_arxiv_announced_them() -> None:
     assert not announced_after("2612.00042", "2612.00042")
     assert not announced_after("hep-th/9901001", "0704.0001")  # old-style: never after
     assert announced_after("0704.0001", "hep-th/9901001")
-    # Knowing nothing, the month before the start's.
-    assert month_floor(datetime(2026, 12, 3, 15, tzinfo=UTC)) == "2611.00000"
-    assert month_floor(datetime(2027, 1, 1, 0, 30, tzinfo=UTC)) == "2612.00000"
+    # Knowing nothing, January of the year before the start's.
+    assert start_floor(datetime(2026, 12, 3, 15, tzinfo=UTC)) == "2501.00000"
+    assert start_floor(datetime(2027, 1, 1, 0, 30, tzinfo=UTC)) == "2601.00000"
 
 
 @pytest.mark.parametrize("source", MODES)

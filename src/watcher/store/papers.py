@@ -121,10 +121,10 @@ def _texts(record: records.Record) -> Iterator[str]:
 
 def _horizons(session: Session, followed_ids: Iterable[int]) -> dict[int, str]:
     """The horizon of each of these follows that started: the newest id the store held at its
-    start, or, when it held none as new (a fresh install), the first id of the month before the
-    start's (`records.month_floor`): whichever arXiv announced later. A person never polled has no
-    horizon, and every new-style id is new to it; but no source announces for it before that
-    poll, which stores what it finds silently."""
+    start, or, when it held none as new (a fresh install), the first id of the year before the
+    start's (`records.start_floor`): whichever arXiv announced later. A person never polled has
+    no horizon, and every new-style id is new to it; but no source announces for it before
+    that poll, which stores what it finds silently."""
     ids = sorted(followed_ids)
     if not ids:
         return {}
@@ -136,7 +136,7 @@ def _horizons(session: Session, followed_ids: Iterable[int]) -> dict[int, str]:
     horizons: dict[int, str] = {}
     for followed_id, started, horizon in rows:
         assert started is not None
-        floor = records.month_floor(started)
+        floor = records.start_floor(started)
         if horizon is None or records.announced_after(floor, horizon):
             horizon = floor
         horizons[followed_id] = horizon

@@ -200,7 +200,7 @@ class PollState(SQLModel, table=True):
     brought it back after nobody polled it: the follow's start. `horizon`, set with `started`,
     is the newest new-style arXiv id the store held then (its first poll's answer included): a
     paper is new to the follow when arXiv announced it after that id (`watcher.store.papers`;
-    None: the store held none, and the month before the start's stands in).
+    None: the store held none, and January of the year before the start's stands in).
     `refreshed` is when the API source last read its whole list, which it does again once a
     week (`watcher.sources.api`).
     """

@@ -9,8 +9,8 @@ For a follow already started, the horizon is the newest new-style id among the p
 store had first seen by its start (`paper.first_seen`): what it held then, as the poll would
 have set it. Nothing announced before is new after the upgrade, and nothing announced after the
 start is taken for old. A follow whose start found no paper stored keeps none: the first id of
-its start's month stands in. Ids are ordered in Python (arXiv's order), not by the database's
-collation.
+January of the year before its start stands in (`watcher.store.papers`). Ids are ordered in
+Python (arXiv's order), not by the database's collation.
 
 Revision ID: 0024
 Revises: 0023
