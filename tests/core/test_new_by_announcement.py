@@ -214,3 +214,17 @@ def test_on_an_empty_store_the_month_before_the_start_stands_in(store: Store) ->
 
     assert [r.arxiv_id for r in saved.new] == [fresh.arxiv_id]
     assert queued(store) == [(fresh.arxiv_id, "new")]
+
+
+def test_the_horizon_is_the_newest_new_style_id_in_arxivs_order(store: Store) -> None:
+    """Old-style ids, even one shaped like a new one ("math.GT/…"), and older months with more
+    papers do not stand in for the newest id the store holds."""
+    for arxiv_id in ("math.GT/0309136", "hep-th/9901001", "1412.9999", "2611.00500", "2610.99999"):
+        seen_before(store, arxiv_id, now() - timedelta(days=30))
+    follow, _ = store.follow(["Dezun Dong"])
+    store.record_poll_success([follow.id], now=now(), next_poll=now())
+    later = now() + timedelta(hours=1)
+    seen_before(store, "2611.00900", now())
+    store.record_poll_success([follow.id], now=later, next_poll=later)  # started already
+
+    assert horizon(store, follow.id) == "2611.00500"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Date, Engine, String, bindparam, case, func, literal, text
+from sqlalchemy import Date, Engine, String, and_, bindparam, case, func, literal, text
 from sqlmodel import Session, col, select
 
 from watcher import records
@@ -143,12 +143,18 @@ def _horizons(session: Session, followed_ids: Iterable[int]) -> dict[int, str]:
     return horizons
 
 
+_DIGITS = list("0123456789")
+
+
 def newest_known_id(session: Session) -> str | None:
     """The newest new-style arXiv id the store holds, in arXiv's order (None: none). Two
     aggregates over the ids, each compared as text only where that is arXiv's order whatever
     the database's collation: the YYMM prefixes (four digits), then the ids of the newest
-    month (one width of number: YYMM.NNNN until 1412, YYMM.NNNNN since)."""
-    new_style = col(Paper.arxiv_id).like("____.%")
+    month (one width of number: YYMM.NNNN until 1412, YYMM.NNNNN since). An old-style id
+    begins with a letter, even one with a subject class shaped like a new one ("math.GT/...")."""
+    new_style = and_(
+        col(Paper.arxiv_id).like("____.%"), func.substr(Paper.arxiv_id, 1, 1).in_(_DIGITS)
+    )
     month = session.exec(select(func.max(func.substr(Paper.arxiv_id, 1, 4))).where(new_style)).one()
     if month is None:
         return None
