@@ -17,10 +17,10 @@ from watcher.records import Record
 OTHER = USER + 1  # another private chat
 
 
-def in_category(number: int, category: str, *, days_ago: float) -> Record:
+def in_category(number: int, category: str, *, days_ago: float, month: str = "2612") -> Record:
     published = datetime.now(UTC) - timedelta(days=days_ago)
     return make_record(
-        arxiv_id=f"2612.{number:05d}",
+        arxiv_id=f"{month}.{number:05d}",
         title=f"Nothing in Common {number}",
         authors=["Some One Else"],
         primary_category=category,
@@ -71,8 +71,8 @@ async def test_watch_in_a_category_refuses_wrong_ones_says_how_busy_it_is_and_an
     )
 
     new = in_category(500, "cs.DC", days_ago=0)
-    old = replace(  # cross-listed to cs.DC only now
-        in_category(501, "cs.OS", days_ago=40),
+    old = replace(  # announced long before the topic, cross-listed to cs.DC only now
+        in_category(501, "cs.OS", days_ago=40, month="2610"),
         categories=("cs.OS", "cs.DC"),
         updated=datetime.now(UTC),
     )

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from tests.harness.histories import CHATS, FOLLOWS, HistoryWorld
 
-# Days before now a paper's v1 is: a few hours to years, and around `NEW_SLACK` (4 days).
+# Days before now a paper's v1 is: a few hours to years, around the weekend (4 days), held in
+# moderation (9: announced as it arrives, `HELD`).
 _AGES = [0.0, 0.5, 2.0, 3.75, 4.0, 4.25, 9.0, 400.0]
 
 _follow = st.tuples(

@@ -231,6 +231,26 @@ async def test_a_cross_list_of_an_old_paper_is_not_news(
     assert backfilled.store.paper(ancient.arxiv_id) is not None  # stored, silently
 
 
+async def test_a_submission_held_a_week_is_new_the_evening_the_listing_shows_it(
+    backfilled: Poller, listing: FakeListing, arxiv: FakeArxiv
+) -> None:
+    """Held in moderation, announced after the follows began ("New submissions" says so):
+    announced once, and its structured record, dated a week back, says nothing more."""
+    held = make_record(
+        arxiv_id=f"{MONTH}.50009",
+        title="Held in Moderation",
+        authors=["Dezun Dong"],
+        published=NOW - timedelta(days=7),
+    )
+    listing.announce(MAILING, new=[held])
+    report = await backfilled.read_listing(announced())
+    assert ids(report.new) == [held.arxiv_id]
+
+    arxiv.add(held)
+    again = await backfilled.poll(force=True)
+    assert (again.new, again.failures) == ([], {})
+
+
 async def test_listing_requests_keep_their_own_spacing_on_the_shared_client(
     backfilled: Poller, listing: FakeListing, client: ArxivClient
 ) -> None:

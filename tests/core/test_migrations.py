@@ -61,6 +61,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0021",
             "0022",
             "0023",
+            "0024",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -244,5 +245,69 @@ def test_0019_keeps_each_chats_digest_days_and_its_subscriptions(database_url: s
                 text("SELECT id, digest_weekday FROM chat ORDER BY id")
             ).all()
             assert [tuple(row) for row in weekdays] == [(1, None), (2, 2), (3, None)]
+    finally:
+        engine.dispose()
+
+
+def test_0024_gives_each_started_follow_the_newest_id_the_store_had_seen_by_its_start(
+    database_url: str,
+) -> None:
+    """The horizon of a follow already started is what the poll would have set then: the newest
+    new-style id (in arXiv's order, not the text's) among the papers first seen by its start."""
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0023")
+        seen = [
+            ("hep-th/9901001", "2026-11-01 09:00:00+00:00"),
+            ("2611.00500", "2026-11-05 09:00:00+00:00"),
+            ("2611.09000", "2026-11-20 09:00:00+00:00"),
+            ("2610.99999", "2026-11-21 09:00:00+00:00"),  # seen later, announced earlier
+            ("2611.20000", "2026-11-28 09:00:00+00:00"),
+        ]
+        starts = [
+            (1, "2026-10-30 00:00:00+00:00"),  # before any paper: none
+            (2, "2026-11-10 00:00:00+00:00"),
+            (3, "2026-11-25 00:00:00+00:00"),
+            (4, None),  # never polled
+        ]
+        with engine.begin() as connection:
+            for n, (arxiv_id, first_seen) in enumerate(seen, start=1):
+                connection.execute(
+                    text(
+                        "INSERT INTO paper (id, arxiv_id, version, title, abstract, "
+                        "primary_category, published, updated, abs_url, pdf_url, first_seen) "
+                        "VALUES (:id, :arxiv_id, 1, 'T', 'A', 'cs.DC', :at, :at, 'https://a', "
+                        "'https://p', :at)"
+                    ),
+                    {"id": n, "arxiv_id": arxiv_id, "at": first_seen},
+                )
+            for followed_id, started in starts:
+                connection.execute(
+                    text(
+                        "INSERT INTO followed_author (id, name, rule_key, aliases, watched, "
+                        "created) VALUES (:id, :name, :key, '', true, '2026-10-01 00:00:00')"
+                    ),
+                    {"id": followed_id, "name": f"Person {followed_id}", "key": f"p{followed_id}"},
+                )
+                connection.execute(
+                    text(
+                        "INSERT INTO poll_state (followed_author_id, started, "
+                        "consecutive_failures) VALUES (:id, :started, 0)"
+                    ),
+                    {"id": followed_id, "started": started},
+                )
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            horizons = connection.execute(
+                text("SELECT followed_author_id, horizon FROM poll_state ORDER BY 1")
+            ).all()
+        assert [tuple(row) for row in horizons] == [
+            (1, None),
+            (2, "2611.00500"),
+            (3, "2611.09000"),
+            (4, None),
+        ]
+        command.downgrade(config, "0023")
     finally:
         engine.dispose()

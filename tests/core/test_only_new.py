@@ -21,7 +21,6 @@ from watcher.records import Record
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
-from watcher.store.papers import NEW_SLACK
 from watcher.store.tables import Delivery, FollowedAuthor, Paper, utcnow
 from watcher.topics import parse_topic
 
@@ -101,11 +100,6 @@ def queued(store: Store, chat_id: int = CHAT) -> list[tuple[str, str]]:
 def stored_version(store: Store, arxiv_id: str) -> int | None:
     with Session(store.engine) as session:
         return session.exec(select(Paper.version).where(col(Paper.arxiv_id) == arxiv_id)).first()
-
-
-def test_the_slack_is_a_few_days() -> None:
-    """Wide enough for a Friday submission announced on Monday evening, read a day late."""
-    assert timedelta(days=3, hours=6) < NEW_SLACK <= timedelta(days=5)
 
 
 async def test_harvest_a_years_old_paper_whose_metadata_moved_is_stored_silently_for_a_topic(

@@ -73,7 +73,8 @@ def make_record(**overrides: Any) -> Record:
 
     `authors` may be given as plain names. Unless overridden, the links follow the id and version,
     `updated` follows `published`, and `published` is an hour before the current hour: a paper
-    just out, new to any follow (one much older than the follow never is, `NEW_SLACK`).
+    just out. Whether it is new to a follow is its id's to say (one arXiv announced before the
+    follow began never is: `watcher.store.papers`), so give one newer than those stored.
     """
     arxiv_id = overrides.get("arxiv_id", "2604.00001")
     version = overrides.get("version", 1)

@@ -7,9 +7,16 @@ an identity's author feed), a follow's first poll (silent) and its poll state, t
 claim (`Outbox.due`) and confirmation (`Outbox.mark_sent_many`, with the version each message
 carried), `Outbox.prune`, and restarts (a new engine on the same database; what was claimed
 and not confirmed never reached the chat). `HistoryModel` says, from the rules alone, which
-follow found which paper new (its first link, the paper not older than the follow's start less
-`NEW_SLACK`, the follow past its first poll) and which version each follow's announcing saves
-reached; `HistoryWorld.check` compares the messages sent with it.
+follow found which paper new (its first link, the paper announced after the follow began: its
+id newer than the newest the store held at the follow's first poll; the follow past that poll)
+and which version each follow's announcing saves reached; `HistoryWorld.check` compares the
+messages sent with it.
+
+Ids are given at announcement, in its order, as arXiv does (`watcher.records.announced_after`):
+a paper that arrives at most `HELD` after its v1 date is announced as it arrives (a week in
+moderation included), with the next of one counter for every world (`9912.NNNNN`, a month no
+follow's start reaches); an older one was announced long ago (`1501.NNNNN`), and arrives now
+because it was claimed or its metadata moved.
 
 Each world has its own chats, follows and papers (names and ids drawn from a counter), so the
 examples of one test share a database without meeting.
@@ -33,7 +40,6 @@ from watcher.records import Record
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
-from watcher.store.papers import NEW_SLACK
 from watcher.store.tables import Delivery, FollowedAuthor, utcnow
 from watcher.topics import parse_topic
 
@@ -43,6 +49,11 @@ CHATS = 3
 FOLLOWS = [(FollowKind.PERSON, 0), (FollowKind.IDENTITY, 0), (FollowKind.TOPIC, 0),
            (FollowKind.PERSON, 1), (FollowKind.TOPIC, 1)]  # fmt: skip
 _worlds = itertools.count(1)
+# Announcements, in order, over every world of a run: the store's newest id at a follow's start
+# may be another world's, which is older than every paper of this world.
+_announcements = itertools.count(1)
+HELD = timedelta(days=14)
+_LONG_AGO = 0  # the order of a paper announced before every world
 
 
 def _letters(n: int) -> str:
@@ -60,6 +71,7 @@ class Paper:
     """A paper as arXiv serves it now."""
 
     arxiv_id: str
+    announced: int  # its place in the order of announcement (`_LONG_AGO`: before every world)
     person: int | None  # whose paper it is (an author of that name)
     topics: frozenset[int]
     published: datetime
@@ -88,6 +100,7 @@ class Follow:
     index: int
     start: datetime
     chats: frozenset[int]
+    horizon: int = _LONG_AGO  # the newest announcement the store held at the start
 
     def matches(self, paper: Paper) -> bool:
         if self.kind == FollowKind.TOPIC:
@@ -120,7 +133,7 @@ class HistoryModel:
                 announcing = follow.id in announce_for
                 if seen is None:
                     self.links[key] = paper.version
-                    if announcing and paper.published >= follow.start - NEW_SLACK:
+                    if announcing and paper.announced > follow.horizon:
                         self.found_new.add(key)
                         self.announced[key] = paper.version
                         new.add(paper.arxiv_id)
@@ -210,15 +223,25 @@ class HistoryWorld:
         follow = Follow(followed.id, kind, index, self.now, subscribers)
         self._save([follow], announce_for=frozenset())
         self.store.record_poll_success([follow.id], now=self.now, next_poll=self.now)
+        stored = {arxiv_id for _, arxiv_id in self.model.links}
+        follow = replace(
+            follow,
+            horizon=max(
+                (p.announced for p in self.papers if p.arxiv_id in stored), default=_LONG_AGO
+            ),
+        )
         self.follows[kind, index] = follow
 
     def arrive(self, person: int, topics: int, age: float, claimed: bool) -> None:
         """A paper out on arXiv, `age` days old (its v1 date), by `person` (-1: nobody
         followed), on the topics of the bit mask `topics`."""
         published = self.now - timedelta(days=age)
+        order = next(_announcements)
+        announced = order if timedelta(days=age) <= HELD else _LONG_AGO
         self.papers.append(
             Paper(
-                arxiv_id=f"h{self.number}.{len(self.papers):05d}",
+                arxiv_id=f"9912.{order:05d}" if announced else f"1501.{order:05d}",
+                announced=announced,
                 person=person if person >= 0 else None,
                 topics=frozenset(i for i in range(2) if topics >> i & 1),
                 published=published,
@@ -392,10 +415,9 @@ class HistoryWorld:
                     )
                 if news:
                     assert any(
-                        (f.id, paper.arxiv_id) in self.model.links
-                        and paper.published >= f.start - NEW_SLACK
+                        (f.id, paper.arxiv_id) in self.model.links and paper.announced > f.horizon
                         for f in mine
-                    ), f"older than the follows, called new: {where}"
+                    ), f"announced before the follows began, called new: {where}"
                 if not self.revisions[chat_id]:
                     assert len(messages) == len(news), f"a revision unasked for: {where}"
                     continue

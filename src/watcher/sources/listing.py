@@ -18,16 +18,16 @@ before OAI-PMH (about 22:30) and the API (after midnight). From each announcemen
 - **parse and check** (`watcher.sources.listing_page`): every section's items must be the count
   its heading says, and across pages its whole total.
 - **match and save**: the same rules as the harvest (`watcher.match.FollowRules`), saved through
-  the same `Save` as every source, so the store's age rule and the outbox's exactly-once hold: a
+  the same `Save` as every source, so the store's rule of new and the outbox's exactly-once hold: a
   read redone after a crash finds every link made and announces nothing twice, and a structured
   record arriving later at the same version replaces the listed metadata without a word.
 
 What is saved from a listed item: a *new* submission as version 1 with the metadata as listed
 (the abstract as arXiv processed it) and, as v1 date, the announcement less six hours (the
 listing carries no dates; 14:00 US Eastern is the deadline of the batch). A *cross-list* may be
-of an old paper: one already stored is saved as stored (the age rule then judges it); one not
+of an old paper: one already stored is saved as stored (the rule of new then judges it); one not
 stored is asked of the API by `id_list` (one request for up to 100), whose answer, if it has
-the paper, is saved (an old paper is then judged by its real v1 date), and otherwise the paper
+the paper, is saved (an old paper's id is older than the follows'), and otherwise the paper
 is new today and saved as listed. *Replacements* are never saved from the listing: it carries
 no version, and a revision is announced once a structured source confirms it.
 

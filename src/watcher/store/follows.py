@@ -22,6 +22,7 @@ from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.names import name_key
 from watcher.rules import PersonRule, WatchedRule, rule_key
+from watcher.store.papers import horizon_on_start
 from watcher.store.tables import Chat, FollowedAuthor, PaperMatch, PollState, Subscription
 from watcher.topics import Topic
 
@@ -249,8 +250,9 @@ class FollowStore:
         """A poll of these follows is stored whole; `whole_list`: it read their whole list
         (a first poll, or the API source's weekly refresh), `refreshed` says so."""
         refreshed = {"refreshed": now} if whole_list else {}
+        ids = list(followed_ids)
         self._update_poll_state(
-            followed_ids,
+            ids,
             last_attempt=now,
             last_success=now,
             started=func.coalesce(col(PollState.started), now),  # the first success stays
@@ -258,6 +260,7 @@ class FollowStore:
             consecutive_failures=0,
             next_poll=next_poll,
             **refreshed,
+            **horizon_on_start(self.engine, ids),  # what "new" is measured from
         )
 
     def record_poll_failure(

@@ -4,13 +4,19 @@ Storage answers with what is new. `save_records` is idempotent on the arXiv id: 
 stored at the same version announces nothing (other metadata at that version, a DOI or a
 journal reference added later, is stored over the old, silently), a newer version is a
 *revision*, and a paper is *new* to a follow only when it is linked to that follow for the first
-time and is not older than the follow: its v1 date is no earlier than the follow's start (a
-topic's creation, a person's first successful poll) less `NEW_SLACK`. This rule holds for every
-source: an old paper that a topic hears of because its metadata moved, or that a person claims
-in their arXiv account, is linked silently. A revision replaces everything the new version
-carries: title, abstract, authors, categories, ACM/MSC classes, links. In the same transaction it
-queues one delivery per subscribed chat that was not told of the paper yet (see
-`watcher.store.announce`), so a paper can never be stored without its announcements.
+time and arXiv announced it after the follow began: its id is newer than the follow's horizon,
+the newest id the store held when the follow started (a person's or topic's first successful
+poll, `PollState.started`; see `horizon_on_start`). arXiv gives the id at announcement, so this
+is arXiv's own order (`records.announced_after`): a submission held in moderation for a week
+and announced after the follow began is new, however old its v1 date; a paper announced before
+is not, whatever brings it now (a new version, a DOI added, a person claiming it in their arXiv
+account): it is linked silently. An old-style id (hep-th/9901001) is never new. Where a source
+says when a paper was announced (the listing's mailing, an OAI datestamp), it narrows
+`announce_for` before the save (`watcher.sources.harvest.Announced`). A revision replaces
+everything the new version carries: title, abstract, authors, categories, ACM/MSC classes,
+links. In the same transaction it queues one delivery per subscribed chat that was not told
+of the paper yet (see `watcher.store.announce`), so a paper can never be stored without its
+announcements.
 
 Text is stored as arXiv sent it, with one exception: NUL characters are dropped, because
 PostgreSQL cannot hold them in text (and XML cannot carry them, so arXiv never means one).
@@ -22,17 +28,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import Date, Engine, bindparam, text
+from sqlalchemy import Date, Engine, String, and_, bindparam, case, func, literal, text
 from sqlmodel import Session, col, select
 
 from watcher import records
-from watcher.kinds import FollowKind, NewsKind
+from watcher.kinds import NewsKind
+from watcher.records import announced_after, announcement_order
 from watcher.store.announce import Announcements, Owed, move_waiting
 from watcher.store.saving import write_batch
 from watcher.store.tables import (
-    FollowedAuthor,
     HarvestedPaper,
     HarvestState,
     Paper,
@@ -46,15 +53,6 @@ _MARK_HARVESTED = text(
     "ON CONFLICT (arxiv_id) DO UPDATE SET datestamp = excluded.datestamp "
     "WHERE excluded.datestamp > harvested_paper.datestamp"
 ).bindparams(bindparam("datestamp", type_=Date))
-
-
-# How much older than a follow's start a paper may be and still be new to it. A paper's v1 date
-# (`published`) is its submission, and arXiv announces a submission a day or more later: one
-# sent on Friday afternoon (US Eastern) is out on Monday evening, 3 days and some hours later,
-# and the API may show it a day later still. A follow created in that gap has never seen the
-# paper, so it is still news. An older paper is not, whatever brings it now: a new version, a
-# journal reference or DOI added, the person claiming it in their arXiv account.
-NEW_SLACK = timedelta(days=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,25 +119,73 @@ def _texts(record: records.Record) -> Iterator[str]:
     yield from (text for text in optional if text is not None)
 
 
-def _starts(session: Session, followed_ids: Iterable[int]) -> dict[int, datetime]:
-    """When each of these follows started: a topic when it was created, a person (by name or
-    identity) at its first successful poll (`PollState.started`, again after a pause). A person
-    never polled has no start, and no paper is too old for it; but no source announces for it
-    before that poll, which stores what it finds silently."""
+def _horizons(session: Session, followed_ids: Iterable[int]) -> dict[int, str]:
+    """The horizon of each of these follows that started: the newest id the store held at its
+    start, or, when it held none as new (a fresh install), the first id of the year before the
+    start's (`records.start_floor`): whichever arXiv announced later. A person never polled has
+    no horizon, and every new-style id is new to it; but no source announces for it before
+    that poll, which stores what it finds silently."""
     ids = sorted(followed_ids)
     if not ids:
         return {}
     rows = session.exec(
-        select(FollowedAuthor.id, FollowedAuthor.kind, FollowedAuthor.created, PollState.started)
-        .outerjoin(PollState, col(PollState.followed_author_id) == col(FollowedAuthor.id))
-        .where(col(FollowedAuthor.id).in_(ids))
+        select(PollState.followed_author_id, PollState.started, PollState.horizon).where(
+            col(PollState.followed_author_id).in_(ids), col(PollState.started).is_not(None)
+        )
     ).all()
-    starts = {}
-    for followed_id, kind, created, started in rows:
-        start = created if kind == FollowKind.TOPIC else started
-        if followed_id is not None and start is not None:
-            starts[followed_id] = start
-    return starts
+    horizons: dict[int, str] = {}
+    for followed_id, started, horizon in rows:
+        assert started is not None
+        floor = records.start_floor(started)
+        if horizon is None or records.announced_after(floor, horizon):
+            horizon = floor
+        horizons[followed_id] = horizon
+    return horizons
+
+
+_DIGITS = list("0123456789")
+
+
+def newest_known_id(session: Session) -> str | None:
+    """The newest new-style arXiv id the store holds, in arXiv's order (None: none). Two
+    aggregates over the ids, each compared as text only where that is arXiv's order whatever
+    the database's collation: the YYMM prefixes (four digits), then the ids of the newest
+    month (one width of number: YYMM.NNNN until 1412, YYMM.NNNNN since). An old-style id
+    begins with a letter, even one with a subject class shaped like a new one ("math.GT/...")."""
+    new_style = and_(
+        col(Paper.arxiv_id).like("____.%"), func.substr(Paper.arxiv_id, 1, 1).in_(_DIGITS)
+    )
+    month = session.exec(select(func.max(func.substr(Paper.arxiv_id, 1, 4))).where(new_style)).one()
+    if month is None:
+        return None
+    return session.exec(
+        select(func.max(Paper.arxiv_id)).where(col(Paper.arxiv_id).like(f"{month}.%"))
+    ).one()
+
+
+def horizon_on_start(engine: Engine, followed_ids: Sequence[int]) -> dict[str, Any]:
+    """The poll-state values that set `horizon` where a successful poll sets `started` (the
+    first since the follow was created or came back): the newest id the store holds now, the
+    poll's own answer included. Nothing when every one of these follows has started already,
+    so a routine poll costs one indexed look-up."""
+    with Session(engine) as session:
+        starting = session.exec(
+            select(PollState.followed_author_id)
+            .where(
+                col(PollState.followed_author_id).in_(list(followed_ids)),
+                col(PollState.started).is_(None),
+            )
+            .limit(1)
+        ).first()
+        if starting is None:
+            return {}
+        newest = newest_known_id(session)
+    return {
+        "horizon": case(
+            (col(PollState.started).is_(None), literal(newest, String)),
+            else_=col(PollState.horizon),
+        )
+    }
 
 
 class PaperStore:
@@ -183,13 +229,13 @@ class PaperStore:
         first is still new to this author's subscribers, and a version this author's poll has
         not seen is a revision for them. Deliveries are queued only for the authors in
         `announce_for`, those whose history was fetched once; a first poll stores silently.
-        A paper older than the follow (`NEW_SLACK`) is never new to it: its first link is
-        stored silently, and only its later versions are revisions.
+        A paper arXiv announced before the follow began (not after its horizon) is never new
+        to it: its first link is stored silently, and only its later versions are revisions.
         """
         result = SaveResult()
         batch = [(storable(item.record), item.followed_ids) for item in matched]
         with Session(self.engine) as session:
-            starts = _starts(
+            horizons = _horizons(
                 session, announce_for & {f for item in matched for f in item.followed_ids}
             )
             linked_batch = write_batch(session, batch)
@@ -202,11 +248,13 @@ class PaperStore:
             move_waiting(session, newest)
             announcements = Announcements(session)
             for (record, _), linked in zip(batch, linked_batch, strict=True):
-                # New to a follow: linked to it for the first time, and not older than the
-                # follow (`NEW_SLACK`); an older paper is linked silently.
+                # New to a follow: linked to it for the first time, and announced after it
+                # began (its id newer than the follow's horizon); an older paper is linked
+                # silently. The one rule of "new", whichever source brought the paper.
                 new_for = {
                     f for f in linked.new_for & announce_for
-                    if f not in starts or linked.published >= starts[f] - NEW_SLACK
+                    if announcement_order(record.arxiv_id) is not None
+                    and (f not in horizons or announced_after(record.arxiv_id, horizons[f]))
                 }  # fmt: skip
                 announced_any = False
                 for kind, followed_ids, found in (

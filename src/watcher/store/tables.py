@@ -197,9 +197,12 @@ class PollState(SQLModel, table=True):
     """How polling one followed author went. No `last_success` yet means its backfill is pending.
 
     `started` is its first successful poll (the backfill), since it was created or since a chat
-    brought it back after nobody polled it: the follow's start, which a paper must not be much
-    older than to be new to it (`watcher.store.papers`). `refreshed` is when the API source
-    last read its whole list, which it does again once a week (`watcher.sources.api`).
+    brought it back after nobody polled it: the follow's start. `horizon`, set with `started`,
+    is the newest new-style arXiv id the store held then (its first poll's answer included): a
+    paper is new to the follow when arXiv announced it after that id (`watcher.store.papers`;
+    None: the store held none, and January of the year before the start's stands in).
+    `refreshed` is when the API source last read its whole list, which it does again once a
+    week (`watcher.sources.api`).
     """
 
     __tablename__ = "poll_state"
@@ -209,6 +212,7 @@ class PollState(SQLModel, table=True):
     last_attempt: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_success: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     started: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    horizon: str | None = Field(default=None, max_length=64)
     refreshed: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     last_error: str | None = Field(default=None, sa_type=Text)
     consecutive_failures: int = 0
