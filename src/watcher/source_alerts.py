@@ -130,7 +130,7 @@ def failure_notice(health: SourceHealth, works: str) -> str:
         f"URL: {health.url}\n"
         f"Problem: {health.problem}\n"
         f"Still working: {works}\n"
-        "You will hear once more when it reads again; `arxiv-watcher health` and /stats show "
+        "You will hear once more when it reads again; arxiv-watcher health and /stats show "
         "it meanwhile."
     )
 
