@@ -115,7 +115,7 @@ def still_works(source: str, *, setup: Setup, harvesting: bool, now: datetime) -
     if setup.listings:
         others.append(f"the listing pages still bring new papers and cross-lists {listing_at}")
     if source == "oai":
-        others.append(f"the API still polls new follows' histories and identities {api_at}")
+        others.append("the API still fetches new follows' histories, and author feeds their own")
         tail = "the harvest redoes its window when OAI-PMH reads again, so nothing is lost."
     else:
         if harvesting:
