@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from watcher.announcements import AnnouncementCalendar
 from watcher.errors import ArxivBadFeed, ArxivBadListing
@@ -17,6 +18,7 @@ from watcher.metrics import PARSE_FAILURES
 from watcher.poll_calendar import PollCalendar
 from watcher.source_alerts import Setup, SourceAlerts, safe_url, still_works
 from watcher.store import Store
+from watcher.store.source_health import AdminNotice
 
 EASTERN = ZoneInfo("America/New_York")
 EVENING = datetime(2026, 12, 3, 20, 1, tzinfo=EASTERN).astimezone(UTC)  # a Thursday
@@ -207,4 +209,21 @@ def test_what_still_works_follows_the_configuration() -> None:
 def test_a_url_is_told_without_credentials() -> None:
     assert safe_url("https://user:secret@proxy.example:8443/list/cs/new?skip=0") == (
         "https://proxy.example:8443/list/cs/new?skip=0"
+    )
+
+
+async def test_settled_notices_are_forgotten_after_90_days(engine: Engine) -> None:
+    clock = Clock(EVENING)
+    source = alerts(engine, clock)
+    await source.failed("listing", broken_listing())
+    settle(engine)
+    clock.now += timedelta(days=1)
+    await source.read_ok("listing")  # queued, not sent yet: never forgotten while owed
+    clock.now += timedelta(days=100)
+    await source.failed("listing", broken_listing())
+    with Session(engine) as session:
+        kept = session.exec(select(AdminNotice.created, AdminNotice.sent_at)).all()
+    assert (
+        sorted(created for created, _ in kept)
+        == [EVENING + timedelta(days=1)] * 2 + [clock.now] * 2
     )

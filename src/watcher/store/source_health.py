@@ -11,7 +11,8 @@ opens within a day of the last notice (a source that flaps) is told once the day
 if it still lasts, and a spell never told is not told closed either.
 
 The front end sends the pending notices (`pending_admin_notices`) and marks each sent only
-after Telegram confirmed it (`admin_notice_sent`), as the outbox does.
+after Telegram confirmed it (`admin_notice_sent`), as the outbox does. Queuing forgets the
+notices settled more than `KEPT` ago, so the table stays a few rows.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import BigInteger, Column, Engine, Index, Table, Text, false
+from sqlalchemy import BigInteger, Column, Engine, Index, Table, Text, delete, false, or_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, Session, SQLModel, col, select
 
@@ -29,6 +30,7 @@ from watcher.store.tables import UTCDateTime
 SOURCES = ("listing", "oai", "api", "author_feed")
 ALERT_EVERY = timedelta(days=1)  # at most one failure notice a source in this time
 NOTICES_A_READ = 20  # pending notices the front end takes at once
+KEPT = timedelta(days=90)  # sent and refused notices are forgotten this long after
 
 
 class SourceState(SQLModel, table=True):
@@ -202,6 +204,8 @@ def _health(row: SourceState, recovered: datetime | None = None) -> SourceHealth
 
 
 def _queue(session: Session, chats: Sequence[int], text: str, now: datetime) -> int:
+    settled = or_(col(AdminNotice.sent_at).is_not(None), col(AdminNotice.refused).is_not(None))
+    session.exec(delete(AdminNotice).where(settled, col(AdminNotice.created) < now - KEPT))
     for chat_id in dict.fromkeys(chats):
         session.add(AdminNotice(chat_id=chat_id, text=text, created=now))
     return len(dict.fromkeys(chats))
