@@ -2,9 +2,9 @@
 with an admin chat, the fake listing serving a page in markup nobody knows at the flip, the fake
 arXiv API and the fake Bot API, one start.
 
-Two announcements 30 s apart in one start: the zone the calendar reads (`Test/Jump`) moves its
-clocks a day less 30 s forward just after the first, so the next evening's announcement comes
-30 s later (the way the clock-change test of the listing controls time). At the first the
+Two announcements 20 s apart in one start: the zone the calendar reads (`Test/Jump`) moves its
+clocks a day less 20 s forward just after the first, so the next evening's announcement comes
+20 s later (the way the clock-change test of the listing controls time). At the first the
 listing does not parse: the admin chat gets one message naming it, /readyz says so and stays
 ready, the metric counts it, and the followed person's paper still reaches his chat once, from
 the API. At the second the listing parses again: the admin chat gets one message saying so.
@@ -29,7 +29,7 @@ from tests.harness.patience import PATIENCE
 
 pytestmark = [pytest.mark.slow, pytest.mark.minutes]
 LEAD = 45  # seconds to the first announcement: a start, a subscription and its first poll
-GAP = 30  # seconds from the first announcement to the second
+GAP = 20  # seconds from the first announcement to the second
 
 TOKEN = "123456:TEST-source-alerts-end-to-end"
 ADMIN, PERSON = 77, 11
