@@ -5,7 +5,8 @@ through the `Frontend` protocol. PTB's `run_polling` wants to own the event loop
 handlers, which belong to the service here, so the Application is run by hand: initialize,
 start, long polling (or, with TELEGRAM_WEBHOOK_URL, PTB's webhook server: `bot.webhook`); and
 the reverse on stop. Next to it runs the delivery sender, which drains
-the outbox; every request of both goes through one rate limiter.
+the outbox, and the admin notices' sender (`bot.delivery.admin_notices`); every request of
+them all goes through one rate limiter.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
+from bot.delivery.admin_notices import AdminNoticeSender
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
 from bot.webhook import PTB_UPDATER_LOGGER, RefusalLog, start_webhook
@@ -41,6 +43,8 @@ class TelegramFrontend:
         self.application: BotApplication | None = None
         self.sender: DeliverySender | None = None
         self._sender_task: asyncio.Task[None] | None = None
+        self.notices: AdminNoticeSender | None = None
+        self._notices_task: asyncio.Task[None] | None = None
         self._refusals: RefusalLog | None = None
 
     async def start(self) -> None:
@@ -68,6 +72,9 @@ class TelegramFrontend:
         self.sender = DeliverySender(app.bot, self.context)
         self._sender_task = asyncio.create_task(self.sender.run(), name="delivery-sender")
         self._sender_task.add_done_callback(_report_crash)
+        self.notices = AdminNoticeSender(app.bot, self.context.store)
+        self._notices_task = asyncio.create_task(self.notices.run(), name="admin-notices")
+        self._notices_task.add_done_callback(_report_crash)
         log.info("telegram bot @%s started (%s)", app.bot.username, mode)
 
     async def _initialize(self, app: BotApplication) -> None:
@@ -97,6 +104,8 @@ class TelegramFrontend:
         A revision may have moved a waiting delivery to the new version: what the sender
         fetched before is read again, so the message carries the newest content.
         """
+        if self.notices is not None:
+            self.notices.wake()  # a source may have stopped parsing, or read again
         if self.sender is None:
             return
         if report.revisions:
@@ -138,6 +147,10 @@ class TelegramFrontend:
             await self.sender.stop()
         if self._sender_task is not None:
             await asyncio.gather(self._sender_task, return_exceptions=True)
+        if self.notices is not None:
+            await self.notices.stop()
+        if self._notices_task is not None:
+            await asyncio.gather(self._notices_task, return_exceptions=True)
         if app.running:
             await app.stop()
         await app.shutdown()

@@ -1,13 +1,16 @@
 """/stats: the service's health at a glance, for the chats in ADMIN_CHAT_IDS only; and /id, for
 anyone: the ids of the chat, the sender and the forum topic, the first for ADMIN_CHAT_IDS.
 
-Parked chats (the bot may not post there for now: no rights, a closed topic) are listed with the
-reason Telegram gave, since an admin of that chat has to act on it.
+A source of arXiv whose answers stopped parsing is listed near the top, since the service then
+finds papers hours late (`watcher.source_alerts`). Parked chats (the bot may not post there for
+now: no rights, a closed topic) are listed with the reason Telegram gave, since an admin of that
+chat has to act on it.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from telegram import Update
 
@@ -30,6 +33,7 @@ from watcher.followed import Followed
 from watcher.mailings import describe_mailing
 from watcher.store.mailings import MailingNews
 from watcher.store.parking import ParkedInfo
+from watcher.store.source_health import SourceHealth
 from watcher.store.tables import NO_THREAD
 
 PARKED_SHOWN = 5
@@ -80,6 +84,7 @@ class Admin(ServiceHandlers):
             f"{deliveries.held} held for digests, "
             f"{deliveries.sent} sent, {deliveries.failed} failed",
             *_mailing_lines(self.store.last_mailing(), self.settings.announcement_calendar),
+            *_unparsed_lines(self.store.source_health()),
             "",
             "<b>Authors</b>",
         ]
@@ -112,6 +117,16 @@ def _mailing_lines(news: MailingNews, calendar: AnnouncementCalendar) -> list[st
     """ "arXiv: last mailing …, first from the listing …": none before any mailing is seen."""
     line = describe_mailing(news, calendar)
     return [] if line is None else [f"arXiv: {html.escape(line)}"]
+
+
+def _unparsed_lines(states: Sequence[SourceHealth]) -> list[str]:
+    """ "⚠️ Not parsing: listing since …", one line a source; none while every source parses."""
+    return [
+        f"⚠️ Not parsing: {s.source} since {when(s.broken_since)}, {s.failures} failed "
+        f"read(s); {html.escape(s.url or '')}: {html.escape((s.problem or '')[:200])}"
+        for s in states
+        if s.broken_since is not None
+    ]
 
 
 def _author_line(followed: Followed) -> str:

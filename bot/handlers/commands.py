@@ -383,7 +383,11 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.SETTINGS,
         "",
         "the service's health (its administrators)",
-        ("Chats, follows, papers, deliveries and polls, for the service's administrators.",),
+        (
+            "Chats, follows, papers, deliveries and polls, for the service's administrators, "
+            "and a source of arXiv that stopped parsing. These chats are also told, once, "
+            "when one stops parsing and when it reads again.",
+        ),
     ),
     Command(
         "help",

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from watcher.errors import ArxivError, ArxivHTTPError, first_line
+from watcher.errors import ArxivBadFeed, ArxivBadListing, ArxivError, ArxivHTTPError, first_line
 
 RETRY_FIRST = 60.0  # seconds before the first retry of a failed poll (POLL_RETRY_FIRST)
 # The doubling stops here: 2**62 times any delay is far past any cap, and a float does not
@@ -42,6 +42,12 @@ def next_try(error: BaseException, failures: int, *, first: float, cap: timedelt
 def expected(error: BaseException) -> bool:
     """arXiv or the database failing, as they do; anything else is a bug worth a traceback."""
     return isinstance(error, ArxivError | SQLAlchemyError)
+
+
+def is_parse_failure(error: BaseException) -> bool:
+    """arXiv answered, but with what no longer parses: its markup or format changed (or the
+    answer came cut). The operator is told of these (`watcher.source_alerts`)."""
+    return isinstance(error, ArxivBadFeed | ArxivBadListing)
 
 
 def failure_cause(error: BaseException) -> str:

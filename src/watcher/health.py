@@ -3,7 +3,9 @@ health` (its exit code) and for the service's `/readyz` (`watcher.observability`
 
 Healthy when the database answers, its migrations are applied, some polled follow had a good
 poll within two poll intervals (a day and two hours on arXiv's calendar), and no follow's polls
-have failed `UNHEALTHY_FAILURES` times in a row. An instance known to be a standby is healthy
+have failed `UNHEALTHY_FAILURES` times in a row. A source whose answers stopped parsing
+(`watcher.source_alerts`) is named in the verdict but leaves it healthy: the other sources
+bring the papers, later. An instance known to be a standby is healthy
 while the database answers: polling is the active instance's job.
 """
 
@@ -21,6 +23,7 @@ from watcher.mailings import describe_mailing
 from watcher.settings import Settings
 from watcher.status import InstanceState
 from watcher.store import Store
+from watcher.store.source_health import SourceHealth
 
 # This many failed polls in a row make an author, and so the service, unhealthy: one or two are
 # a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
@@ -57,6 +60,7 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
             )
         store = Store(engine)
         newest, failing = store.poll_health()
+        unparsed = describe_unparsed(store.source_health())
         mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     except ConfigError as error:
         return Verdict(False, f"unhealthy: {error}")
@@ -88,9 +92,21 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
         True,
         f"ok: last successful poll {ago(newest)}"
         + (f"; failing: {', '.join(labels)}" if labels else "")
+        + (f"; {unparsed}" if unparsed else "")
         + (f"; {roles}" if roles else "")
         + (f"; {mailing}" if mailing else ""),
     )
+
+
+def describe_unparsed(states: Sequence[SourceHealth]) -> str:
+    """The sources that do not parse, in one clause: "not parsing: listing since 2026-12-03
+    20:01 UTC (https://arxiv.org/list/cs/new: the listing ... names no mailing date)"."""
+    broken = [
+        f"{s.source} since {s.broken_since:%Y-%m-%d %H:%M} UTC ({s.url}: {s.problem})"
+        for s in states
+        if s.broken_since is not None
+    ]
+    return f"not parsing: {'; '.join(broken)}" if broken else ""
 
 
 def describe_standby(instances: Sequence[InstanceState]) -> str:

@@ -10,6 +10,8 @@ nothing lands in prometheus-client's global registry. Each is moved where the th
   (failed, given up). A request answered at its third attempt counts retried twice, ok once.
 - `arxiv_watcher_polls_total{source, outcome}`: each source's part of a poll cycle
   (`watcher.poll`), `ok` or `failed` (some follow failed); a cycle with nothing due counts none.
+- `arxiv_watcher_source_parse_failures_total{source}`: each answer of an interface that did not
+  parse (`watcher.source_alerts`): listing, oai, api, author_feed.
 - `arxiv_watcher_papers_found_total{kind}`: papers reported `new` and `revision` by the saves.
 - `arxiv_watcher_deliveries_total{outcome}`: each outbox row a send carried, by Telegram's
   answer (`bot.delivery.answers`): sent, retried, parked, failed.
@@ -46,6 +48,7 @@ REQUEST_SOURCES = ("api", "oai", "author_feed", "listing")
 REQUEST_OUTCOMES = ("ok", "retried", "failed")
 POLL_SOURCES = ("api", "harvest", "author_feed", "listing")
 POLL_OUTCOMES = ("ok", "failed")
+PARSE_SOURCES = ("listing", "oai", "api", "author_feed")
 PAPER_KINDS = ("new", "revision")
 DELIVERY_OUTCOMES = ("sent", "retried", "parked", "failed")
 # From seconds (a send right after the poll) to days (a digest, a chat that came back).
@@ -61,6 +64,12 @@ POLLS = Counter(
     "arxiv_watcher_polls",
     "Poll cycles of each source, by outcome (failed: some follow failed).",
     ["source", "outcome"],
+    registry=None,
+)
+PARSE_FAILURES = Counter(
+    "arxiv_watcher_source_parse_failures",
+    "Answers of arXiv that did not parse, by interface (listing, oai, api, author_feed).",
+    ["source"],
     registry=None,
 )
 PAPERS_FOUND = Counter(
@@ -107,6 +116,8 @@ for _source in REQUEST_SOURCES:
 for _source in POLL_SOURCES:
     for _outcome in POLL_OUTCOMES:
         POLLS.labels(source=_source, outcome=_outcome)
+for _source in PARSE_SOURCES:
+    PARSE_FAILURES.labels(source=_source)
 for _kind in PAPER_KINDS:
     PAPERS_FOUND.labels(kind=_kind)
 for _outcome in DELIVERY_OUTCOMES:
@@ -116,6 +127,7 @@ LEADER.set(0)
 IN_MEMORY: tuple[Collector, ...] = (
     ARXIV_REQUESTS,
     POLLS,
+    PARSE_FAILURES,
     PAPERS_FOUND,
     DELIVERIES,
     TELEGRAM_RETRY_AFTER,
@@ -136,6 +148,11 @@ def count_poll(source: str, *, failed: bool) -> None:
     POLLS.labels(source=source, outcome="failed" if failed else "ok").inc()
     if not failed:
         LAST_SUCCESS.labels(source=source).set_to_current_time()
+
+
+def count_parse_failure(source: str) -> None:
+    """An answer of `source` did not parse."""
+    PARSE_FAILURES.labels(source=source).inc()
 
 
 def count_found(*, new: int, revisions: int) -> None:

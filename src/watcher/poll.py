@@ -42,6 +42,7 @@ from watcher.kinds import FollowKind
 from watcher.metrics import count_found, count_poll
 from watcher.poll_calendar import PollCalendar
 from watcher.records import Record
+from watcher.source_alerts import Setup, SourceAlerts
 from watcher.sources import PollOutcome, Source
 from watcher.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, ApiSource
 from watcher.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
@@ -112,6 +113,8 @@ class Poller:
         calendar: AnnouncementCalendar | None = None,
         clock: Callable[[], datetime] = utcnow,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        admin_chats: Sequence[int] = (),
+        listings: bool = False,
     ) -> None:
         self.store = store
         # When arXiv announces: the schedule's, else the given one, else arXiv's defaults.
@@ -161,6 +164,21 @@ class Poller:
             clock=clock,
             sleep=sleep,
         )
+        self._harvesting = source == "harvest"  # what the last full cycle did
+        self.alerts = SourceAlerts(
+            store,
+            setup=Setup(
+                listings=listings,
+                calendar=self.calendar,
+                schedule=schedule,
+                poll_interval=poll_interval,
+                oai_url=oai_url,
+                author_feed_url=author_feed_url,
+            ),
+            admin_chats=admin_chats,
+            harvesting=lambda: self._harvesting,
+            clock=clock,
+        )
         self._lock = asyncio.Lock()
         self._save_chunk = SAVE_CHUNK_FIRST
         # Set by whoever schedules the polls (the service): runs a round as soon as it can.
@@ -186,6 +204,8 @@ class Poller:
             identities = [f for f in followed if f.kind == FollowKind.IDENTITY]
             people = [f for f in followed if f.kind != FollowKind.IDENTITY]
             harvested = [] if only is not None else self.harvested(people)
+            if only is None and people:
+                self._harvesting = bool(harvested)
             harvested_ids = {f.id for f in harvested}
             queried = [f for f in people if f.id not in harvested_ids]
 
@@ -207,6 +227,7 @@ class Poller:
                 if outcome.polled or outcome.failures:
                     count_poll(name, failed=bool(outcome.failures))
                 report.add(outcome)
+                await self.alerts.observe(name, errors=outcome.unparsed, read=bool(outcome.polled))
                 if source is not self.harvest and len(report.new) > found:
                     await self._api_showed_a_mailing()
             return report
@@ -246,6 +267,8 @@ class Poller:
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
         count_poll("listing", failed=outcome.failure is not None)
+        unparsed = [outcome.unparsed] if outcome.unparsed is not None else []
+        await self.alerts.observe("listing", errors=unparsed, read=outcome.parsed)
         return report
 
     def _anything_due(self) -> bool:

@@ -201,6 +201,8 @@ def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Polle
         listing_probe_hours=settings.listing_probe_hours,
         schedule=settings.poll_calendar,
         calendar=settings.announcement_calendar,
+        admin_chats=settings.admin_chat_ids,
+        listings=settings.early_listings,
     )
 
 

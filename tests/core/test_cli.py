@@ -308,3 +308,22 @@ def test_authors_and_health_show_the_last_mailing(cli, database_url: str) -> Non
     assert f"arXiv: {line}" in cli("authors").stdout.splitlines()
     health = cli("health")
     assert health.returncode == 0 and health.stdout.rstrip().endswith(f"; {line}")
+
+
+def test_health_names_a_source_that_stopped_parsing_and_stays_ok(cli, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    cli("db", "upgrade")
+    assert cli("poll").returncode == 0
+    engine = create_db_engine(database_url)
+    try:
+        Store(engine).record_parse_failure(
+            "listing", url="https://arxiv.org/list/cs/new", problem="names no mailing date",
+            now=datetime(2026, 12, 4, 1, 1, tzinfo=UTC), admin_chats=[], wording=str,
+        )  # fmt: skip
+    finally:
+        engine.dispose()
+    health = cli("health")
+    assert health.returncode == 0, health.stdout  # the other sources bring the papers
+    assert (
+        "; not parsing: listing since 2026-12-04 01:01 UTC (https://arxiv.org/list/cs/new: "
+        "names no mailing date)"
+    ) in health.stdout

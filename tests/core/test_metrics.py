@@ -84,6 +84,7 @@ def test_the_issue_names_are_all_exported() -> None:
     for name in (
         "arxiv_watcher_arxiv_requests_total",
         "arxiv_watcher_polls_total",
+        "arxiv_watcher_source_parse_failures_total",
         "arxiv_watcher_papers_found_total",
         "arxiv_watcher_deliveries_total",
         "arxiv_watcher_outbox_pending",

@@ -62,6 +62,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0022",
             "0023",
             "0024",
+            "0025",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)

@@ -6,6 +6,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import watcher.store.destinations  # registers destination_setting on SQLModel.metadata
+import watcher.store.source_health  # registers source_state and admin_notice
 import watcher.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 target_metadata = SQLModel.metadata

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from watcher.aio import in_db_thread
-from watcher.failures import expected, failure_cause, next_try
+from watcher.failures import expected, failure_cause, is_parse_failure, next_try
 from watcher.followed import Followed
 from watcher.store import MatchedRecord, SaveResult, Store
 
@@ -37,12 +37,14 @@ class PollOutcome:
     """What a source did in one cycle: the follows it polled (by label), those that failed
     (by label, or the harvest's name) with the cause in one line, the earliest time a
     failure is to be tried again (the service polls then, not at its next whole tick), and the
-    requests spent splitting queries that keep failing."""
+    requests spent splitting queries that keep failing; and the answers that did not parse
+    (`watcher.source_alerts` tells the operator)."""
 
     polled: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     retry_at: datetime | None = None
     split_requests: int = 0  # requests spent splitting failing queries (`failing_groups`)
+    unparsed: list[Exception] = field(default_factory=list)
 
     def retry_by(self, when: datetime) -> None:
         """A failure is to be tried again at `when`: keep the earliest such time."""
@@ -100,3 +102,5 @@ async def record_poll_failure(
         log.error("could not record the failure of %s: %s", names, failure_cause(recording))
     outcome.failures.update({f.label: cause + note for f in follows})
     outcome.retry_by(now + retry)
+    if is_parse_failure(error):
+        outcome.unparsed.append(error)

@@ -33,7 +33,7 @@ from typing import TypeVar
 
 from watcher.aio import in_db_thread
 from watcher.errors import ArxivEmptyPage, ArxivOAIError
-from watcher.failures import expected, failure_cause, next_try
+from watcher.failures import expected, failure_cause, is_parse_failure, next_try
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
@@ -148,7 +148,8 @@ class Harvester:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
             cause, retry_at = await self._record_failure(followed, error)
-            return PollOutcome(failures={HARVEST_NAME: cause}, retry_at=retry_at)
+            unparsed = [error] if is_parse_failure(error) else []
+            return PollOutcome(failures={HARVEST_NAME: cause}, retry_at=retry_at, unparsed=unparsed)
         self.last = outcome
         log.info(
             "harvested %d records in %d page(s) through %s for %d follows: %d matched, "

@@ -49,7 +49,7 @@ from datetime import date, datetime, timedelta
 from watcher.aio import in_db_thread
 from watcher.announcements import Announcement
 from watcher.errors import ArxivBadListing, ArxivError
-from watcher.failures import expected, failure_cause
+from watcher.failures import expected, failure_cause, is_parse_failure
 from watcher.fetch import ArxivClient, Page
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
@@ -121,6 +121,8 @@ class ListingOutcome:
     looked_up: int = 0  # API requests for cross-lists not stored
     new: int = 0
     failure: str | None = None
+    parsed: bool = False  # some page of the listing parsed
+    unparsed: Exception | None = None  # the answer that did not (`watcher.source_alerts`)
 
 
 class ListingSource:
@@ -254,6 +256,7 @@ class ListingSource:
             if page is not None and not page.not_modified:
                 # A page of 2,000 items parses in a fraction of a second: off the event loop.
                 parsed = await asyncio.to_thread(parse_listing_page, page.body, url=url)
+                outcome.parsed = True
                 self._showed[archive] = parsed.mailing
                 if parsed.mailing >= announcement.mailing:
                     return parsed
@@ -370,6 +373,8 @@ class ListingSource:
     ) -> None:
         cause = failure_cause(error)
         outcome.failure = cause
+        if is_parse_failure(error):
+            outcome.unparsed = error
         log.log(
             logging.WARNING if expected(error) else logging.ERROR,
             "reading the listings for the mailing of %s failed: %s; the day is left to the "

@@ -16,9 +16,10 @@ One module per thing it owns:
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
   paused, quiet hours, silent, compact.
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read.
+- `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed.
 
-`Store` joins follows, papers, questions and mailings over one engine, so callers hold one object;
-`Chats` and `Outbox` are the front end's, each over the same engine.
+`Store` joins follows, papers, questions, mailings and source health over one engine, so callers
+hold one object; `Chats` and `Outbox` are the front end's, each over the same engine.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ from watcher.store.follows import FollowStore, key_of
 from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
 from watcher.store.questions import QuestionStore
+from watcher.store.source_health import SourceHealthStore
 
 __all__ = ["MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
 
 
-class Store(FollowStore, PaperStore, QuestionStore, MailingStore):
+class Store(FollowStore, PaperStore, QuestionStore, MailingStore, SourceHealthStore):
     """Every read and write of papers and followed authors. Each method is one transaction."""
 
     def __init__(self, engine: Engine) -> None:

@@ -10,7 +10,9 @@ the previous one until then, as arXiv's does until 20:00. The markup is arXiv's
 it); each answer has an `ETag` and `Last-Modified`, and a request with a matching
 `If-None-Match` (or an `If-Modified-Since` not before the mailing's flip) answers 304. `broken`
 switches the markup to one the parser does not know ("markup") or drops an item per section
-while keeping its count ("counts"). Every request is logged in `requests`.
+while keeping its count ("counts"); `serve_garbage(body, until=...)` answers every listing
+request with `body` instead (a page in markup nobody knows, whatever the markup module renders)
+until a wall-clock instant. Every request is logged in `requests`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class FakeListing:
         self._mailings = [_Mailing(shown)]
         self.broken: Literal["markup", "counts"] | None = None
         self.max_show = MAX_SHOW  # a test may cap pages lower to see paging with few papers
+        self._garbage: tuple[bytes, datetime | None] | None = None
         self.requests: list[ListingRequest] = []
         self._lock = threading.Lock()
         self._address = (host, port)
@@ -119,6 +122,12 @@ class FakeListing:
                 )
             )
 
+    def serve_garbage(self, body: bytes, *, until: datetime | None = None) -> None:
+        """Answer every listing request with `body` (200, as HTML) until `until` (for ever if
+        None): arXiv's markup changed under the parser."""
+        with self._lock:
+            self._garbage = (body, until)
+
     def listing_requests(self, archive: str | None = None) -> list[ListingRequest]:
         return [r for r in self.requests if archive is None or r.path == f"/list/{archive}/new"]
 
@@ -148,6 +157,10 @@ class FakeListing:
         if len(parts) != 3 or parts[0] != "list" or parts[2] != "new":
             return _Answer(404, b"<html><body>Not found</body></html>")
         archive = parts[1]
+        with self._lock:
+            garbage = self._garbage
+        if garbage is not None and (garbage[1] is None or datetime.now(UTC) < garbage[1]):
+            return _Answer(200, garbage[0])
         mailing = self.shown()
         skip = _number(params.get("skip"), 0)
         show = min(_number(params.get("show"), DEFAULT_SHOW), self.max_show)
