@@ -258,12 +258,17 @@ class FollowStore:
         return last_success, self.followed(ids, counted=False) if ids else []
 
     def any_polling_well(self, *, failures_below: int) -> bool:
-        """For the health verdict: whether some follow someone wants has failed fewer than
-        `failures_below` polls in a row (the sources answer for it). One row at most."""
+        """For the health verdict: whether some follow someone wants was polled well once and
+        has failed fewer than `failures_below` polls in a row since (the sources answer for
+        it); one just followed, never polled, proves nothing. One row at most."""
         query = (
             select(PollState.followed_author_id)
             .join(FollowedAuthor, col(FollowedAuthor.id) == col(PollState.followed_author_id))
-            .where(col(PollState.consecutive_failures) < failures_below, _wanted())
+            .where(
+                col(PollState.consecutive_failures) < failures_below,
+                col(PollState.last_success).is_not(None),
+                _wanted(),
+            )
             .limit(1)
         )
         with Session(self.engine) as session:
