@@ -93,6 +93,12 @@ async def test_an_alias_import_reaches_the_importing_chat_alone(front_end: Bot) 
     got = [text for text in titles(bot, OTHER) if text not in other_before]
     assert len(got) == 1 and "By Both" in got[0]  # and never the alias's paper
 
+    # /unsubscribe NAME stops the chat's own follow of the name, and nobody else's.
+    answer = await bot.ask_one(USER, "/unsubscribe Dezun Dong")
+    assert answer == "✅ This chat no longer follows Dezun Dong."
+    assert bot.chats.subscribed_ids(USER) == []
+    assert bot.chats.subscribed_ids(OTHER) == [shared.id]
+
 
 async def test_an_import_of_an_unknown_author_id_is_skipped_and_health_stays_ok(
     front_end: Bot, engine: Engine
