@@ -6,7 +6,8 @@
 - an /import of an author id arXiv does not know is skipped with /subscribe's reason, and the
   service stays healthy;
 - a follow that only fails (an author id arXiv stopped knowing, a name arXiv errors on) never
-  makes the service unhealthy, and is shown with its cause to its chats and to /stats.
+  makes the service unhealthy, and is shown with its cause to its chats (/subscriptions) and
+  to the administrators (one message, and /stats).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import Engine
 
+from bot.failing_notice import FailingNotices
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
 from tests.harness.bots import ADMIN_CHAT, USER, Bot, running_front_end
@@ -145,8 +147,13 @@ async def test_a_follow_that_only_fails_is_reported_and_leaves_the_service_healt
     bot.chats.subscribe(USER, failing.id)
     bot.arxiv.fail_queries('au:"Always Fails"', "500")
 
+    notices = FailingNotices()  # as the front end keeps them, told after each poll cycle
+
+    async def cycle() -> None:
+        await notices.tell(bot.app.bot, bot.service, await bot.service.poller.poll(force=True))
+
     for _ in range(ALONE_AFTER + 1):  # past the split that leaves the failing name alone
-        await bot.service.poller.poll(force=True)
+        await cycle()
 
     states = {f.name: f.consecutive_failures for f in bot.store.followed()}
     assert states["Gone Person"] > UNHEALTHY_FAILURES and states["Always Fails"] > ALONE_AFTER
@@ -168,6 +175,15 @@ async def test_a_follow_that_only_fails_is_reported_and_leaves_the_service_healt
         )
         for line in listed
     ), listed
+    # The administrators were told of each once: the author id at its 3rd failure, the name
+    # only once it was polled alone and still failed (its query's mates are not to blame).
+    gone_told, name_told = titles(bot, ADMIN_CHAT)
+    for told in (gone_told, name_told):
+        assert told.startswith("⚠️ Failing on its own (the service is healthy; /stats lists it):")
+    assert "• Gone Person (arxiv:gone_g_1): 3 failed in a row, last: arXiv knows no " in gone_told
+    assert "• Always Fails: 8 failed in a row, last: arXiv answered HTTP 500; " in name_told
+    await cycle()
+    assert len(titles(bot, ADMIN_CHAT)) == 2  # once each
     stats = await bot.ask_one(ADMIN_CHAT, "/stats")
     assert "failed in a row, last: arXiv knows no author id gone_g_1" in stats
     assert "failed in a row, last: arXiv answered HTTP 500" in stats
@@ -175,6 +191,7 @@ async def test_a_follow_that_only_fails_is_reported_and_leaves_the_service_healt
     # arXiv failing every follow is the service's fault, and still makes it unhealthy.
     bot.arxiv.fail_queries("Dezun Dong", "503")
     for _ in range(UNHEALTHY_FAILURES):
-        await bot.service.poller.poll(force=True)
+        await cycle()
+    assert len(titles(bot, ADMIN_CHAT)) == 3  # and the answer to /stats; no notice
     result = verdict(bot.service.settings, engine, [])
     assert not result.healthy and result.line.startswith("unhealthy: polling fails for "), result
