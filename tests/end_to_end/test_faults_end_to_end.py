@@ -176,9 +176,14 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     health = run_cli("health", cwd=tmp_path, **{**settings, "POLL_INTERVAL": "60"})
     assert health.returncode == 0, health.stdout
     assert "; failing: " in health.stdout and FAILING in health.stdout
-    telegram.user_sends(ADMIN, "/stats")
+    # The administrators were told once, when it was polled alone and still failed.
     telegram.wait_sync(lambda: texts(telegram, ADMIN), PATIENCE)
-    (stats,) = texts(telegram, ADMIN)
+    (told,) = texts(telegram, ADMIN)
+    assert told.startswith("⚠️ Failing on its own (the service is healthy; /stats lists it):")
+    assert f"• {FAILING}: " in told and "failed in a row, last: arXiv answered HTTP 503" in told
+    telegram.user_sends(ADMIN, "/stats")
+    telegram.wait_sync(lambda: len(texts(telegram, ADMIN)) == 2, PATIENCE)
+    stats = texts(telegram, ADMIN)[1]
     (line,) = [line for line in stats.splitlines() if FAILING in line]
     assert "failed in a row" in line and "HTTP 503" in line
     assert "poll failed for Jane Failing: arXiv answered HTTP 503" in service.output
