@@ -19,6 +19,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.delivery.admin_notices import AdminNoticeSender
+from bot.failing_notice import FailingNotices
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
 from bot.webhook import PTB_UPDATER_LOGGER, RefusalLog, start_webhook
@@ -46,6 +47,7 @@ class TelegramFrontend:
         self.notices: AdminNoticeSender | None = None
         self._notices_task: asyncio.Task[None] | None = None
         self._refusals: RefusalLog | None = None
+        self.failing = FailingNotices()  # what the administrators were told is failing
 
     async def start(self) -> None:
         app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
@@ -99,7 +101,8 @@ class TelegramFrontend:
                 pause = min(pause * 2, MAX_PAUSE)
 
     async def notify(self, report: PollReport) -> None:
-        """A poll cycle ended; whatever it queued is sent now.
+        """A poll cycle ended; whatever it queued is sent now, and the administrators hear
+        of a follow that now keeps failing on its own (`bot.failing_notice`).
 
         A revision may have moved a waiting delivery to the new version: what the sender
         fetched before is read again, so the message carries the newest content.
@@ -108,6 +111,8 @@ class TelegramFrontend:
             self.notices.wake()  # a source may have stopped parsing, or read again
         if self.sender is None:
             return
+        if self.application is not None and report.failures:
+            await self.failing.tell(self.application.bot, self.context, report)
         if report.revisions:
             self.sender.refresh()
         elif report.new:

@@ -251,17 +251,7 @@ def _term(phrase: tuple[str, ...]) -> str:
 
 def unknown_identity(identity: Identity) -> str:
     """The answer to an author id (or ORCID iD) that arXiv has no author feed for."""
-    if identity.kind == "orcid":
-        return refusal(
-            f"arXiv knows no author with ORCID iD {identity.value} (only those their owners "
-            "linked to arXiv), so try their arXiv author id.",
-            _ARXIV_PAGE_EXAMPLE,
-        )
-    return refusal(
-        f"arXiv knows no author id {html.escape(identity.value)}; the id is the end of an arXiv "
-        "author page's address.",
-        _ARXIV_PAGE_EXAMPLE,
-    )
+    return refusal(f"{html.escape(identity.unknown)}.", _ARXIV_PAGE_EXAMPLE)
 
 
 def _unreachable(name: str, error: ArxivError) -> str:

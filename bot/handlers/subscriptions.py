@@ -59,7 +59,7 @@ from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
-from watcher.errors import UsageError
+from watcher.errors import UNKNOWN_AUTHOR, UsageError
 from watcher.followed import Followed
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
@@ -67,6 +67,9 @@ from watcher.rules import PersonRule
 from watcher.service import ServiceContext
 from watcher.store.offers import Expired, OfferStore
 from watcher.subscribing import BudgetSpent, NeedsChoice, Subscribing, find_named
+
+# Failed polls in a row from which a chat is shown arXiv's answer (one or two are a blip).
+FAILURE_SHOWN = 3
 
 
 class Subscriptions(ServiceHandlers):
@@ -226,7 +229,7 @@ class Subscriptions(ServiceHandlers):
     def _unsubscribe(self, place: Place, rule: PersonRule) -> str:
         """Database thread. Authors stay followed by the service: others may still want them."""
         subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        found = find_named(self.store, rule.display, rule.categories)
+        found = find_named(self.store, rule.display, rule.categories, among=subscribed)
         if found is None or found.id not in subscribed:
             return refusal(
                 f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
@@ -306,17 +309,25 @@ def _followed_line(followed: Followed) -> str:
     line += (
         f"last checked {when(followed.last_success)}" if followed.backfilled else "not fetched yet"
     )
-    failures = followed.consecutive_failures
-    if failures:
-        tries = "the last try" if failures == 1 else f"the last {failures} tries"
-        line += f" (⚠️ {tries} failed; retrying)"
-    return line
+    return line + _failing(followed)
 
 
 def _topic_line(number: int, topic: Followed) -> str:
     line = f"{number}. <code>{html.escape(topic.label)}</code>: {papers(topic.record_count)}, "
     line += f"last checked {when(topic.last_success)}" if topic.backfilled else "not fetched yet"
-    failures = topic.consecutive_failures
-    if failures:
-        line += f" (⚠️ the last {failures} tries failed; retrying)"
-    return line
+    return line + _failing(topic)
+
+
+def _failing(followed: Followed) -> str:
+    """How a follow whose polls fail is shown to the chats that follow it: arXiv's answer once
+    it keeps failing (`FAILURE_SHOWN` tries), so that the chat can act on it; an author id
+    arXiv no longer knows says so, and what to do."""
+    failures = followed.consecutive_failures
+    if not failures:
+        return ""
+    error = followed.last_error or ""
+    if error.startswith(UNKNOWN_AUTHOR):
+        return " (⚠️ arXiv no longer knows this author id; /unsubscribe it, or follow them by name)"
+    tries = "the last try" if failures == 1 else f"the last {failures} tries"
+    cause = f": {html.escape(error[:120])}" if failures >= FAILURE_SHOWN and error else ""
+    return f" (⚠️ {tries} failed{cause}; retrying)"

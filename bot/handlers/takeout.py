@@ -10,6 +10,9 @@ server `TELEGRAM_API_URL` names (PTB's `base_file_url`, set from it in `bot.app`
 holds the token: it is never logged. A file refused (wrong type, too large, not UTF-8, malformed
 XML, entities) gets one sentence saying why. Otherwise the answer, a reply to the file, says what
 will be followed, what is skipped and why, which settings change, and asks with two buttons.
+An author id nobody follows is first asked of arXiv, as /subscribe asks (each question one of
+the chat's look-ups, `watcher.identity_check`): one arXiv does not know is skipped, with the
+reason /subscribe gives.
 
 The question is stateless: "Import" carries the plan's digest, and a press reads the file again
 (the message the question replies to) and plans again; a plan that differs (the chat changed
@@ -48,6 +51,7 @@ from bot.handlers.common import (
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.aio import in_db_thread
 from watcher.follow_list import ReadList
+from watcher.identity_check import IdentityCheck
 from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
 from watcher.store.imports import ImportStale, ImportStore
@@ -59,8 +63,10 @@ from watcher.takeout import (
     Target,
     apply_import,
     export_list,
+    identities_in,
     plan_import,
     read_file,
+    without_refused,
 )
 
 log = logging.getLogger(__name__)
@@ -94,6 +100,7 @@ class Takeout(ServiceHandlers):
             ),
             summary_threshold=service.chats.summary_threshold,
         )
+        self.identities = IdentityCheck(service.store, service.poller)
 
     async def export(self, update: Update, context: Context) -> None:
         """/export [opml]: this chat's follows and settings, as a file."""
@@ -143,6 +150,7 @@ class Takeout(ServiceHandlers):
             await reply(update, context, html.escape(read))
             return
         place = place_of(update)
+        read = await self._checked(read, place.chat_id)
         plan = await in_db_thread(
             plan_import,
             self.store,
@@ -173,6 +181,7 @@ class Takeout(ServiceHandlers):
             return
         place = place_of(update)
         target = Target(place.chat_id, place.thread_id)
+        read = await self._checked(read, place.chat_id)
         plan = await in_db_thread(self._import, read, target, data.removeprefix(_GO))
         if plan is None:
             await query.answer(STALE, show_alert=True)
@@ -183,6 +192,20 @@ class Takeout(ServiceHandlers):
             self.events.digest_changed()
         await query.answer()
         await edit_answer(update, context, done(plan, place.here))
+
+    async def _checked(self, read: ReadList, chat_id: int) -> ReadList:
+        """`read` with the author ids arXiv does not know skipped, and why (as /subscribe
+        refuses them); each question asked spends one of the chat's look-ups."""
+        identities = identities_in(read)
+        if not identities:
+            return read
+        budgets = self.imports.budgets
+        assert budgets is not None
+
+        async def spend() -> bool:
+            return await in_db_thread(budgets.take_lookup, chat_id) is None
+
+        return without_refused(read, await self.identities.refusals(identities, spend=spend))
 
     def _import(self, read: ReadList, target: Target, digest: str) -> ImportPlan | None:
         """Database thread: plan again and, if it is still the plan asked about, import it (the

@@ -279,10 +279,7 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
     try:
         found = asyncio.run(ask_arxiv())
     except UnknownAuthorId:
-        raise UsageError(
-            f"arXiv knows no author id {identity.value}; the id is the end of the person's arXiv "
-            f"author page's address, like {EXAMPLE_ARXIV_PAGE}"
-        ) from None
+        raise UsageError(f"{identity.unknown}, like {EXAMPLE_ARXIV_PAGE}") from None
     followed, created = store.follow_identity(identity, name=likely_name(found))
     verb = "Now following" if created else "Already following"
     claimed = f"{verb} {followed.label}: arXiv lists {len(found)} paper(s) they claimed."

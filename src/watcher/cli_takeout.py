@@ -7,11 +7,14 @@ subscribes (`WATCH_AUTHORS`, `arxiv-watcher follow` and `watch`); an import then
 With `--chat ID` they work on that chat (its General topic, or a chat without topics), within its
 limit of follows; the operator is not charged the chat's allowance. An import prints what it adds
 and skips and why, then stores it in one transaction; nothing is asked (the operator ran it).
+An author id nobody follows is asked of arXiv first, and one arXiv does not know is skipped with
+the reason /subscribe and `follow` give.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,12 +23,24 @@ from sqlalchemy import Engine
 
 from watcher import db
 from watcher.errors import UsageError
+from watcher.identity import Identity
+from watcher.identity_check import IdentityCheck
+from watcher.service import arxiv_client, build_poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.imports import ImportStale, ImportStore
 from watcher.store.tables import utcnow
-from watcher.takeout import FileRefused, Target, apply_import, export_list, plan_import, read_file
+from watcher.takeout import (
+    FileRefused,
+    Target,
+    apply_import,
+    export_list,
+    identities_in,
+    plan_import,
+    read_file,
+    without_refused,
+)
 
 
 def add_commands(command: Callable[[str, object, str], argparse.ArgumentParser]) -> None:
@@ -45,6 +60,13 @@ def _open(settings: Settings) -> tuple[Engine, Store]:
     for rule in settings.followed_specs:
         store.follow_watched(rule)
     return engine, store
+
+
+async def _refusals(settings: Settings, store: Store, identities: list[Identity]) -> dict[str, str]:
+    """Why arXiv's answers refuse some of these author ids (`watcher.identity_check`)."""
+    async with arxiv_client(settings) as client:
+        check = IdentityCheck(store, build_poller(settings, store, client))
+        return await check.refusals(identities)
 
 
 def _target(engine: Engine, chat: int | None) -> Target:
@@ -74,6 +96,9 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(str(error)) from None
     engine, store = _open(settings)
     target = _target(engine, args.chat)
+    identities = identities_in(read)
+    if identities:  # an author id arXiv does not know is refused, as /subscribe refuses it
+        read = without_refused(read, asyncio.run(_refusals(settings, store, identities)))
     imports = ImportStore(engine, summary_threshold=settings.summary_threshold)
     now = utcnow()
     plan = plan_import(store, Chats(engine), imports, read, target, now=now)

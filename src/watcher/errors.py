@@ -121,11 +121,15 @@ class ArxivTooManyResults(ArxivError):
         self.limit = limit
 
 
+# How an `UnknownAuthorId` reads (and so a follow's last error): a fault of that follow alone.
+UNKNOWN_AUTHOR = "arXiv knows no author id"
+
+
 class UnknownAuthorId(ArxivError):
     """arXiv has no author feed for this id (it answered 400, or 404 as it used to)."""
 
     def __init__(self, author_id: str, *, url: str = "", attempt: int = 0) -> None:
-        super().__init__(f"arXiv knows no author id {author_id}", url=url, attempt=attempt)
+        super().__init__(f"{UNKNOWN_AUTHOR} {author_id}", url=url, attempt=attempt)
         self.author_id = author_id
 
 

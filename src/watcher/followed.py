@@ -48,7 +48,7 @@ class Followed:
             return f"topic:{self.label}"
         if self.identity is not None:
             return self.identity
-        return rule_key(self.name, self.categories)
+        return rule_key(self.name, self.categories, self.aliases)
 
     @property
     def label(self) -> str:

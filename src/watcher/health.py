@@ -2,11 +2,16 @@
 health` (its exit code) and for the service's `/readyz` (`watcher.observability`).
 
 Healthy when the database answers, its migrations are applied, some polled follow had a good
-poll within two poll intervals (a day and two hours on arXiv's calendar), and no follow's polls
-have failed `UNHEALTHY_FAILURES` times in a row. A source whose answers stopped parsing
-(`watcher.source_alerts`) is named in the verdict but leaves it healthy: the other sources
-bring the papers, later. An instance known to be a standby is healthy
-while the database answers: polling is the active instance's job.
+poll within two poll intervals (a day and two hours on arXiv's calendar), and arXiv answers for
+some follow: unhealthy when every follow someone wants has failed `UNHEALTHY_FAILURES` polls in
+a row. The verdict is about the service (its sources and its poll loop), never one follow: a
+follow that alone keeps failing (a name arXiv errors on, an author id arXiv stopped knowing) is
+named in the "ok" line ("failing: ..."), and shown to the chats that follow it (/subscriptions)
+and to the administrators (/stats, `arxiv-watcher authors`), but one chat's follow can never make
+the operator's service unhealthy. An author id arXiv does not know is never arXiv failing, so it
+never counts. A source whose answers stopped parsing (`watcher.source_alerts`) is named in the
+verdict but leaves it healthy: the other sources bring the papers, later. An instance known to
+be a standby is healthy while the database answers: polling is the active instance's job.
 """
 
 from __future__ import annotations
@@ -18,15 +23,15 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 
 from watcher import db
-from watcher.errors import ConfigError
+from watcher.errors import UNKNOWN_AUTHOR, ConfigError
 from watcher.mailings import describe_mailing
 from watcher.settings import Settings
 from watcher.status import InstanceState
 from watcher.store import Store
 from watcher.store.source_health import SourceHealth
 
-# This many failed polls in a row make an author, and so the service, unhealthy: one or two are
-# a blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
+# This many failed polls in a row of every follow make the service unhealthy: one or two are a
+# blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
 UNHEALTHY_FAILURES = 3
 CALENDAR_HEALTH_LIMIT = timedelta(hours=26)  # POLL_SCHEDULE=calendar: one poll an evening
 
@@ -61,6 +66,7 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
         store = Store(engine)
         newest, failing = store.poll_health()
         unparsed = describe_unparsed(store.source_health())
+        polling_well = store.any_polling_well(failures_below=UNHEALTHY_FAILURES)
         mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     except ConfigError as error:
         return Verdict(False, f"unhealthy: {error}")
@@ -77,8 +83,14 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
             f"unhealthy: last successful poll {ago(newest)}, more than two poll intervals"
             + (" or a day and two hours" if limit == CALENDAR_HEALTH_LIMIT else ""),
         )
-    stuck = [f for f in failing if f.polled and f.consecutive_failures >= UNHEALTHY_FAILURES]
-    if stuck:
+    stuck = [
+        f
+        for f in failing
+        if f.polled
+        and f.consecutive_failures >= UNHEALTHY_FAILURES
+        and not (f.last_error or "").startswith(UNKNOWN_AUTHOR)
+    ]
+    if stuck and not polling_well:  # arXiv fails every follow: the sources, not one follow
         worst = max(stuck, key=lambda f: f.consecutive_failures)
         return Verdict(
             False,

@@ -62,6 +62,20 @@ class Identity:
     def __str__(self) -> str:
         return self.shown
 
+    @property
+    def unknown(self) -> str:
+        """Why it cannot be followed when arXiv has no feed for it: one answer, the same for
+        /subscribe, /import, the CLI and a follow whose id arXiv stopped knowing."""
+        if self.kind == "orcid":
+            return (
+                f"arXiv knows no author with ORCID iD {self.value} (only those their owners "
+                "linked to arXiv), so try their arXiv author id"
+            )
+        return (
+            f"arXiv knows no author id {self.value}; the id is the end of an arXiv author "
+            "page's address"
+        )
+
     @classmethod
     def from_key(cls, key: str) -> Identity:
         """The identity stored as `key`; ValueError for anything that is not a stored key."""

@@ -11,6 +11,7 @@ Every refusal is a `BadRule` whose message says in one line what is wrong and wh
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ from watcher.names import check_person_name, name_key, unquote
 from watcher.taxonomy import is_category_id, resolve_category
 
 MAX_RULE_CATEGORIES = 3
+# Characters of a rule key's aliases part kept as they are; a longer one is kept as its digest.
+_MAX_ALIAS_KEYS = 80
 # "<rule> in cs.DC,cs.NI": the last " in " followed by nothing but category-shaped words. A name
 # with the word "In" in it ("In Kim") stays a name, as its tail is not a list of categories.
 _IN_CATEGORIES = re.compile(
@@ -55,15 +58,25 @@ class PersonRule:
 
     @property
     def key(self) -> str:
-        return rule_key(self.display, self.categories)
+        return rule_key(self.display, self.categories, self.names[1:])
 
     def __str__(self) -> str:
         return with_categories(self.display, self.categories)
 
 
-def rule_key(name: str, categories: Iterable[str] = ()) -> str:
-    """A person rule's unique key: "Dong, Dezun" and "Dezun Dong" are one person."""
-    return with_categories(" ".join(name_key(name)), sorted(categories))
+def rule_key(name: str, categories: Iterable[str] = (), aliases: Iterable[str] = ()) -> str:
+    """A person rule's unique key: "Dong, Dezun" and "Dezun Dong" are one person. The aliases
+    are part of it ("dezun dong|wang wei"), sorted after the display name's key: a rule with
+    other aliases matches other papers, so it is another follow, never the same one widened
+    (what a chat adds must not change what another chat receives)."""
+    key = " ".join(name_key(name))
+    extra = sorted({" ".join(name_key(alias)) for alias in aliases} - {key, ""})
+    if extra:
+        listed = "|".join(extra)
+        if len(listed) > _MAX_ALIAS_KEYS:  # the column holds 255 characters
+            listed = "#" + hashlib.sha256(listed.encode()).hexdigest()[:24]
+        key = f"{key}|{listed}"
+    return with_categories(key, sorted(categories))
 
 
 def with_categories(text: str, categories: Iterable[str]) -> str:

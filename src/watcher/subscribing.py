@@ -27,7 +27,7 @@ there say so ("Database thread").
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeVar
@@ -246,7 +246,7 @@ class Subscribing:
         return await self._take(
             chat_id,
             thread_id,
-            lambda: self.store.find_followed(rule.display, categories=rule.categories),
+            lambda: self.store.find_person(rule),
             lambda: self._new_person(chat_id, thread_id, rule),
         )
 
@@ -286,7 +286,7 @@ class Subscribing:
             self._room_for,
             chat_id,
             thread_id,
-            lambda: self.store.find_followed(rule.display, categories=rule.categories),
+            lambda: self.store.find_person(rule),
         )
         if not isinstance(room, _Room):
             return room
@@ -448,15 +448,22 @@ class Subscribing:
         return True
 
 
-def find_named(store: Store, name: str, categories: Sequence[str] = ()) -> Followed | None:
+def find_named(
+    store: Store,
+    name: str,
+    categories: Sequence[str] = (),
+    *,
+    among: Collection[int] | None = None,
+) -> Followed | None:
     """The follow `name` names, as /unsubscribe and `arxiv-watcher unfollow` take it: an arXiv
     author id or ORCID iD when it reads as one (and no categories come with it), else the person
-    followed under that name in `categories`. A text plainly meant as an author id but wrong is
-    looked up as a name (the CLI refuses it before)."""
+    followed under that name (or alias) in `categories`, of the follows `among` if given (the
+    chat's: several follows may share a name, with other aliases). A text plainly meant as an
+    author id but wrong is looked up as a name (the CLI refuses it before)."""
     try:
         identity = parse_identity(name) if not categories else None
     except IdentityError:
         identity = None
     if identity is not None:
         return store.find_identity(identity.key)
-    return store.find_followed(name, categories=categories)
+    return store.find_followed(name, categories=categories, among=among)

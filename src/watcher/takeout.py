@@ -12,6 +12,8 @@ chat framework: the bot's /export and /import and the CLI's `export` and `import
   no chat to set it on). Its `digest` names the plan, so a confirmation pressed after the chat
   changed is told apart (the bot's button carries it).
 - `apply_import`: the plan stored in one transaction (`watcher.store.imports`).
+- `without_refused`: before planning, the author ids arXiv does not know (asked by
+  `watcher.identity_check`, as /subscribe asks) move to the skipped lines, with the reason.
 
 Database thread: every function here but `read_file` reads or writes the store.
 """
@@ -225,6 +227,27 @@ def apply_import(
         settings=plan.settings,
         now=now,
     )
+
+
+def without_refused(read: ReadList, refused: Mapping[str, str]) -> ReadList:
+    """`read` with the author ids `refused` (`Identity.key`: why, `watcher.identity_check`)
+    among its skipped lines rather than its follows."""
+    if not refused:
+        return read
+    kept: list[Entry] = []
+    skipped = list(read.skipped)
+    for entry in read.entries:
+        why = refused.get(entry.rule.key) if isinstance(entry.rule, Identity) else None
+        if why is None:
+            kept.append(entry)
+        else:
+            skipped.append(Skipped(entry.where, str(entry.rule), why))
+    return ReadList(tuple(kept), read.settings, tuple(skipped))
+
+
+def identities_in(read: ReadList) -> list[Identity]:
+    """The author ids a list asks to follow, to be checked with arXiv before it is planned."""
+    return [entry.rule for entry in read.entries if isinstance(entry.rule, Identity)]
 
 
 def _subscription_count(chats: Chats, chat_id: int) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.handlers.takeout import CANCELLED, NO_FILE, STALE
+from tests.fakes.corpus import dezun_dong_records
 from tests.fakes.telegram import SentDocument
 from tests.harness.bots import GROUP, USER, Bot
 from watcher.identity import Identity
@@ -218,6 +219,9 @@ async def test_a_foreign_opml_of_author_and_category_feeds(bot: Bot) -> None:
   <outline type="rss" text="cs.DC updates on arXiv.org" xmlUrl="http://rss.arxiv.org/rss/cs.DC"/>
   <outline type="rss" text="Hacker News" xmlUrl="https://news.ycombinator.com/rss"/>
 </outline></body></opml>"""
+    paper = dezun_dong_records()[0].arxiv_id  # arXiv knows both ids (issue 29.3)
+    bot.arxiv.claim("dong_d_1", [paper])
+    bot.arxiv.claim("0000-0002-1825-0097", [paper])
     question = await send_file(bot, USER, feeds, file_name="feedly.opml", mime_type=None)
     lines = question.splitlines()
     assert lines[0] == (

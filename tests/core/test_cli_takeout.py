@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
+from tests.fakes.arxiv_api import FakeArxiv
+from tests.fakes.corpus import dezun_dong_records
 from tests.harness.cli_helpers import SETTING_NAMES
 from watcher.cli import main
 from watcher.store import Store
@@ -20,7 +22,18 @@ Cli = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
+def fake() -> Iterator[FakeArxiv]:
+    """arXiv, which knows the author ids the tests import (the CLI asks it, issue 29.3)."""
+    with FakeArxiv(dezun_dong_records()) as server:
+        claimed = [dezun_dong_records()[0].arxiv_id]
+        server.claim("dong_d_1", claimed)
+        server.claim("0000-0002-1825-0097", claimed)
+        yield server
+
+
+@pytest.fixture
 def cli(
+    fake: FakeArxiv,
     tmp_path: Path,
     database_url: str,
     engine: Engine,
@@ -35,6 +48,10 @@ def cli(
     for name in SETTING_NAMES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("ARXIV_API_URL", fake.url)
+    monkeypatch.setenv("ARXIV_AUTHOR_FEED_URL", fake.author_feed_url)
+    monkeypatch.setenv("ARXIV_MIN_INTERVAL", "0")
+    monkeypatch.setenv("ARXIV_MAX_RETRIES", "1")
     monkeypatch.setenv("WATCH_AUTHORS", "Dezun Dong|D. Dong; arxiv:dong_d_1")
 
     def run(*argv: str) -> tuple[int, str, str]:
@@ -110,3 +127,19 @@ def test_an_opml_import_follows_as_the_operator_and_unknown_chats_are_refused(
     code, _, err = cli("import", str(tmp_path / "bad.opml"))
     assert code == 2
     assert "That OPML file cannot be read: it is not well-formed XML" in err
+
+
+def test_an_author_id_arxiv_does_not_know_is_skipped_with_the_reason(
+    cli: Cli, engine: Engine, tmp_path: Path
+) -> None:
+    """Issue 29.3: as `follow` and /subscribe refuse it, and nothing of it is followed."""
+    listed = tmp_path / "list.txt"
+    listed.write_text("subscribe arxiv:nobody_n_1\nsubscribe arxiv:dong_d_1\n", encoding="utf-8")
+    code, out, _ = cli("import", str(listed))
+    assert code == 0
+    assert (
+        "skip    line 1: arxiv:nobody_n_1: arXiv knows no author id nobody_n_1; the id is the "
+        "end of an arXiv author page's address\n"
+    ) in out
+    assert Store(engine).find_identity("arxiv:nobody_n_1") is None
+    assert Store(engine).find_identity("arxiv:dong_d_1") is not None

@@ -63,6 +63,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0023",
             "0024",
             "0025",
+            "0026",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -310,5 +311,41 @@ def test_0024_gives_each_started_follow_the_newest_id_the_store_had_seen_by_its_
             (4, None),
         ]
         command.downgrade(config, "0023")
+    finally:
+        engine.dispose()
+
+
+def test_0026_keys_a_person_with_aliases_by_them_and_back(database_url: str) -> None:
+    """A follow widened by a chat's aliases is keyed by them: the name alone is free again for
+    another chat's follow of it (issue 29.1); down again, the name's key comes back."""
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0023")
+        now = "2026-12-03 12:00:00"
+        with engine.begin() as connection:
+            for row_id, name, key, aliases in (
+                (1, "Dezun Dong", "dezun dong", "Wei Wang|D. Dong"),
+                (2, "Ann Other", "ann other", ""),
+            ):
+                connection.execute(
+                    text(
+                        "INSERT INTO followed_author (id, name, rule_key, aliases, watched, "
+                        "kind, categories, created) VALUES (:id, :name, :key, :aliases, true, "
+                        "'person', '', :now)"
+                    ),
+                    {"id": row_id, "name": name, "key": key, "aliases": aliases, "now": now},
+                )
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            keys = connection.execute(text("SELECT id, rule_key FROM followed_author ORDER BY id"))
+            assert [tuple(row) for row in keys] == [
+                (1, "dezun dong|d dong|wang wei"),
+                (2, "ann other"),
+            ]
+        command.downgrade(config, "0023")
+        with engine.begin() as connection:
+            keys = connection.execute(text("SELECT id, rule_key FROM followed_author ORDER BY id"))
+            assert [tuple(row) for row in keys] == [(1, "dezun dong"), (2, "ann other")]
     finally:
         engine.dispose()

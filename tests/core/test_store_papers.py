@@ -114,15 +114,28 @@ def test_queries_order_filter_and_count(store: Store) -> None:
 
 def test_follow_is_idempotent_across_name_forms(store: Store) -> None:
     first, created = store.follow(["Dezun Dong"])
-    again, created_again = store.follow(["Dong, Dézun", "D.-Z. Dong"])
+    again, created_again = store.follow(["Dong, Dézun"])
 
     assert created
     assert not created_again
     assert first.id == again.id
-    assert again.aliases == ("D.-Z. Dong",)
     assert store.find_followed("dong dezun") == again
-    assert store.find_followed("D.-Z. Dong") == again
     assert store.find_followed("Daoyi Dong") is None
+
+
+def test_other_aliases_are_another_follow_never_the_shared_one_widened(store: Store) -> None:
+    """Issue 29.1: a follow other chats share is never widened by one chat's aliases."""
+    plain, _ = store.follow(["Dezun Dong"])
+    aliased, created = store.follow(["Dong, Dézun", "D.-Z. Dong", "dezun DONG"])
+    same, created_again = store.follow(["Dezun Dong", "Dong, D.-Z."])
+
+    assert created and aliased.id != plain.id
+    assert aliased.aliases == ("D.-Z. Dong",)  # the display name's other forms dropped
+    assert not created_again and same.id == aliased.id  # the same names, written otherwise
+    assert store.followed([plain.id])[0].aliases == ()
+    assert store.find_followed("D.-Z. Dong") == store.followed([aliased.id])[0]
+    assert store.find_followed("Dezun Dong") == store.followed([plain.id])[0]
+    assert store.find_followed("Dezun Dong", among=[aliased.id]) == store.followed([aliased.id])[0]
 
 
 def test_follows_asked_for_by_many_ids_are_read_in_parts(store: Store) -> None:

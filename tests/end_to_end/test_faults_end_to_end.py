@@ -5,8 +5,8 @@ arXiv serves what it really sends (ACM and MSC classes among the categories, a 2
 title, a 300-character collaboration name, a revision that adds a followed co-author and a
 cross-list, a late paper beyond page 1 with an older date) while one followed author's query
 fails 50 times in a row next to healthy ones. Every healthy author's papers are announced exactly
-once; the failing author shows as failing in `authors`, `health` and /stats, and recovers when
-arXiv does.
+once; the failing author shows as failing in `authors`, `health` (which stays ok) and /stats,
+and recovers when arXiv does.
 """
 
 from __future__ import annotations
@@ -175,12 +175,18 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     assert all("in a row" not in line for line in authors.splitlines() if line != jane)
     # `health` judges "polled recently" by POLL_INTERVAL; at this test's 0.05 s a CLI start
     # alone is longer, so it is asked with an ordinary interval.
+    # One follow failing is not the service failing (issue 29.3): ok, and it is named.
     health = run_cli("health", cwd=tmp_path, **{**settings, "POLL_INTERVAL": "60"})
-    assert health.returncode == 1
-    assert FAILING in health.stdout and "HTTP 503" in health.stdout
-    telegram.user_sends(ADMIN, "/stats")
+    assert health.returncode == 0, health.stdout
+    assert "; failing: " in health.stdout and FAILING in health.stdout
+    # The administrators were told once, when it was polled alone and still failed.
     telegram.wait_sync(lambda: texts(telegram, ADMIN), PATIENCE)
-    (stats,) = texts(telegram, ADMIN)
+    (told,) = texts(telegram, ADMIN)
+    assert told.startswith("⚠️ Failing on its own (the service is healthy; /stats lists it):")
+    assert f"• {FAILING}: " in told and "failed in a row, last: arXiv answered HTTP 503" in told
+    telegram.user_sends(ADMIN, "/stats")
+    telegram.wait_sync(lambda: len(texts(telegram, ADMIN)) == 2, PATIENCE)
+    stats = texts(telegram, ADMIN)[1]
     (line,) = [line for line in stats.splitlines() if FAILING in line]
     assert "failed in a row" in line and "HTTP 503" in line
     assert "poll failed for Jane Failing: arXiv answered HTTP 503" in service.output

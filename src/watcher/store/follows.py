@@ -2,7 +2,9 @@
 
 A follow is stored once per rule (`rule_key` makes "Dong Dezun" and "Dezun Dong" one row, and a
 topic one row however its words are ordered); a person carries its aliases, a topic (`kind`
-"topic") its canonical text and categories. Its poll state says how the last polls went; no
+"topic") its canonical text and categories. A stored rule is shared by every chat that asks for
+exactly it, so it is never changed to match more: the same name with other aliases or in other
+categories is a rule of its own. Its poll state says how the last polls went; no
 `last_success` yet means its history has not been fetched, and nothing of it is announced until
 it has.
 """
@@ -98,12 +100,28 @@ class FollowStore:
         """The follow of a WATCH_AUTHORS entry, if it is followed."""
         if isinstance(rule, Identity):
             return self.find_identity(rule.key)
-        return self.find_followed(rule.display, categories=rule.categories)
+        return self.find_person(rule)
 
-    def find_followed(self, name: str, *, categories: Sequence[str] = ()) -> Followed | None:
-        """The person followed as `name` (or having it as an alias) in exactly `categories`:
-        by the rule's unique key (one index look-up), else among the follows with aliases."""
+    def find_person(self, rule: PersonRule) -> Followed | None:
+        """The follow that is exactly `rule`: its names (the aliases too) and categories. A
+        follow of the same name with other aliases is another rule, and not found."""
+        with Session(self.engine) as session:
+            found = session.exec(
+                select(FollowedAuthor.id).where(
+                    col(FollowedAuthor.kind) == FollowKind.PERSON,
+                    col(FollowedAuthor.rule_key) == rule.key,
+                )
+            ).first()
+            return None if found is None else self._followed(session, [found])[0]
+
+    def find_followed(
+        self, name: str, *, categories: Sequence[str] = (), among: Iterable[int] | None = None
+    ) -> Followed | None:
+        """The person followed as `name` (or having it as an alias) in exactly `categories`,
+        of the follows `among` if given (a chat's, for /unsubscribe): a follow of the name
+        alone first (one index look-up), else the first by name of those with aliases."""
         key, wanted = key_of(name), set(categories)
+        kept = None if among is None else set(among)
         person = col(FollowedAuthor.kind) == FollowKind.PERSON
         with Session(self.engine) as session:
             found = session.exec(
@@ -111,18 +129,19 @@ class FollowStore:
                     person, col(FollowedAuthor.rule_key) == rule_key(name, categories)
                 )
             ).first()
-            if found is None:
+            if found is None or (kept is not None and found not in kept):
                 with_aliases = session.exec(
                     select(FollowedAuthor)
                     .where(person, col(FollowedAuthor.aliases) != "")
-                    .order_by(col(FollowedAuthor.name))
+                    .order_by(col(FollowedAuthor.name), col(FollowedAuthor.id))
                 )
                 found = next(
                     (
                         author.id
                         for author in with_aliases
-                        if {c for c in author.categories.split(",") if c} == wanted
-                        and any(key_of(alias) == key for alias in author.alias_list)
+                        if (kept is None or author.id in kept)
+                        and {c for c in author.categories.split(",") if c} == wanted
+                        and key in {key_of(n) for n in (author.name, *author.alias_list)}
                     ),
                     None,
                 )
@@ -239,6 +258,23 @@ class FollowStore:
             ids = list(session.exec(failing))
         return last_success, self.followed(ids, counted=False) if ids else []
 
+    def any_polling_well(self, *, failures_below: int) -> bool:
+        """For the health verdict: whether some follow someone wants was polled well once and
+        has failed fewer than `failures_below` polls in a row since (the sources answer for
+        it); one just followed, never polled, proves nothing. One row at most."""
+        query = (
+            select(PollState.followed_author_id)
+            .join(FollowedAuthor, col(FollowedAuthor.id) == col(PollState.followed_author_id))
+            .where(
+                col(PollState.consecutive_failures) < failures_below,
+                col(PollState.last_success).is_not(None),
+                _wanted(),
+            )
+            .limit(1)
+        )
+        with Session(self.engine) as session:
+            return session.exec(query).first() is not None
+
     def record_poll_success(
         self,
         followed_ids: Iterable[int],
@@ -328,18 +364,21 @@ class FollowStore:
 def add_person(
     session: Session, names: Sequence[str], categories: Sequence[str], *, watched: bool
 ) -> tuple[FollowedAuthor, bool]:
-    """In `session`: the person rule of `names` (display name first, then aliases, which are
-    added to a stored rule's) in `categories`, stored if new; and whether it was."""
+    """In `session`: the person rule of `names` (display name first, then aliases) in
+    `categories`, stored if new; and whether it was. The aliases are part of the rule
+    (`rule_key`): a stored rule is never widened by them, since other chats may share it."""
     display, *aliases = names
+    distinct: dict[str, str] = {key_of(display): display}
+    for alias in aliases:
+        distinct.setdefault(key_of(alias), alias)
+    kept = list(distinct.values())[1:]
     new = FollowedAuthor(
-        name=display, rule_key=rule_key(display, categories), categories=",".join(categories)
+        name=display,
+        rule_key=rule_key(display, categories, kept),
+        categories=",".join(categories),
+        aliases="|".join(kept),
     )
-    followed, created = _add_rule(session, new, watched=watched)
-    known = {key_of(name) for name in (followed.name, *followed.alias_list)}
-    extra = [alias for alias in aliases if key_of(alias) not in known]
-    if extra:
-        followed.aliases = "|".join([*followed.alias_list, *extra])
-    return followed, created
+    return _add_rule(session, new, watched=watched)
 
 
 def add_identity(
