@@ -18,7 +18,8 @@ One module per area, each a small class bound to the core through a `ServiceCont
 - `membership`: blocked, removed, unblocked or added; group migrations;
 - `gate` (with `budget`): flood control before every handler;
 - `errors`: the one error handler;
-- `common`: replying, usage answers, the admin check, the inline keyboard.
+- `permissions`: who may act for a chat (commands and button presses), in one place;
+- `common`: replying, usage answers, the refusals of non-administrators, the inline keyboard.
 
 `register` attaches them all to an Application. Wrong arguments get a one-line usage answer
 (see `bot.arguments`); failures go to the error handler.

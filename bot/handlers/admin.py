@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from telegram import Update
 
 from bot.handlers.common import (
-    CHANNEL_BOT_ID,
-    GROUP_ANONYMOUS_BOT_ID,
     Context,
     ServiceHandlers,
     capped_lines,
@@ -26,6 +24,7 @@ from bot.handlers.common import (
     topic_of,
     when,
 )
+from bot.handlers.permissions import STAND_INS
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.aio import in_db_thread
 from watcher.announcements import AnnouncementCalendar
@@ -64,7 +63,7 @@ class Admin(ServiceHandlers):
         user = update.effective_user
         thread = topic_of(update.effective_message)
         lines = [f"Chat id: <code>{chat.id}</code>"]
-        if user is not None and user.id not in (CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID):
+        if user is not None and user.id not in STAND_INS:
             lines.append(f"Your user id: <code>{user.id}</code>")
         lines.append(
             f"Topic id: <code>{thread}</code>" if thread != NO_THREAD else "Topic id: none here"

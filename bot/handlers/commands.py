@@ -99,7 +99,8 @@ def command_help(command: Command) -> str:
 
 
 _IN_GROUPS = (
-    "In a group only its administrators can change this; in a forum each topic has its own."
+    "In a group or channel only its administrators can change this; in a forum each topic has "
+    "its own."
 )
 
 COMMAND_TABLE: tuple[Command, ...] = (

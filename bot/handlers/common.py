@@ -1,6 +1,7 @@
-"""What every handler shares: replying, usage answers, the group-administrator check, the inline
-keyboard of a rendered message, the base class holding the core, what the commands tell the
-delivery side (`DeliveryEvents`), and small text helpers.
+"""What every handler shares: replying, usage answers, the refusals of whoever may not change a
+chat (who may is decided in `bot.handlers.permissions`), the inline keyboard of a rendered
+message, the base class holding the core, what the commands tell the delivery side
+(`DeliveryEvents`), and small text helpers.
 
 Replies are HTML with link previews off; anything a user typed is escaped before it is echoed.
 A reply lands in the forum topic of the command it answers, and in groups it quotes that command.
@@ -22,7 +23,6 @@ from typing import Protocol
 
 from telegram import (
     Chat,
-    ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
@@ -31,11 +31,12 @@ from telegram import (
 from telegram import (
     Message as TelegramMessage,
 )
-from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
 from bot.arguments import Refused
+from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.errors import UsageError
 from watcher.followed import Followed
@@ -48,10 +49,6 @@ Context = ContextTypes.DEFAULT_TYPE
 # bot_data key of `async (old chat id, new chat id)`: moves a chat that became a supergroup.
 ON_CHAT_MIGRATED = "on_chat_migrated"
 _GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
-# Telegram's stand-ins for who posts "as a chat": a channel (a user posting as their own
-# channel, or a linked channel's post), and an anonymous administrator posting as the group.
-CHANNEL_BOT_ID = 136817688
-GROUP_ANONYMOUS_BOT_ID = 1087968824
 POST_AS_YOURSELF = (
     "You are posting as a channel, so I cannot tell whether you administer this group.\n"
     "Post as yourself, then send the command again, e.g. <code>/subscribe Dezun Dong</code>"
@@ -61,7 +58,6 @@ NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 # Names listed in one sentence ("follows A, B, C … and 7 more"); the rest are counted.
 MAX_NAMES_IN_A_SENTENCE = 10
 _TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
-_MANAGERS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
 
 
 class ServiceHandlers:
@@ -237,15 +233,14 @@ async def managed_press(
 ) -> str | None:
     """The data of a pressed button of a question that changes what the chat follows, when it
     is left to act on; None when the press was answered here: `stale` (its message is gone),
-    a presser who is no administrator of the group, or the question's "no" button
+    a presser who may not change the chat (`refuse_press`), or the question's "no" button
     (`declined`: its data, and the text the question becomes)."""
     query = update.callback_query
     assert query is not None
     if update.effective_chat is None or query.message is None:
         await query.answer(stale)
         return None
-    if not await may_manage(update, context):
-        await query.answer("Only this group's administrators can change what it follows.")
+    if await refuse_press(update, context):
         return None
     if query.data == declined[0]:
         await query.answer()
@@ -320,26 +315,22 @@ def capped_lines(
     return list(entries)
 
 
-# --- who may change what a chat follows -------------------------------------------------------
+# --- who may change what a chat follows (decided in `bot.handlers.permissions`) -------------
 
 
-async def may_manage(update: Update, context: Context) -> bool:
-    """Whether the sender may change what this chat follows: in groups, admins only."""
+async def refuse_press(update: Update, context: Context) -> bool:
+    """True (and the press answered) when the presser of a button that changes the chat may not
+    change it: in groups and channels, anyone but its administrators."""
+    query = update.callback_query
     chat = update.effective_chat
-    message = update.effective_message
+    assert query is not None
     assert chat is not None
-    assert message is not None
-    if chat.type in (ChatType.PRIVATE, ChatType.CHANNEL):
-        return True  # in a channel only administrators can post at all
-    if message.sender_chat is not None:
-        # An anonymous administrator speaks as the group itself. Anyone else speaking as a chat
-        # (their own channel, a linked channel) cannot be asked about: the user is a stand-in.
-        return message.sender_chat.id == chat.id
-    user = update.effective_user
-    if user is None or user.id in (CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID):
+    verdict = await may_change(update, context)
+    if verdict == Verdict.ALLOWED:
         return False
-    member: ChatMember = await context.bot.get_chat_member(chat.id, user.id)
-    return member.status in _MANAGERS
+    answer = could_not_check(chat.type) if verdict == Verdict.UNCHECKED else only_admins(chat.type)
+    await query.answer(answer, show_alert=True)
+    return True
 
 
 async def refuse_non_admin(
@@ -349,26 +340,20 @@ async def refuse_non_admin(
     what: str = "what it follows",
     example: str = "/subscriptions",
 ) -> bool:
-    """True (and the refusal sent) when the sender may not change `what` of this chat."""
-    if await may_manage(update, context):
+    """True (and the refusal sent) when the sender of a command may not change `what` of this
+    chat: in groups, anyone but its administrators."""
+    verdict = await may_change(update, context)
+    if verdict == Verdict.ALLOWED:
         return False
-    message = update.effective_message
     chat = update.effective_chat
     assert chat is not None
-    if (
-        message is not None
-        and message.sender_chat is not None
-        and message.sender_chat.id != chat.id
-    ):
+    if verdict == Verdict.AS_ANOTHER_CHAT:
         await reply(update, context, POST_AS_YOURSELF)
-        return True
-    await reply(
-        update,
-        context,
-        refusal(
-            f"Only this group's administrators can change {what}.", example, lead="Anyone can ask:"
-        ),
-    )
+    elif verdict == Verdict.UNCHECKED:
+        await reply(update, context, html.escape(could_not_check(chat.type)))
+    else:
+        wrong = only_admins(chat.type, what)
+        await reply(update, context, refusal(wrong, example, lead="Anyone can ask:"))
     return True
 
 

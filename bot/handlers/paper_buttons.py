@@ -3,8 +3,9 @@
 
 "Cite" reads only, so anyone may press it: it answers with the paper's BibTeX, built from the
 stored record (`watcher.bibtex`). "Unfollow …" asks first, with "Yes" and "Keep"; "Yes" stops
-that one follow for the chat (or forum topic) the message is in, nowhere else. In groups only
-administrators may press those (`may_manage`, as for /unsubscribe).
+that one follow for the chat (or forum topic) the message is in, nowhere else. In groups and
+channels only administrators may press those, "Keep" too (`refuse_press`, see
+`bot.handlers.permissions`).
 
 A press on an old message is answered as things stand now: a paper no longer stored, a follow
 already stopped, or a question already answered each get a short clear answer and change
@@ -23,8 +24,8 @@ from bot.handlers.common import (
     Place,
     ServiceHandlers,
     edit_answer,
-    may_manage,
     place_of,
+    refuse_press,
     reply,
 )
 from bot.render import Message
@@ -36,7 +37,6 @@ from watcher.kinds import FollowKind
 from watcher.service import ServiceContext
 
 STALE = "This button no longer works; the message is too old."
-ADMINS_ONLY = "Only this group's administrators can change what it follows."
 KEPT = "Kept: nothing was changed."
 _BIBTEX_ROOM = 3800  # characters of BibTeX in one message, its markup and escaping aside
 
@@ -59,8 +59,7 @@ class PaperButtons(ServiceHandlers):
         if action.verb == CITE:
             await self._cite(update, context, action.arxiv_id)
             return
-        if not await may_manage(update, context):
-            await query.answer(ADMINS_ONLY, show_alert=True)
+        if await refuse_press(update, context):
             return
         if action.verb == KEEP:
             await query.answer()

@@ -1,6 +1,7 @@
 """What a chat follows: /subscribe, /unsubscribe, /subscriptions and the /revisions setting.
 
-In groups only administrators may change these (`refuse_non_admin`); anyone may look. In a forum,
+In groups only administrators may change these, and press the homonym question's buttons
+(`refuse_non_admin`, `refuse_press`; see `bot.handlers.permissions`); anyone may look. In a forum,
 each topic follows its own authors: the subscription is the topic's the command was sent in
 (`Place`), and so are the papers posted later.
 
@@ -39,11 +40,11 @@ from bot.handlers.common import (
     ServiceHandlers,
     capped_lines,
     command_text,
-    may_manage,
     papers,
     place_of,
     refusal,
     refuse_non_admin,
+    refuse_press,
     reply,
     reply_usage,
     when,
@@ -178,8 +179,7 @@ class Subscriptions(ServiceHandlers):
         if chat is None or query.message is None:
             await query.answer(STALE)
             return
-        if not await may_manage(update, context):
-            await query.answer("Only this group's administrators can change what it follows.")
+        if await refuse_press(update, context):
             return
         choice = await in_db_thread(self.offers.take, query.data or "", chat_id=chat.id)
         if choice is None or isinstance(choice, Expired):

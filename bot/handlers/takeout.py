@@ -17,7 +17,8 @@ reason /subscribe gives.
 The question is stateless: "Import" carries the plan's digest, and a press reads the file again
 (the message the question replies to) and plans again; a plan that differs (the chat changed
 meanwhile, or the import was done) is answered "out of date" and changes nothing, so a question
-still works after a restart. Only a group's administrators may import or press.
+still works after a restart. Only a group's administrators may import, and only a group's or
+channel's administrators may press (`bot.handlers.permissions`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The command only asks, with two buttons: "Unfollow all N" and "Keep". The first carries N, the
 number of follows it was asked about, so that a press after the chat's follows changed (another
 administrator followed or stopped someone meanwhile) is answered "out of date" and changes
-nothing; so is a press on a question already answered. In groups only administrators may press.
+nothing; so is a press on a question already answered. In groups and channels only
+administrators may press (`bot.handlers.permissions`).
 """
 
 from __future__ import annotations

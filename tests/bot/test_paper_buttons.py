@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from bot.delivery.sender import DeliverySender
-from bot.handlers.paper_buttons import ADMINS_ONLY, KEPT
+from bot.handlers.paper_buttons import KEPT
+from bot.handlers.permissions import only_admins
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
 from tests.harness.bots import GROUP, USER, Bot
@@ -182,7 +183,7 @@ async def test_in_a_group_anyone_may_cite_and_only_admins_unfollow(front: Bot) -
     message = await announced(bot, GROUP, ODD)
 
     await press(bot, message, "🔕 Unfollow Dezun Dong", user_id=member)
-    assert bot.telegram.callback_answers[-1].text == ADMINS_ONLY
+    assert bot.telegram.callback_answers[-1].text == only_admins("group")
     assert bot.chats.subscribed_ids(GROUP) == [dezun(bot)]
 
     before = len(bot.telegram.sent(GROUP))
@@ -195,7 +196,7 @@ async def test_in_a_group_anyone_may_cite_and_only_admins_unfollow(front: Bot) -
     await bot.until(lambda: len(bot.telegram.sent(GROUP)) > before)
     question = bot.last(GROUP)
     await press(bot, question, "Keep", user_id=member)
-    assert bot.telegram.callback_answers[-1].text == ADMINS_ONLY
+    assert bot.telegram.callback_answers[-1].text == only_admins("group")
     await press(bot, question, "Keep", user_id=admin)
     await bot.until(lambda: bot.telegram.edits)
     assert bot.telegram.edits[-1].text == KEPT

@@ -120,8 +120,8 @@ class DocumentScripting:
         """Queue a Message update with a document (and a caption, whose leading `/command`
         gets its bot_command entity, as Telegram marks it). `size`: the file_size Telegram
         reports, when a test wants it to differ from the bytes. `downloadable` False: its download
-        answers 404, as an expired link does. `thread_id`: the forum topic it is posted in.
-        Returns the message id."""
+        answers 404, as an expired link does. `thread_id`: the forum topic it is posted in. In a
+        channel it is a channel_post (no `from`). Returns the message id."""
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else 1000)
         with self._state.lock:
             stored = self._files.add(
@@ -138,8 +138,13 @@ class DocumentScripting:
                 entities = command_entities(caption).get("entities")
                 if entities:
                     message["caption_entities"] = entities
-            stored_message = self._state.store_message(self._state.chat(chat_id), message)
-            self._state.queue_update("message", stored_message)
+            chat = self._state.chat(chat_id)
+            kind = "message"
+            if chat.type == "channel":  # posted by the channel itself, as any channel post
+                del message["from"]
+                message["sender_chat"], kind = chat.to_json(), "channel_post"
+            stored_message = self._state.store_message(chat, message)
+            self._state.queue_update(kind, stored_message)
             return int(stored_message["message_id"])
 
     def user_replies(
