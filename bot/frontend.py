@@ -3,7 +3,7 @@
 `run_service` finds this class through the `arxiv_watcher.frontends` entry point and drives it
 through the `Frontend` protocol. PTB's `run_polling` wants to own the event loop and the signal
 handlers, which belong to the service here, so the Application is run by hand: initialize,
-start, long polling (or, with TELEGRAM_WEBHOOK_URL, PTB's webhook server: `bot.webhook`); and
+start, long polling (or, with TELEGRAM_WEBHOOK_URL, our webhook listener: `bot.webhook`); and
 the reverse on stop. Next to it runs the delivery sender, which drains
 the outbox; every request of both goes through one rate limiter.
 """
@@ -19,7 +19,7 @@ from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
-from bot.webhook import PTB_UPDATER_LOGGER, RefusalLog, start_webhook
+from bot.webhook import WebhookListener, start_webhook
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
 from watcher.service import ServiceContext
@@ -41,7 +41,7 @@ class TelegramFrontend:
         self.application: BotApplication | None = None
         self.sender: DeliverySender | None = None
         self._sender_task: asyncio.Task[None] | None = None
-        self._refusals: RefusalLog | None = None
+        self._webhook: WebhookListener | None = None
 
     async def start(self) -> None:
         app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
@@ -60,9 +60,7 @@ class TelegramFrontend:
             await app.updater.start_polling(drop_pending_updates=False)
             mode = "long polling"
         else:
-            self._refusals = RefusalLog(logging.getLogger(PTB_UPDATER_LOGGER))
-            self._refusals.install()
-            await start_webhook(app.updater, settings)
+            self._webhook = await start_webhook(app.bot, app.update_queue, settings)
             host, port = settings.webhook_listen
             mode = f"webhook {settings.telegram_webhook_url}, listening on {host}:{port}"
         self.sender = DeliverySender(app.bot, self.context)
@@ -134,6 +132,9 @@ class TelegramFrontend:
             return
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
+        if self._webhook is not None:
+            await self._webhook.stop()
+            self._webhook = None
         if self.sender is not None:
             await self.sender.stop()
         if self._sender_task is not None:
@@ -141,8 +142,6 @@ class TelegramFrontend:
         if app.running:
             await app.stop()
         await app.shutdown()
-        if self._refusals is not None:
-            self._refusals.remove()
         self.application = None
         log.info("telegram bot stopped")
 
