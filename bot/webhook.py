@@ -31,6 +31,7 @@ import hmac
 import json
 import logging
 from http import HTTPStatus
+from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -125,6 +126,17 @@ class _UpdateHandler(tornado.web.RequestHandler):
         self.set_status(status)
         self.set_header("Connection", "close")
         self.finish()
+
+    def log_exception(
+        self,
+        typ: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """tornado's own refusals (a method other than POST: 405) are not worth a line; anything
+        else is an error of ours, logged without the request."""
+        if not isinstance(value, tornado.web.HTTPError):
+            log.error("webhook: handling a request failed", exc_info=value)
 
     def data_received(self, chunk: bytes) -> None:
         self.body += chunk  # at most MAX_BODY_BYTES in all: the server cuts off the rest
