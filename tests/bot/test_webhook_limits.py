@@ -2,7 +2,8 @@
 item 4), through the real listener the front end starts (in this process) and the fake Bot API:
 a 40 MB request without the secret is answered 403 before its body is read, and its connection
 closed; with the secret but over 1 MB it is answered 413 the same way; a body sent without a
-length is cut off at 1 MB; Telegram's own updates, with the secret, are still taken.
+length is cut off at 1 MB; Telegram's own updates, with the secret, are still taken. An address
+the listener cannot have stops the start with one line.
 
 How much of a body the listener reads is measured from the sender's side: the body goes out in
 64 KB pieces, and before each piece the sender looks for the answer. An answer that comes while
@@ -21,11 +22,14 @@ import socket
 import pytest
 from pydantic import HttpUrl, SecretStr
 from sqlalchemy import Engine
+from telegram.ext import ExtBot
 
 from bot.frontend import TelegramFrontend
-from bot.webhook import MAX_BODY_BYTES, SECRET_HEADER
+from bot.webhook import MAX_BODY_BYTES, SECRET_HEADER, start_webhook
 from tests.harness.bots import USER, running_service
 from tests.harness.patience import PATIENCE
+from watcher.errors import ConfigError
+from watcher.settings import Settings
 
 SECRET = "Limits_webhook-secret-8Jd3Lq5Wm2Xc7Vn4Rb"
 PUBLIC_URL = "https://bot.example.org/telegram/updates"
@@ -126,3 +130,20 @@ async def test_a_large_request_is_refused_on_its_headers_and_updates_still_come(
     assert "(403): had the wrong secret token" in refusals[1]
     assert f"(413): a body over {MAX_BODY_BYTES} bytes" in refusals[2]
     assert all("127.0.0.1" in line and "Wrong-secret" not in line for line in refusals)
+
+
+async def test_an_address_taken_stops_the_start_with_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = Settings(
+            _env_file=None,
+            telegram_bot_token="123456:TEST-webhook-limits-token",
+            telegram_webhook_url=PUBLIC_URL,
+            telegram_webhook_listen=f"127.0.0.1:{port}",
+            telegram_webhook_secret=SECRET,
+        )
+        bot = ExtBot("123456:TEST-webhook-limits-token", base_url="http://127.0.0.1:9/bot")
+        with pytest.raises(ConfigError, match=rf"cannot listen on .*127.0.0.1:{port}: "):
+            await start_webhook(bot, asyncio.Queue(), settings)
