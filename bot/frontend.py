@@ -3,7 +3,7 @@
 `run_service` finds this class through the `arxiv_watcher.frontends` entry point and drives it
 through the `Frontend` protocol. PTB's `run_polling` wants to own the event loop and the signal
 handlers, which belong to the service here, so the Application is run by hand: initialize,
-start, long polling (or, with TELEGRAM_WEBHOOK_URL, PTB's webhook server: `bot.webhook`); and
+start, long polling (or, with TELEGRAM_WEBHOOK_URL, our webhook listener: `bot.webhook`); and
 the reverse on stop. Next to it runs the delivery sender, which drains
 the outbox, and the admin notices' sender (`bot.delivery.admin_notices`); every request of
 them all goes through one rate limiter.
@@ -22,7 +22,7 @@ from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
-from bot.webhook import PTB_UPDATER_LOGGER, RefusalLog, start_webhook
+from bot.webhook import WebhookListener, start_webhook
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
 from watcher.service import ServiceContext
@@ -46,7 +46,7 @@ class TelegramFrontend:
         self._sender_task: asyncio.Task[None] | None = None
         self.notices: AdminNoticeSender | None = None
         self._notices_task: asyncio.Task[None] | None = None
-        self._refusals: RefusalLog | None = None
+        self._webhook: WebhookListener | None = None
         self.failing = FailingNotices()  # what the administrators were told is failing
 
     async def start(self) -> None:
@@ -66,9 +66,7 @@ class TelegramFrontend:
             await app.updater.start_polling(drop_pending_updates=False)
             mode = "long polling"
         else:
-            self._refusals = RefusalLog(logging.getLogger(PTB_UPDATER_LOGGER))
-            self._refusals.install()
-            await start_webhook(app.updater, settings)
+            self._webhook = await start_webhook(app.bot, app.update_queue, settings)
             host, port = settings.webhook_listen
             mode = f"webhook {settings.telegram_webhook_url}, listening on {host}:{port}"
         self.sender = DeliverySender(app.bot, self.context)
@@ -148,6 +146,9 @@ class TelegramFrontend:
             return
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
+        if self._webhook is not None:
+            await self._webhook.stop()
+            self._webhook = None
         if self.sender is not None:
             await self.sender.stop()
         if self._sender_task is not None:
@@ -159,8 +160,6 @@ class TelegramFrontend:
         if app.running:
             await app.stop()
         await app.shutdown()
-        if self._refusals is not None:
-            self._refusals.remove()
         self.application = None
         log.info("telegram bot stopped")
 

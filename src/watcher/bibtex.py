@@ -10,9 +10,11 @@ arXiv's, the key leaves TeX commands out of the title words (`$\\alpha$` adds no
 folded to ASCII, since classic BibTeX chokes on other keys.
 
 Titles and journal references come from arXiv as TeX: `$\\alpha$`, `\\emph{x}` and `{\\"o}` are
-kept as they are. What would break a .bib file or a LaTeX run is escaped: an unbalanced brace,
-a `%` (which starts a comment), `&`, `#` and `_` outside math, and a backslash that starts no
-command. Accented letters stay UTF-8, which biber and `inputenc` read.
+kept as they are. What would break a .bib file or a LaTeX run is escaped: a brace that pairs with
+none (as `\\textbraceleft{}`: BibTeX counts braces whatever stands before them, so `\\}` would end
+the field), a `%` (which starts a comment), `&`, `#` and `_` outside math, and a backslash that
+starts no command. Each author is escaped alone and braced whole where BibTeX would read one
+name as two. Accented letters stay UTF-8, which biber and `inputenc` read.
 """
 
 from __future__ import annotations
@@ -45,13 +47,22 @@ _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 # A TeX command (a backslash and letters, or one non-letter: `\{`, `\"`, `\&`).
 _COMMAND = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z\s])")
 _SPECIAL_OUTSIDE_MATH = {"&": r"\&", "#": r"\#", "_": r"\_"}
+_OPENING = frozenset({"{", "\\{"})
+_CLOSING = frozenset({"}", "\\}"})
+# An unpaired brace's spelling, by (opening, inside math).
+_BRACE_AS_COMMAND = {
+    (True, False): r"\textbraceleft{}",
+    (False, False): r"\textbraceright{}",
+    (True, True): r"\lbrace{}",
+    (False, True): r"\rbrace{}",
+}
 
 
 def bibtex_entry(record: Record, *, limit: int | None = None) -> str:
     """The paper's BibTeX entry, one field a line, ending in a newline. With `limit`, an entry
     longer than that many characters lists its first authors and "and others" (BibTeX's own
     way to say so), as many as fit."""
-    names = [_one_line(a.name) for a in record.authors if a.name.strip()]
+    names = [_person(a.name) for a in record.authors if a.name.strip()]
     entry = _entry(record, names)
     shown = min(len(names), _FEW_AUTHORS)
     while limit is not None and len(entry) > limit and shown > 0:
@@ -61,22 +72,38 @@ def bibtex_entry(record: Record, *, limit: int | None = None) -> str:
 
 
 def _entry(record: Record, names: list[str]) -> str:
-    year = str(record.updated.year)
+    """The entry with `names` (each already TeX, as `_person` makes it) as its authors."""
     fields = [
-        ("title", _one_line(record.title)),
+        ("title", escape_field(_one_line(record.title))),
         ("author", " and ".join(names)),
-        ("year", year),
-        ("eprint", record.arxiv_id),
+        ("year", str(record.updated.year)),
+        ("eprint", escape_field(record.arxiv_id)),
         ("archivePrefix", "arXiv"),
-        ("primaryClass", record.primary_category),
+        ("primaryClass", escape_field(record.primary_category)),
     ]
     if record.doi and record.doi.strip():
-        fields.append(("doi", _one_line(record.doi)))
+        fields.append(("doi", escape_field(_one_line(record.doi))))
     if record.journal_ref and record.journal_ref.strip():
-        fields.append(("note", _one_line(record.journal_ref)))
-    fields.append(("url", f"https://arxiv.org/abs/{record.arxiv_id}"))
-    body = ",\n".join(f"  {name} = {{{escape_field(value)}}}" for name, value in fields if value)
+        fields.append(("note", escape_field(_one_line(record.journal_ref))))
+    fields.append(("url", escape_field(f"https://arxiv.org/abs/{record.arxiv_id}")))
+    body = ",\n".join(f"  {name} = {{{tex}}}" for name, tex in fields if tex)
     return f"@misc{{{bibtex_key(record)},\n{body}\n}}\n"
+
+
+def _person(name: str) -> str:
+    """One author as BibTeX reads one person. Escaped alone, so that a brace in one name never
+    pairs with a brace in the next; and braced whole when BibTeX would split it ("ATLAS and CMS
+    Collaborations" has a standalone "and") or refuse it (more than two commas), or take it for
+    the "others" that ends a shortened list."""
+    tex = escape_field(_one_line(name))
+    outside = _outside_braces(tex)
+    if (
+        re.search(r"(?:^|\s)and(?:\s|$)", outside, re.IGNORECASE)
+        or outside.count(",") > 2
+        or tex.lower() == "others"
+    ):
+        return "{" + tex + "}"
+    return tex
 
 
 def bibtex_key(record: Record) -> str:
@@ -88,50 +115,66 @@ def bibtex_key(record: Record) -> str:
 
 
 def escape_field(value: str) -> str:
-    """`value` safe inside a braced BibTeX field, its TeX kept: unbalanced braces, `%`, a stray
-    backslash, and `&`, `#`, `_` outside math escaped."""
-    out: list[str] = []
+    """`value` safe inside a braced BibTeX field, its TeX kept: a brace that pairs with none, `%`,
+    a stray backslash, and `&`, `#`, `_` outside math escaped."""
+    tokens: list[tuple[str, bool]] = []  # (TeX, inside math)
     in_math = False
     position = 0
     while position < len(value):
         char = value[position]
         command = _COMMAND.match(value, position) if char == "\\" else None
         if command is not None:
-            out.append(command.group())
+            tokens.append((command.group(), in_math))
             position = command.end()
             continue
         if char == "\\":
-            out.append(r"\textbackslash{}")
-        elif char == "$":
-            in_math = not in_math
-            out.append(char)
+            tokens.append((r"\textbackslash{}", in_math))
         elif char == "%":
-            out.append(r"\%")
+            tokens.append((r"\%", in_math))
         elif char in _SPECIAL_OUTSIDE_MATH and not in_math:
-            out.append(_SPECIAL_OUTSIDE_MATH[char])
+            tokens.append((_SPECIAL_OUTSIDE_MATH[char], in_math))
         else:
-            out.append(char)
+            if char == "$":
+                in_math = not in_math
+            tokens.append((char, in_math and char != "$"))
         position += 1
-    text = "".join(out)
-    if in_math:  # an unclosed $ would swallow the rest of the entry's output
-        text = text.replace("$", r"\$")
-    return _balance(text)
+    if in_math:  # an unclosed $ would swallow the rest of the entry's output: no math at all
+        tokens = [(r"\$" if tex == "$" else tex, False) for tex, _ in tokens]
+    return "".join(_balance(tokens))
 
 
-def _balance(text: str) -> str:
-    """Escape the braces that pair with none (`\\{` and `\\}` stay as they are)."""
+def _balance(tokens: list[tuple[str, bool]]) -> list[str]:
+    """The tokens with every brace that pairs with none spelled as a command that holds no brace.
+
+    BibTeX counts each `{` and `}` in a field, a backslash before it or not: `\\}` closes the
+    field as surely as `}` does. So an unpaired `\\{` is as dangerous as a bare `{`, and neither
+    can be escaped by a backslash. `\\textbraceleft{}` (in math `\\lbrace{}`) prints the brace
+    and leaves BibTeX's count alone."""
     unmatched: set[int] = set()
     opened: list[int] = []
-    for match in re.finditer(r"\\.|[{}]", text):
-        if match.group() == "{":
-            opened.append(match.start())
-        elif match.group() == "}":
+    for index, (tex, _) in enumerate(tokens):
+        if tex in _OPENING:
+            opened.append(index)
+        elif tex in _CLOSING:
             if opened:
                 opened.pop()
             else:
-                unmatched.add(match.start())
+                unmatched.add(index)
     unmatched.update(opened)
-    return "".join("\\" + char if index in unmatched else char for index, char in enumerate(text))
+    return [
+        _BRACE_AS_COMMAND[tex in _OPENING, in_math] if index in unmatched else tex
+        for index, (tex, in_math) in enumerate(tokens)
+    ]
+
+
+def _outside_braces(tex: str) -> str:
+    """What BibTeX's name splitting sees of `tex` (balanced): the characters at brace depth 0."""
+    depth = 0
+    outside: list[str] = []
+    for char in tex:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        outside.append(char if depth == 0 and char not in "{}" else "_")
+    return "".join(outside)
 
 
 def _one_line(text: str) -> str:

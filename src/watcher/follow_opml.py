@@ -147,7 +147,10 @@ def _outline_rule(outline: Element) -> FollowRule:
         # A whole-category watch, refused with the topic parser's reason (an unknown category,
         # more than three) as /watch would refuse it.
         return parse_rule(f"watch in {category['categories'].replace('+', ',')}")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a bracket that opens no IPv6 address: "http://[::1", "http://[x]/"
+        raise WatcherError("not a valid feed address") from None
     if parts.netloc.casefold().endswith("arxiv.org") and parts.path.endswith("/api/query"):
         query = " ".join(parse_qs(parts.query).get("search_query", []))
         author = _QUOTED_AUTHOR.fullmatch(query.strip())

@@ -10,12 +10,14 @@
   process in its current role: 200 with its "ok: ..." line, 503 with its "unhealthy: ..."
   line. A standby is ready, and says so.
 
-The server is the standard library's WSGI server (`wsgiref`, threaded; the one prometheus-
-client's own `start_http_server` runs), in a daemon thread of its own rather than on the event
-loop: no HTTP parsing is written here, no new dependency comes in (aiohttp, tornado and uvicorn
-are not ours), and the database reads of a scrape or a readiness check run on the server's
-threads, so they never wait behind the event loop nor block it, even while a harvest keeps the
-loop and the database thread busy. `/healthz` asks the loop itself, which is the point of it.
+The server is the standard library's WSGI server (`wsgiref`; the one prometheus-client's own
+`start_http_server` runs) with its connections and threads bounded (`watcher.http_listener`:
+a connection holds a worker only once its headers are in, idle ones close after 5 s), in daemon
+threads of its own rather than on the event loop: no HTTP parsing is written here, no new
+dependency comes in (aiohttp, tornado and uvicorn are not ours), and the database reads of a
+scrape or a readiness check run on the server's threads, so they never wait behind the event
+loop nor block it, even while a harvest keeps the loop and the database thread busy. `/healthz`
+asks the loop itself, which is the point of it.
 """
 
 from __future__ import annotations
@@ -28,15 +30,14 @@ import socket
 import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from socketserver import ThreadingMixIn
-from typing import TYPE_CHECKING, Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from typing import TYPE_CHECKING
 
 from prometheus_client import make_wsgi_app
 from sqlalchemy import Engine
 
 from watcher.errors import ConfigError
 from watcher.health import Verdict, verdict
+from watcher.http_listener import IDLE_SECONDS, BoundedWSGIServer
 from watcher.leader import Role
 from watcher.metrics import StoreGauges, build_registry, set_leader
 from watcher.settings import Settings
@@ -51,17 +52,8 @@ log = logging.getLogger(__name__)
 LOOP_TIMEOUT = 1.0  # seconds the event loop has to run /healthz's callback
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True  # a scrape in progress never holds the service's exit
-
-
-class _Server6(_Server):
+class _Server6(BoundedWSGIServer):
     address_family = socket.AF_INET6
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        """No access log: Prometheus scrapes every few seconds."""
 
 
 class Observability:
@@ -72,6 +64,8 @@ class Observability:
         settings: Settings,
         engine: Engine,
         loop: asyncio.AbstractEventLoop,
+        *,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         address = settings.metrics_address
         if address is None:
@@ -80,10 +74,11 @@ class Observability:
         self.engine = engine
         self.loop = loop
         self.address = address
+        self.idle_seconds = idle_seconds
         self._state: InstanceState | None = None
         registry = build_registry(StoreGauges(lambda: read_gauges(engine)))
         self._metrics: WSGIApplication = make_wsgi_app(registry)
-        self._server: _Server | None = None
+        self._server: BoundedWSGIServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -94,16 +89,15 @@ class Observability:
     def start(self) -> None:
         """Bind and serve; an address that cannot be bound stops the service with its reason."""
         host, port = self.address
-        server_class = _Server6 if ":" in host else _Server
+        server_class = _Server6 if ":" in host else BoundedWSGIServer
         try:
-            self._server = make_server(
-                host, port, self._app, server_class=server_class, handler_class=_QuietHandler
-            )
+            self._server = server_class((host, port), idle_seconds=self.idle_seconds)
         except OSError as error:
             raise ConfigError(
                 f"METRICS_LISTEN: cannot listen on {self.settings.metrics_listen} "
                 f"({error.strerror or error})"
             ) from None
+        self._server.set_app(self._app)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="observability", daemon=True
         )

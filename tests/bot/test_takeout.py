@@ -211,6 +211,8 @@ async def test_bad_files_get_one_clear_sentence_and_change_nothing(bot: Bot) -> 
 
 
 async def test_a_foreign_opml_of_author_and_category_feeds(bot: Bot) -> None:
+    # Outlines 5 and 6 hold addresses that are no URL (an IPv6 bracket never closed, a name in
+    # brackets): skipped with why, where they once made the bot answer "Something went wrong".
     feeds = b"""<?xml version="1.0" encoding="UTF-8"?>
 <opml version="1.0"><head><title>Feedly</title></head><body>
 <outline text="arXiv" title="arXiv">
@@ -218,6 +220,8 @@ async def test_a_foreign_opml_of_author_and_category_feeds(bot: Bot) -> None:
   <outline type="rss" text="ORCID" xmlUrl="http://arxiv.org/a/0000-0002-1825-0097.atom"/>
   <outline type="rss" text="cs.DC updates on arXiv.org" xmlUrl="http://rss.arxiv.org/rss/cs.DC"/>
   <outline type="rss" text="Hacker News" xmlUrl="https://news.ycombinator.com/rss"/>
+  <outline type="rss" text="Local" xmlUrl="http://[::1"/>
+  <outline type="rss" text="Bracketed" xmlUrl="http://[arxiv.org]/"/>
 </outline></body></opml>"""
     paper = dezun_dong_records()[0].arxiv_id  # arXiv knows both ids (issue 29.3)
     bot.arxiv.claim("dong_d_1", [paper])
@@ -229,8 +233,10 @@ async def test_a_foreign_opml_of_author_and_category_feeds(bot: Bot) -> None:
     )
     assert lines[1:] == [
         "3 of them start a history, from this chat's allowance of new follows.",
-        "Skipped (1):",
+        "Skipped (3):",
         "• outline 4, Hacker News: not an arXiv author or category feed",
+        "• outline 5, Local: not a valid feed address",
+        "• outline 6, Bracketed: not a valid feed address",
     ]
     go, _ = button_data(bot, USER)
     await press(bot, USER, go)
