@@ -44,6 +44,7 @@ from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
 from watcher.topics import EXAMPLE as TOPIC_EXAMPLE
 from watcher.topics import Topic, TopicError, parse_topic
+from watcher.watched_check import follow_as_written, not_followed
 
 log = logging.getLogger("watcher.cli")
 
@@ -147,8 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 def open_store(settings: Settings, *, migrate: bool = True) -> tuple[Engine, Store]:
     engine = db.open_database(settings.database_url, migrate=migrate)
     store = Store(engine)
-    for rule in settings.followed_specs:
-        store.follow_watched(rule)
+    follow_as_written(store, settings.followed_specs)
     return engine, store
 
 
@@ -343,10 +343,18 @@ def cmd_authors(args: argparse.Namespace, settings: Settings) -> int:
     _, store = open_store(settings)
     for followed in store.followed():
         print(describe_followed(followed))
+    for identity in not_followed(store, settings.followed_specs):
+        print(f"{identity} (WATCH_AUTHORS): {NOT_FOLLOWED}")
     mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
     if mailing is not None:
         print(f"arXiv: {mailing}")
     return 0
+
+
+NOT_FOLLOWED = (
+    "not followed: refused at the service's last start (see its log for arXiv's answer), "
+    "or added since; each start asks arXiv about a new author id"
+)
 
 
 def describe_followed(followed: Followed) -> str:

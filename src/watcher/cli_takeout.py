@@ -41,6 +41,7 @@ from watcher.takeout import (
     read_file,
     without_refused,
 )
+from watcher.watched_check import follow_as_written
 
 
 def add_commands(command: Callable[[str, object, str], argparse.ArgumentParser]) -> None:
@@ -57,8 +58,7 @@ def _open(settings: Settings) -> tuple[Engine, Store]:
     """The database, migrated, following WATCH_AUTHORS (as every CLI command opens it)."""
     engine = db.open_database(settings.database_url)
     store = Store(engine)
-    for rule in settings.followed_specs:
-        store.follow_watched(rule)
+    follow_as_written(store, settings.followed_specs)
     return engine, store
 
 

@@ -6,12 +6,14 @@ poll within two poll intervals (a day and two hours on arXiv's calendar), and ar
 some follow: unhealthy when every follow someone wants has failed `UNHEALTHY_FAILURES` polls in
 a row. The verdict is about the service (its sources and its poll loop), never one follow: a
 follow that alone keeps failing (a name arXiv errors on, an author id arXiv stopped knowing) is
-named in the "ok" line ("failing: ..."), and shown to the chats that follow it (/subscriptions)
+named in the "ok" line ("failing: ..."), shown and told once to the chats that follow it
 and to the administrators (/stats, `arxiv-watcher authors`), but one chat's follow can never make
 the operator's service unhealthy. An author id arXiv does not know is never arXiv failing, so it
-never counts. A source whose answers stopped parsing (`watcher.source_alerts`) is named in the
-verdict but leaves it healthy: the other sources bring the papers, later. An instance known to
-be a standby is healthy while the database answers: polling is the active instance's job.
+never counts. A WATCH_AUTHORS author id the last start refused (`watcher.watched_check`) is named
+in the "ok" line too ("WATCH_AUTHORS not followed: ..."). A source whose answers stopped parsing
+(`watcher.source_alerts`) is named in the verdict but leaves it healthy: the other sources bring
+the papers, later. An instance known to be a standby is healthy while the database answers: polling
+is the active instance's job.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from watcher.settings import Settings
 from watcher.status import InstanceState
 from watcher.store import Store
 from watcher.store.source_health import SourceHealth
+from watcher.watched_check import not_followed
 
 # This many failed polls in a row of every follow make the service unhealthy: one or two are a
 # blip that the first retries cure; three (at least 1 + 2 + 4 times POLL_RETRY_FIRST) are not.
@@ -68,6 +71,7 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
         unparsed = describe_unparsed(store.source_health())
         polling_well = store.any_polling_well(failures_below=UNHEALTHY_FAILURES)
         mailing = describe_mailing(store.last_mailing(), settings.announcement_calendar)
+        refused = [str(identity) for identity in not_followed(store, settings.followed_specs)]
     except ConfigError as error:
         return Verdict(False, f"unhealthy: {error}")
     limit = timedelta(seconds=2 * settings.poll_interval)
@@ -105,6 +109,7 @@ def verdict(settings: Settings, engine: Engine, instances: Sequence[InstanceStat
         f"ok: last successful poll {ago(newest)}"
         + (f"; failing: {', '.join(labels)}" if labels else "")
         + (f"; {unparsed}" if unparsed else "")
+        + (f"; WATCH_AUTHORS not followed: {', '.join(refused)}" if refused else "")
         + (f"; {roles}" if roles else "")
         + (f"; {mailing}" if mailing else ""),
     )

@@ -70,13 +70,15 @@ class IdentityCheck:
                 refused[identity.key] = NOT_ASKED.format(why="this chat's look-ups are spent")
                 continue
             asked += 1
-            why = await self._ask(identity)
+            why = await self.ask(identity)
             if why is not None:
                 refused[identity.key] = why
         return refused
 
-    async def _ask(self, identity: Identity) -> str | None:
-        """arXiv's answer: None when it knows the id; remembered unless arXiv failed."""
+    async def ask(self, identity: Identity) -> str | None:
+        """arXiv's answer, asked now (one request): None when it knows the id,
+        `identity.unknown` when it does not (both remembered), `NOT_ASKED`'s sentence when arXiv
+        did not answer within `patience`."""
         try:
             async with asyncio.timeout(self.patience):
                 await self.poller.identity_papers(identity)

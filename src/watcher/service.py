@@ -35,6 +35,7 @@ from watcher.aio import in_db_thread
 from watcher.announcements import Announcement
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
+from watcher.identity_check import IdentityCheck
 from watcher.leader import Leadership, Role, leader_lock
 from watcher.observability import Observability
 from watcher.poll import Poller, PollReport
@@ -45,6 +46,7 @@ from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
 from watcher.text import describe_record
+from watcher.watched_check import START_PATIENCE, refuse_unknown_watched
 
 log = logging.getLogger(__name__)
 
@@ -160,17 +162,47 @@ def load_frontend(context: ServiceContext) -> Frontend:
     return frontend
 
 
-def build_context(settings: Settings, engine: Engine, client: ArxivClient) -> ServiceContext:
-    """The core, on a database brought to the newest migration, following WATCH_AUTHORS.
-
-    Only the active instance runs this: migrations and writes never race a second service.
-    """
+def migrate(settings: Settings, engine: Engine) -> None:
+    """Bring the database to the newest migration. Only the active instance runs this."""
     if not at_head(engine):
         log.info("the database is not at the newest migration: applying the migrations")
         upgrade_in_child(settings.database_url)
+
+
+async def start_context(settings: Settings, engine: Engine, client: ArxivClient) -> ServiceContext:
+    """`build_context`, once arXiv was asked about WATCH_AUTHORS' new author ids
+    (`watcher.watched_check`): one it does not know is refused, and not followed."""
+    await in_db_thread(migrate, settings, engine)
     store = Store(engine)
-    watched = [store.follow_watched(rule)[0].id for rule in settings.followed_specs]
+    check = IdentityCheck(
+        store, build_poller(settings, store, client), patience=START_PATIENCE
+    )  # the service's own client: its spacing, its one connection
+    refused = await refuse_unknown_watched(settings.followed_specs, store, check)
+    return await in_db_thread(build_context, settings, engine, client, refused=refused)
+
+
+def build_context(
+    settings: Settings,
+    engine: Engine,
+    client: ArxivClient,
+    *,
+    refused: frozenset[str] = frozenset(),
+) -> ServiceContext:
+    """The core, on a database brought to the newest migration, following WATCH_AUTHORS but
+    the entries `refused` (keys; `start_context`).
+
+    Only the active instance runs this: migrations and writes never race a second service.
+    """
+    migrate(settings, engine)
+    store = Store(engine)
+    watched = [
+        store.follow_watched(rule)[0].id
+        for rule in settings.followed_specs
+        if rule.key not in refused
+    ]
     for followed in store.unwatch_all_but(watched):
+        if followed.key in refused:
+            continue  # a CLI command followed it as written; its ERROR line said why not
         log.info(
             "%s is no longer in WATCH_AUTHORS: %s",
             followed.label,
@@ -251,7 +283,7 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
         async with arxiv_client(settings) as client:
             while await leadership.acquire(until=stopping):
                 try:
-                    context = await in_db_thread(build_context, settings, engine, client)
+                    context = await start_context(settings, engine, client)
                     await serve(context, stopping=stopping, leadership=leadership)
                 finally:
                     await leadership.release()

@@ -45,6 +45,7 @@ from watcher.store import Store
 from watcher.store.budgets import FIRST_ALLOWANCE
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.topics import Topic
+from watcher.watched_check import known_watched
 
 # Seconds a look-up waits for arXiv (a new name's count, an author id's feed), its turn on the
 # polite client included (a poll's request may hold it, with retries, for minutes while arXiv
@@ -220,7 +221,7 @@ class Subscribing:
     ) -> WatchedOutcome:
         """Database thread: subscribe the chat (topic) to every watched author."""
         subscribed = set(self.chats.subscribed_ids(chat_id, thread_id=thread_id))
-        watched = [self.store.follow_watched(rule)[0] for rule in watched_rules]
+        watched = known_watched(self.store, watched_rules)  # never an id the start refused
         missing = tuple(f for f in watched if f.id not in subscribed)
         if not watched:
             return NothingWatched()
