@@ -8,19 +8,28 @@ of the poll cycle that finds it so. A name shares OR-queries with others
 (`NAME_NOTICE_AT` failures in a row), never while its innocent query mates fail with it; an
 author id is polled alone from the start and is told from `UNHEALTHY_FAILURES` on. While no
 follow polls well, arXiv is failing everyone: `health` says so, and nothing is sent here (it
-is, once some follow polls well again). The chats that follow it see it in /subscriptions,
-with the cause.
+is, once some follow polls well again).
+
+Each chat (and forum topic) that follows it is told too, once, in one short message: the follow,
+arXiv's answer, and what to do (`chat_notice`). At most `MAX_CHATS_TOLD` destinations a follow
+are told; the rest are logged as not told. Paused, parked (no rights, closed topic) and inactive
+(blocked) destinations are skipped: they see it in /subscriptions, with the cause. Every send
+goes through the front end's rate limiter (the bot's); a refusal (403, 400) is logged and not
+retried; a 429 is waited out once when Telegram asks for at most `MAX_RETRY_WAIT`, else logged.
+What was told is kept in memory: a restart tells a follow still failing once more.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 
 from telegram import Bot
 from telegram.constants import ParseMode
-from telegram.error import TelegramError
+from telegram.error import RetryAfter, TelegramError
 
+from bot.ratelimit import retry_after_seconds
 from watcher.aio import in_db_thread
 from watcher.failing_groups import ALONE_AFTER
 from watcher.followed import Followed
@@ -28,10 +37,13 @@ from watcher.health import UNHEALTHY_FAILURES
 from watcher.kinds import FollowKind
 from watcher.poll import PollReport
 from watcher.service import ServiceContext
+from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
 
 NAME_NOTICE_AT = ALONE_AFTER + 1  # failures in a row of a name, polled alone since the last
+MAX_CHATS_TOLD = 1000  # destinations told of one failing follow; more are logged as not told
+MAX_RETRY_WAIT = 60.0  # seconds of a 429 waited out before one more try; a longer one gives up
 
 
 def keeps_failing(followed: Followed) -> bool:
@@ -46,14 +58,15 @@ class FailingNotices:
     """The follows the administrators were told of, until they poll well again (in memory: a
     restart tells of one still failing once more)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_chats: int = MAX_CHATS_TOLD) -> None:
         self.told: set[int] = set()
+        self.max_chats = max_chats  # destinations told of one follow
 
     async def tell(self, bot: Bot, context: ServiceContext, report: PollReport) -> None:
-        """After a poll cycle that failed somewhere: tell the administrators of each follow
-        that now keeps failing on its own, once."""
+        """After a poll cycle that failed somewhere: tell the administrators, and the chats that
+        follow it, of each follow that now keeps failing on its own, once."""
         admins = context.settings.admin_chat_ids
-        if not report.failures or not admins:
+        if not report.failures:
             return
         store = context.store
         _, failing = await in_db_thread(store.poll_health)
@@ -70,8 +83,62 @@ class FailingNotices:
             f"{html.escape((f.last_error or '')[:200])}; followed by {f.subscribers} chat(s)"
             for f in due
         ]
-        for chat_id in admins:
+        for chat_id in admins:  # none: the chats are still told
             try:
                 await bot.send_message(chat_id, "\n".join(lines), parse_mode=ParseMode.HTML)
             except TelegramError as error:
                 log.warning("could not tell admin chat %s of a failing follow: %s", chat_id, error)
+        for followed in due:
+            await self.tell_followers(bot, context, followed)
+
+    async def tell_followers(self, bot: Bot, context: ServiceContext, followed: Followed) -> None:
+        """One message to each destination that follows `followed` and may be written to."""
+        places, total = await in_db_thread(
+            context.chats.reachable_followers, followed.id, limit=self.max_chats
+        )
+        if total > len(places):
+            log.warning(
+                "%s fails on its own: %d of the %d destinations following it are not told "
+                "(at most %d a follow)",
+                followed.label, total - len(places), total, self.max_chats,
+            )  # fmt: skip
+        text = chat_notice(followed)
+        told = 0
+        for chat_id, thread_id in places:
+            told += await _send(bot, chat_id, thread_id, text)
+        log.info("told %d of %d chat(s) that %s fails on its own", told, total, followed.label)
+
+
+def chat_notice(followed: Followed) -> str:
+    """The one message a following chat gets: the follow, arXiv's answer, what to do."""
+    answer = (followed.last_error or "no answer")[:200].rstrip(".")
+    if followed.identity is not None:
+        return (
+            f"⚠️ {followed.label} is failing: {answer}.\nNo papers come from this author id. "
+            f"Send /unsubscribe {followed.identity} to stop it, or follow them by name."
+        )
+    stop = "/unwatch" if followed.kind == FollowKind.TOPIC else "/unsubscribe"
+    return (
+        f"⚠️ {followed.label} is failing: arXiv's answer to {followed.consecutive_failures} "
+        f"polls in a row was: {answer}.\nThe bot keeps retrying; send {stop} "
+        f"{followed.label} to stop it (/subscriptions shows its state)."
+    )
+
+
+async def _send(bot: Bot, chat_id: int, thread_id: int, text: str) -> int:
+    """Send `text` to one destination through the bot (and its rate limiter): 1 if sent."""
+    topic = thread_id if thread_id != NO_THREAD else None
+    for attempt in range(2):
+        try:
+            await bot.send_message(chat_id, text, message_thread_id=topic)
+            return 1
+        except RetryAfter as error:
+            wait = retry_after_seconds(error)
+            if attempt or wait > MAX_RETRY_WAIT:
+                log.warning("chat %s not told of a failing follow: 429 for %.0f s", chat_id, wait)
+                return 0
+            await asyncio.sleep(wait)
+        except TelegramError as error:  # 403, 400, a network fault: logged, not retried
+            log.warning("chat %s not told of a failing follow: %s", chat_id, error.message)
+            return 0
+    return 0

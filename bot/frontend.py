@@ -47,7 +47,12 @@ class TelegramFrontend:
         self.notices: AdminNoticeSender | None = None
         self._notices_task: asyncio.Task[None] | None = None
         self._webhook: WebhookListener | None = None
-        self.failing = FailingNotices()  # what the administrators were told is failing
+        self.failing = FailingNotices()  # what the administrators and chats were told is failing
+        self._failing_task: asyncio.Task[None] | None = None
+
+    def _failing_done(self) -> bool:
+        """Whether no failing follow's notices are still being sent (the next cycle tells)."""
+        return self._failing_task is None or self._failing_task.done()
 
     async def start(self) -> None:
         app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
@@ -109,8 +114,12 @@ class TelegramFrontend:
             self.notices.wake()  # a source may have stopped parsing, or read again
         if self.sender is None:
             return
-        if self.application is not None and report.failures:
-            await self.failing.tell(self.application.bot, self.context, report)
+        if self.application is not None and report.failures and self._failing_done():
+            # A notice may go to a thousand chats at a group's 20 a minute: never in the poll's way.
+            self._failing_task = asyncio.create_task(
+                self.failing.tell(self.application.bot, self.context, report), name="failing-notice"
+            )
+            self._failing_task.add_done_callback(_report_failing_crash)
         if report.revisions:
             self.sender.refresh()
         elif report.new:
@@ -157,6 +166,9 @@ class TelegramFrontend:
             await self.notices.stop()
         if self._notices_task is not None:
             await asyncio.gather(self._notices_task, return_exceptions=True)
+        if self._failing_task is not None:  # what it did not send, a restart tells
+            self._failing_task.cancel()
+            await asyncio.gather(self._failing_task, return_exceptions=True)
         if app.running:
             await app.stop()
         await app.shutdown()
@@ -167,3 +179,8 @@ class TelegramFrontend:
 def _report_crash(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("the delivery sender stopped", exc_info=task.exception())
+
+
+def _report_failing_crash(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("telling of a failing follow failed", exc_info=task.exception())

@@ -6,7 +6,7 @@ title, a 300-character collaboration name, a revision that adds a followed co-au
 cross-list, a late paper beyond page 1 with an older date) while one followed author's query
 fails 50 times in a row next to healthy ones. Every healthy author's papers are announced exactly
 once; the failing author shows as failing in `authors`, `health` (which stays ok) and /stats,
-and recovers when arXiv does.
+its chat is told once, and recovers when arXiv does.
 """
 
 from __future__ import annotations
@@ -108,6 +108,11 @@ def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
     return [message.text for message in telegram.sent(chat_id)]
 
 
+def is_notice(text: str) -> bool:
+    """The message a chat gets about its follow that fails on its own (`bot.failing_notice`)."""
+    return text.startswith(f"⚠️ {FAILING} is failing: ")
+
+
 def announced(telegram: FakeTelegram, chat_id: int, arxiv_id: str) -> int:
     return sum(f"arXiv:{arxiv_id}v" in text for text in texts(telegram, chat_id))
 
@@ -190,6 +195,10 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     (line,) = [line for line in stats.splitlines() if FAILING in line]
     assert "failed in a row" in line and "HTTP 503" in line
     assert "poll failed for Jane Failing: arXiv answered HTTP 503" in service.output
+    # The chat that follows it is told too, once, with arXiv's answer and what to do.
+    telegram.wait_sync(lambda: any(is_notice(t) for t in texts(telegram, EVERYONE)), PATIENCE)
+    (notice,) = [t for t in texts(telegram, EVERYONE) if is_notice(t)]
+    assert "arXiv answered HTTP 503" in notice and f"/unsubscribe {FAILING}" in notice
 
     # The healthy authors' papers arrive meanwhile, each once; the revision with its v2 authors.
     everyone = [*NEW_PAPERS, REVISED_V1.arxiv_id]
@@ -229,3 +238,5 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     assert announced(telegram, BOB_ONLY, "2611.30002") == 1
     for old in [*HISTORIES, *RECENT_HISTORY]:
         assert announced(telegram, EVERYONE, old.arxiv_id) == 0
+    assert sum(map(is_notice, texts(telegram, EVERYONE))) == 1  # once, never per poll
+    assert not any(map(is_notice, texts(telegram, BOB_ONLY)))  # it does not follow the name

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
 from watcher.store.announce import forget_untold, move_told
-from watcher.store.destinations import flag_summaries, move_destinations
+from watcher.store.destinations import DestinationSetting, flag_summaries, move_destinations
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
 from watcher.store.speaking import Speaking
@@ -35,6 +35,7 @@ from watcher.store.tables import (
     DeliveryStatus,
     FollowedAuthor,
     PaperMatch,
+    ParkedDestination,
     PollState,
     Subscription,
     utcnow,
@@ -308,6 +309,41 @@ class Chats:
             session.exec(delete(Delivery).where(*unwanted))
             session.commit()
             return int(removed or 0)
+
+    def reachable_followers(
+        self, followed_id: int, *, limit: int
+    ) -> tuple[list[tuple[int, int]], int]:
+        """The destinations (chat id, thread id) following `followed_id` that may be written to
+        now: the chat active, the destination neither paused nor parked. The first `limit` of
+        them by chat id, and how many there are in all."""
+        reachable = (
+            col(Subscription.followed_author_id) == followed_id,
+            select(Chat.id)
+            .where(col(Chat.id) == col(Subscription.chat_id), col(Chat.active))
+            .exists(),
+            ~select(DestinationSetting.chat_id)
+            .where(
+                col(DestinationSetting.chat_id) == col(Subscription.chat_id),
+                col(DestinationSetting.thread_id) == col(Subscription.thread_id),
+                col(DestinationSetting.paused),
+            )
+            .exists(),
+            ~select(ParkedDestination.chat_id)
+            .where(
+                col(ParkedDestination.chat_id) == col(Subscription.chat_id),
+                col(ParkedDestination.thread_id) == col(Subscription.thread_id),
+            )
+            .exists(),
+        )
+        with Session(self.engine) as session:
+            total = session.exec(select(func.count()).where(*reachable)).one()
+            places = session.exec(
+                select(Subscription.chat_id, Subscription.thread_id)
+                .where(*reachable)
+                .order_by(col(Subscription.chat_id), col(Subscription.thread_id))
+                .limit(limit)
+            ).all()
+            return [(chat_id, thread_id) for chat_id, thread_id in places], int(total)
 
     def subscribers(self, followed_id: int) -> int:
         with Session(self.engine) as session:
