@@ -14,8 +14,10 @@ gets no answer ends the asking), and the log says so; its poll failures then tel
 
 CLI commands never ask arXiv (`follow_as_written`): they follow a new entry as written, and the
 next start checks it; an identity follow the start refused (or that was taken out of the list)
-is left unwatched, for the next start to decide. /subscribe alone (the watched authors) joins
-only the ids the start kept (`known_watched`).
+is left unwatched, for the next start to decide. Nothing stores a refusal (that would take a
+table): a refused id nobody had followed is followed as written by the next CLI command, polled
+by the running service (failing, and told as a failing follow) until the next start refuses it.
+/subscribe alone (the watched authors) joins only the ids the start kept (`known_watched`).
 """
 
 from __future__ import annotations
