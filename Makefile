@@ -12,6 +12,9 @@ TEST_WORKERS ?= 4
 # this version; the Dockerfile's UV_VERSION says the same (tests/core/test_deploy_lock.py).
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
+# The system's certificate roots, as pip uses, so an install works behind a proxy whose
+# certificate only the system trusts (uv's own roots would answer UnknownIssuer).
+export UV_SYSTEM_CERTS := true
 UV_STAMP := $(VENV)/.uv-$(UV_VERSION)
 
 $(UV_STAMP):
