@@ -21,8 +21,8 @@ from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseUpdateProcessor
 
 from bot.handlers import CommandBudget, DeliveryEvents, register
+from watcher.core import Core
 from watcher.errors import ConfigError
-from watcher.service import ServiceContext
 from watcher.subscribing import LOOKUP_PATIENCE
 
 # Whatever the rate limiter's argument type, the application is used the same way.
@@ -85,7 +85,7 @@ class PerChatUpdates(BaseUpdateProcessor):
 
 
 def build_application(
-    context: ServiceContext,
+    context: Core,
     *,
     rate_limiter: BaseRateLimiter[Any] | None = None,
     command_budget: CommandBudget | None = None,

@@ -31,12 +31,12 @@ from telegram.error import RetryAfter, TelegramError
 
 from bot.ratelimit import retry_after_seconds
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.failing_groups import ALONE_AFTER
 from watcher.followed import Followed
 from watcher.health import UNHEALTHY_FAILURES
 from watcher.kinds import FollowKind
 from watcher.poll import PollReport
-from watcher.service import ServiceContext
 from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class FailingNotices:
         self.told: set[int] = set()
         self.max_chats = max_chats  # destinations told of one follow
 
-    async def tell(self, bot: Bot, context: ServiceContext, report: PollReport) -> None:
+    async def tell(self, bot: Bot, context: Core, report: PollReport) -> None:
         """After a poll cycle that failed somewhere: tell the administrators, and the chats that
         follow it, of each follow that now keeps failing on its own, once."""
         admins = context.settings.admin_chat_ids
@@ -91,7 +91,7 @@ class FailingNotices:
         for followed in due:
             await self.tell_followers(bot, context, followed)
 
-    async def tell_followers(self, bot: Bot, context: ServiceContext, followed: Followed) -> None:
+    async def tell_followers(self, bot: Bot, context: Core, followed: Followed) -> None:
         """One message to each destination that follows `followed` and may be written to."""
         places, total = await in_db_thread(
             context.chats.reachable_followers, followed.id, limit=self.max_chats

@@ -23,9 +23,9 @@ from bot.failing_notice import FailingNotices
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
 from bot.webhook import WebhookListener, start_webhook
+from watcher.core import Core
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
-from watcher.service import ServiceContext
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class TelegramFrontend:
     """Commands over long polling or a webhook, and delivery of the outbox, until `stop()`. It
     is the commands' `DeliveryEvents`: what they report, it passes on to the delivery sender."""
 
-    def __init__(self, context: ServiceContext) -> None:
+    def __init__(self, context: Core) -> None:
         if context.settings.telegram_bot_token is None:
             raise ValueError("the Telegram front end needs TELEGRAM_BOT_TOKEN")
         self.context = context

@@ -35,10 +35,10 @@ from telegram.error import TelegramError
 from bot.delivery.answers import cannot_parse
 from bot.render import Message, render_paper, render_summary
 from bot.render.actions import Cause
+from watcher.core import Core
 from watcher.kinds import FollowKind, NewsKind
 from watcher.names import is_same_person
 from watcher.records import Record
-from watcher.service import ServiceContext
 from watcher.store.outbox import PendingDelivery, PendingDigestPart
 from watcher.taxonomy import category_name
 
@@ -90,9 +90,7 @@ class Follows:
         return tuple(f for f in sorted(follows) if (record.arxiv_id, f) in self.links)
 
 
-def who_follows_whom(
-    context: ServiceContext, chat_ids: set[int], arxiv_ids: Iterable[str]
-) -> Follows:
+def who_follows_whom(context: Core, chat_ids: set[int], arxiv_ids: Iterable[str]) -> Follows:
     """Database thread: whom each chat's topics follow, the names and labels of those follows,
     and which of them each paper is linked to; read for these chats and papers alone."""
     topics = context.chats.subscriptions_of(chat_ids)

@@ -27,8 +27,8 @@ from bot.delivery.compose import (
 )
 from bot.render import CompactEntry, render_compact
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.kinds import NewsKind
-from watcher.service import ServiceContext
 from watcher.store.outbox import PendingDelivery
 from watcher.store.speaking import DEFAULT_STYLE, Style
 
@@ -51,7 +51,7 @@ class Planned:
 class MessagePlanner:
     """Decides each send's message; holds the follows and styles of the chats being served."""
 
-    def __init__(self, context: ServiceContext) -> None:
+    def __init__(self, context: Core) -> None:
         self.context = context
         self.papers = PaperMessages()  # who is marked ★ in each chat's messages, and the cache
         self.styles: dict[tuple[int, int], Style] = {}

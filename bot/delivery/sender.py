@@ -53,7 +53,7 @@ from bot.delivery.counting import count_send
 from bot.delivery.messages import Carried, MessagePlanner
 from bot.digest import render_digest_parts
 from watcher.aio import in_db_thread
-from watcher.service import ServiceContext
+from watcher.core import Core
 from watcher.store import quiet
 from watcher.store.outbox import PendingDelivery
 from watcher.store.tables import utcnow
@@ -80,7 +80,7 @@ class DeliverySender:
     def __init__(
         self,
         bot: Bot,
-        context: ServiceContext,
+        context: Core,
         *,
         concurrency: int = CONCURRENCY,
         batch: int = 200,

@@ -1,6 +1,6 @@
 """The Telegram commands: each handler parses its arguments, asks the core, renders and replies.
 
-One module per area, each a small class bound to the core through a `ServiceContext`:
+One module per area, each a small class bound to the core through a `Core`:
 
 - `commands`: the one table of commands: the menu, the routing below, and /help;
 - `welcome`: /start, unknown commands and plain text;
@@ -59,8 +59,8 @@ from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
+from watcher.core import Core
 from watcher.lookup import PaperLookup
-from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
 from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
 
@@ -84,7 +84,7 @@ _GATE_GROUP = -1  # runs before every handler, and may stop the update there
 
 def register(
     application: Application[Any, Any, Any, Any, Any, Any],
-    service: ServiceContext,
+    service: Core,
     *,
     budget: CommandBudget | None = None,
     events: DeliveryEvents | None = None,

@@ -38,9 +38,9 @@ from telegram.ext import ContextTypes
 from bot.arguments import Refused
 from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
+from watcher.core import Core
 from watcher.errors import UsageError
 from watcher.followed import Followed
-from watcher.service import ServiceContext
 from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
@@ -61,13 +61,13 @@ _TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
 
 
 class ServiceHandlers:
-    """Base of the handler groups: the core they ask, through a `ServiceContext`.
+    """Base of the handler groups: the core they ask, through a `Core`.
 
     Every store, chats and outbox call goes through `in_db_thread` (the database is synchronous);
     methods that run on the database thread say so.
     """
 
-    def __init__(self, service: ServiceContext) -> None:
+    def __init__(self, service: Core) -> None:
         self.service = service
         self.settings = service.settings
         self.store = service.store

@@ -23,9 +23,9 @@ from bot.handlers.common import (
     reply_usage,
 )
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.errors import UsageError
 from watcher.schedule import local_time_text
-from watcher.service import ServiceContext
 from watcher.store.digests import DigestSettings
 from watcher.store.tables import utcnow
 
@@ -38,7 +38,7 @@ ZONE_HINT = (
 class DigestCommands(ServiceHandlers):
     """/digest and /timezone. `events.digest_changed()` after a change: the sender looks again."""
 
-    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.digests = service.chats.digests
         self.speaking = service.chats.speaking

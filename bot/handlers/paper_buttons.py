@@ -32,9 +32,9 @@ from bot.render import Message
 from bot.render.actions import CITE, CONFIRM, KEEP, UNFOLLOW, Action, confirm_row, parse_action
 from watcher.aio import in_db_thread
 from watcher.bibtex import bibtex_entry
+from watcher.core import Core
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
-from watcher.service import ServiceContext
 
 STALE = "This button no longer works; the message is too old."
 KEPT = "Kept: nothing was changed."
@@ -44,7 +44,7 @@ _BIBTEX_ROOM = 3800  # characters of BibTeX in one message, its markup and escap
 class PaperButtons(ServiceHandlers):
     """The answers to a paper's "Cite" and "Unfollow …" buttons."""
 
-    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.events = events
 

@@ -32,12 +32,12 @@ from bot.handlers.common import (
 from bot.handlers.paper_answers import paper_answer
 from bot.render import MAX_PER_PAGE, Message, render_paper_list
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.lookup import PaperLookup
 from watcher.names import is_same_person
-from watcher.service import ServiceContext
 from watcher.taxonomy import category_name
 
 _MAX_LISTED_CATEGORIES = 40
@@ -51,7 +51,7 @@ class Questions(ServiceHandlers):
     """The read-only commands: lists of papers, categories, one paper in full (any arXiv
     paper: one the store lacks is asked of arXiv through `lookup`)."""
 
-    def __init__(self, service: ServiceContext, *, lookup: PaperLookup) -> None:
+    def __init__(self, service: Core, *, lookup: PaperLookup) -> None:
         super().__init__(service)
         self.lookup = lookup
 

@@ -26,10 +26,10 @@ from bot.handlers.common import (
     reply_usage,
 )
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.errors import UsageError
 from watcher.kinds import MessageFormat
 from watcher.schedule import local_time_text
-from watcher.service import ServiceContext
 from watcher.store.digests import DigestSettings
 from watcher.store.speaking import SpeakingSettings
 from watcher.store.tables import utcnow
@@ -40,7 +40,7 @@ _WHAT = "how I speak here"
 class SpeakingCommands(ServiceHandlers):
     """/pause, /resume, /quiet, /silent and /format."""
 
-    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.speaking = service.chats.speaking
         self.digests = service.chats.digests

@@ -60,12 +60,12 @@ from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.errors import UNKNOWN_AUTHOR, UsageError
 from watcher.followed import Followed
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.rules import PersonRule
-from watcher.service import ServiceContext
 from watcher.store.offers import Expired, OfferStore
 from watcher.subscribing import BudgetSpent, NeedsChoice, Subscribing, find_named
 
@@ -80,9 +80,7 @@ class Subscriptions(ServiceHandlers):
     deliveries (the front end makes the delivery sender forget what it had fetched of them).
     """
 
-    def __init__(
-        self, service: ServiceContext, *, subscribing: Subscribing, events: DeliveryEvents
-    ) -> None:
+    def __init__(self, service: Core, *, subscribing: Subscribing, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.subscribing = subscribing
         self.events = events

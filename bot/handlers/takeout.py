@@ -51,9 +51,9 @@ from bot.handlers.common import (
 )
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.follow_list import ReadList
 from watcher.identity_check import IdentityCheck
-from watcher.service import ServiceContext
 from watcher.store.budgets import LookupBudgets
 from watcher.store.imports import ImportStale, ImportStore
 from watcher.store.tables import utcnow
@@ -91,7 +91,7 @@ _DIGEST = frozenset({"digest", "timezone"})
 class Takeout(ServiceHandlers):
     """/export, /import and the import question's buttons."""
 
-    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.events = events
         self.imports = ImportStore(

@@ -38,10 +38,10 @@ from bot.handlers.common import (
 from bot.handlers.follow_answers import topic_answer
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.errors import UsageError
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
-from watcher.service import ServiceContext
 from watcher.store.tables import utcnow
 from watcher.subscribing import Subscribing
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
@@ -64,9 +64,7 @@ class Topics(ServiceHandlers):
     """/watch and /unwatch; `subscribing` decides. `events.unsubscribed(chat_id)` as for
     /unsubscribe."""
 
-    def __init__(
-        self, service: ServiceContext, *, subscribing: Subscribing, events: DeliveryEvents
-    ) -> None:
+    def __init__(self, service: Core, *, subscribing: Subscribing, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.subscribing = subscribing
         self.events = events

@@ -25,7 +25,7 @@ from bot.handlers.common import (
 )
 from bot.render import Button, Message
 from watcher.aio import in_db_thread
-from watcher.service import ServiceContext
+from watcher.core import Core
 
 PREFIX = "u:"
 _ALL = f"{PREFIX}all:"
@@ -37,7 +37,7 @@ KEPT = "Kept: nothing was unfollowed."
 class UnfollowAll(ServiceHandlers):
     """The question /unsubscribe alone asks, and its two buttons."""
 
-    def __init__(self, service: ServiceContext, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.events = events
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
@@ -33,6 +32,7 @@ from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
 from watcher.announcements import Announcement
+from watcher.core import Core
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
 from watcher.identity_check import IdentityCheck
@@ -56,17 +56,6 @@ MAX_TICK_SECONDS = 60
 PRUNE_INTERVAL = 3600  # seconds between two prunings of the outbox (the first at start)
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceContext:
-    """Everything a front end may use of the core."""
-
-    settings: Settings
-    store: Store
-    chats: Chats
-    outbox: Outbox
-    poller: Poller
-
-
 class Frontend(Protocol):
     """Where the news goes. `notify` runs after every poll cycle."""
 
@@ -78,7 +67,7 @@ class Frontend(Protocol):
 class ConsoleFrontend:
     """Prints each new paper to stdout: the service without a Telegram bot."""
 
-    def __init__(self, context: ServiceContext) -> None:
+    def __init__(self, context: Core) -> None:
         self.context = context
 
     async def start(self) -> None:
@@ -93,7 +82,7 @@ class ConsoleFrontend:
 
 
 def schedule_listings(
-    context: ServiceContext,
+    context: Core,
     scheduler: AsyncIOScheduler,
     frontend: Frontend,
     running: set[asyncio.Task[object]],
@@ -154,7 +143,7 @@ def schedule_listings(
     queue_next(now)
 
 
-def load_frontend(context: ServiceContext) -> Frontend:
+def load_frontend(context: Core) -> Frontend:
     if context.settings.telegram_bot_token is None:
         return ConsoleFrontend(context)
     (telegram,) = entry_points(group="arxiv_watcher.frontends", name="telegram")
@@ -169,7 +158,7 @@ def migrate(settings: Settings, engine: Engine) -> None:
         upgrade_in_child(settings.database_url)
 
 
-async def start_context(settings: Settings, engine: Engine, client: ArxivClient) -> ServiceContext:
+async def start_context(settings: Settings, engine: Engine, client: ArxivClient) -> Core:
     """`build_context`, once arXiv was asked about WATCH_AUTHORS' new author ids
     (`watcher.watched_check`): one it does not know is refused, and not followed."""
     await in_db_thread(migrate, settings, engine)
@@ -187,7 +176,7 @@ def build_context(
     client: ArxivClient,
     *,
     refused: frozenset[str] = frozenset(),
-) -> ServiceContext:
+) -> Core:
     """The core, on a database brought to the newest migration, following WATCH_AUTHORS but
     the entries `refused` (keys; `start_context`).
 
@@ -212,7 +201,7 @@ def build_context(
         )
     poller = build_poller(settings, store, client)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
-    return ServiceContext(settings, store, chats, Outbox(engine), poller)
+    return Core(settings, store, chats, Outbox(engine), poller)
 
 
 def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Poller:
@@ -296,9 +285,7 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
         engine.dispose()
 
 
-async def serve(
-    context: ServiceContext, *, stopping: asyncio.Event, leadership: Leadership
-) -> None:
+async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadership) -> None:
     """Poll and announce while this instance leads: until a stop signal or the lock is lost."""
     settings = context.settings
     frontend = load_frontend(context)

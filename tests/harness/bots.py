@@ -20,9 +20,9 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records
 from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
 from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
+from watcher.core import Core
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller
-from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
@@ -40,7 +40,7 @@ class Bot:
 
     telegram: FakeTelegram
     arxiv: FakeArxiv
-    service: ServiceContext
+    service: Core
     app: BotApplication = field(repr=False)  # PTB's repr shows the bot token
 
     @property
@@ -82,7 +82,7 @@ async def running_service(
     arxiv_timeout: float = LOOPBACK_TIMEOUT,
     arxiv_min_interval: float = 0,
     telegram: FakeTelegram | None = None,
-) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, ServiceContext]]:
+) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
     kept, as Telegram keeps them); by default a new one."""
@@ -119,7 +119,7 @@ async def running_service(
                 poll_interval=3600,
                 author_feed_url=arxiv.author_feed_url,
             )
-            service = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+            service = Core(settings, store, Chats(engine), Outbox(engine), poller)
             await poller.poll()  # the watched author's history, as the service does at start
             yield telegram, arxiv, service
         assert telegram.internal_errors == []

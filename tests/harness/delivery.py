@@ -22,10 +22,10 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
+from watcher.core import Core
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller
 from watcher.records import Record
-from watcher.service import ServiceContext
 from watcher.settings import Settings
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
@@ -40,7 +40,7 @@ GROUP, SUPERGROUP = -4001, -1001234567890
 @dataclass
 class World:
     fake: FakeTelegram
-    context: ServiceContext
+    context: Core
     engine: Engine
     followed_id: int
 
@@ -96,7 +96,7 @@ async def make_world(
     followed, _ = store.follow(["Dezun Dong"])
     async with ArxivClient("http://127.0.0.1:9/unused", min_interval=0) as client:
         poller = Poller(store=store, client=client, poll_interval=3600)
-        context = ServiceContext(settings, store, Chats(engine), Outbox(engine), poller)
+        context = Core(settings, store, Chats(engine), Outbox(engine), poller)
         yield World(fake, context, engine, followed.id)
 
 

@@ -32,11 +32,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from watcher.clock import utcnow as utcnow  # stamps rows; the store's modules take it here
 from watcher.kinds import FollowKind, NewsKind
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
