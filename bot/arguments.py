@@ -100,7 +100,7 @@ def unknown_category(error: UnknownCategory) -> str:
 def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
     """The person in `args`, "NAME" or "NAME in CAT,CAT", whitespace tidied; None if none.
 
-    /subscribe takes only names that can be followed (`watcher.match.check_person_name`).
+    /subscribe takes only names that can be followed (`watcher.names.check_person_name`).
     /unsubscribe only looks a name up, so any followed name, even one followed before that
     rule, can be stopped: it is held to the length limit alone.
     """

@@ -1,6 +1,6 @@
 """The digest renderer the core calls when it claims a digest (`watcher.store.digests`): what one
 chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
-renderers: the followed authors are marked by `watcher.match.is_same_person`.
+renderers: the followed authors are marked by `watcher.names.is_same_person`.
 """
 
 from __future__ import annotations

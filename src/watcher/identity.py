@@ -96,7 +96,7 @@ def orcid_check_digit(base_digits: str) -> str:
 
 def looks_like_identity(text: str) -> bool:
     """Whether `text` is meant as an identity rather than a name: names hold no digit, colon
-    or slash (`watcher.match.check_person_name`), and identities always hold one of them."""
+    or slash (`watcher.names.check_person_name`), and identities always hold one of them."""
     text = text.strip()
     return any(c.isdigit() or c in ":/_" for c in text)
 

@@ -10,7 +10,7 @@ first takes a lock held by the database's side, with no extra server:
   `current_schema()`, so services on other schemas of one database (the tests run so) do not
   block each other. The server drops the lock when that session ends: a SIGKILLed process's
   socket closes, its backend exits, and the lock is free.
-- SQLite: `fcntl.flock` on a lock file beside the database (`watcher.db.lock`). The kernel drops
+- SQLite: `fcntl.flock` on a file beside the database (`arxiv-watcher.db.lock`). The kernel drops
   it when the process dies, SIGKILL included. fcntl rather than the `filelock` library: the
   check that we still hold it needs the open descriptor (compare its inode with the path's, in
   case someone deleted the file), which filelock keeps private, and its blocking wait with a

@@ -1,6 +1,6 @@
 """Digests: a chat's papers gathered into one message a day or a week, sent exactly once.
 
-A chat with a digest on has its deliveries queued "held" (`watcher.store.outbox.HELD`), outside the
+A chat with a digest on has its deliveries queued "held" (`DeliveryStatus.HELD`), outside the
 due index, so nothing goes out per paper. Its `next_digest_at` (UTC, indexed) is the next
 occurrence of its local schedule (`watcher.schedule`). When that instant has passed, `claim`
 does in ONE transaction everything that makes the digest happen exactly once:

@@ -1,6 +1,6 @@
 """Importing a follow list: every follow and setting of one import in ONE transaction.
 
-An import (`/import`, `arxiv-watcher import`) is planned first (`watcher.importing`, read-only),
+An import (`/import`, `arxiv-watcher import`) is planned first (`watcher.takeout`, read-only),
 shown, and confirmed; `ImportStore.apply` then stores it whole or not at all. It checks again what
 may have changed since the plan, inside its transaction: the chat's limit (`MAX_SUBSCRIPTIONS`,
 all its forum topics together), its budget of new follows and look-ups (`LookupBudgets.spend`,

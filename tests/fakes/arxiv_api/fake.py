@@ -357,7 +357,8 @@ class FakeArxiv:
         base = "https://oaipmh.arxiv.org/oai"
 
         def error(code: str, reason: str | None = None, *, keep: bool = False) -> Answer:
-            # The reasons are arXiv's (arXiv/oaipmh `requests/data_queries.py`, `resume.py`).
+            # The reasons are arXiv's (arXiv/oaipmh `oaipmh/requests/data_queries.py`,
+            # `oaipmh/processors/resume.py`).
             kept = params if keep else None
             return Answer(200, render_error(code, base=base, reason=reason, params=kept), XML_TYPE)
 

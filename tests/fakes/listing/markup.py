@@ -2,8 +2,8 @@
 
 The shape follows arXiv/arxiv-browse at commit 26f634fb (2026-06-29): `browse/templates/list/
 new.html`, `list/base.html` and `list/list_macros.html`, filled by `browse/controllers/
-list_page/__init__.py` and `paging.py`. `tests/core/test_fake_listing_markup.py` holds this
-page's outline against pages rendered from those templates (`tests/data/arxiv-listing/`).
+list_page/__init__.py` and `list_page/paging.py`. `tests/core/test_fake_listing_markup.py`
+holds this page's outline against pages rendered from those templates (`tests/data/arxiv-listing/`).
 
 Inside `div#dlpage`: the archive's name as `<h1>`, an index of the sections present, the page
 heading "Showing new listings for <weekday>, <day> <Month> <year>", the paging lines ("Total of
@@ -158,9 +158,9 @@ def _page_link(archive: str, skip: int, show: int) -> str:
 
 
 def _paging(archive: str, count: int, skip: int, show: int) -> str:
-    """The page links as arXiv's `paging.py` lays them out: this page unlinked; below 11
-    entries every page (this one shown as its `skip`), else the first page, three on each side
-    and the last, with "..." around the three."""
+    """The page links as arXiv's `list_page/paging.py` lays them out: this page unlinked;
+    below 11 entries every page (this one shown as its `skip`), else the first page, three on
+    each side and the last, with "..." around the three."""
     starts = range(0, count, show)
 
     def link(start: int) -> str:
