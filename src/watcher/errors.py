@@ -5,7 +5,9 @@ here with where it lives and why.
     ├── WatcherError                    anything the core raises on purpose
     │   ├── ConfigError                 a setting is missing or malformed (names the variable)
     │   ├── UsageError (also a ValueError)  wrong arguments to a chat command or to the command
-    │   │                               line; the message is the whole answer (the CLI exits 2)
+    │   │   │                           line; the message is the whole answer (the CLI exits 2)
+    │   │   └── Refused                 in `bot.arguments`: what was wrong, and an example that
+    │   │                               would do
     │   ├── ArxivError(url, attempt)    talking to arXiv failed
     │   │   ├── ArxivHTTPError(status, retry_after)  a non-2xx answer that retries did not cure
     │   │   ├── ArxivAPIError(message)  arXiv's own error feed (HTTP 400, entry titled "Error")
@@ -21,14 +23,21 @@ here with where it lives and why.
     │   ├── BadRule                     in `watcher.rules`: a follow rule that cannot be followed;
     │   │   │                           beside the parser that raises it
     │   │   └── TopicError              in `watcher.topics`: a /watch topic that cannot be watched
-    │   └── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
-    │                                   allowed; raised and caught inside the core
-    │                                   (`watcher.subscribing`)
+    │   ├── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
+    │   │                               allowed; raised and caught inside the core
+    │   │                               (`watcher.subscribing`)
+    │   ├── ImportStale                 in `watcher.store.imports`: what an import was planned
+    │   │                               on changed before it was confirmed; nothing stored
+    │   └── BadOpml                     in `watcher.follow_opml`: a file that is no readable OPML
     ├── ValueError
     │   ├── IdentityError               in `watcher.identity`: text meant as an author id or ORCID
     │   │                               iD, but wrong; a ValueError, as its parser is a converter
-    │   └── BadSchedule                 in `watcher.schedule`: a digest time, day or time zone
-    │                                   that cannot be read; a ValueError, likewise
+    │   ├── BadSchedule                 in `watcher.schedule`: a digest time, day or time zone
+    │   │                               that cannot be read; a ValueError, likewise
+    │   ├── SettingRefused              in `watcher.store.chat_settings`: an imported setting's
+    │   │                               value that cannot be set
+    │   └── FileRefused                 in `watcher.takeout`: a file that cannot be imported at
+    │                                   all; the message is the answer
     └── _OutOfMarks                     in `watcher.latex`: private, stops a walk of a LaTeX tree
                                         early; it never leaves the module
 

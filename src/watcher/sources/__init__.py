@@ -1,8 +1,11 @@
-"""Ways of finding papers: each one a module behind the one small interface the poll step uses.
+"""Ways of finding papers: each one a module behind the one small interface the poll step uses
+(`Source`), but the listing, which the poll step reads at each announcement instead.
 
-    api          arXiv API queries, about 30 names OR-ed a request
-    harvest      arXiv's OAI-PMH feed read once a cycle, matched locally
-    author_feed  a person's own feed (arxiv.org/a/<id>.atom), for a follow by identity
+    api           arXiv API queries, about 30 names OR-ed a request
+    harvest       arXiv's OAI-PMH feed read once a cycle, matched locally (parsed by `oai`)
+    author_feed   a person's own feed (arxiv.org/a/<id>.atom), for a follow by identity
+    listing       arXiv's new-listing pages, read minutes after each announcement (parsed by
+                  `listing_page`)
 
 A source is given the follows it serves and a `save` callback (the poll step's store-in-parts);
 it fetches, matches with `watcher.match`, saves, records its own successes and failures in the

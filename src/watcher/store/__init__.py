@@ -11,15 +11,20 @@ One module per thing it owns:
 - `outbox`: the deliveries owed, read and confirmed by the front end, and pruned (the read half);
 - `chats`: chats, their subscriptions and settings, with `parking` (destinations that refuse
   messages for a while) and `digests` (held deliveries claimed into one message a day or week);
+- `budgets`: each chat's budget of follows and look-ups that cost arXiv requests;
+- `offers`: the homonym questions asked and not answered yet, for their buttons;
+- `imports`: an imported follow list applied in one transaction, with `chat_settings` (the
+  settings an export writes and an import sets);
 - `questions`: the lists and counts the bot and the CLI ask for;
 - `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
-  paused, quiet hours, silent, compact.
-- `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read.
+  paused, quiet hours, silent, compact;
+- `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
 - `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed.
 
 `Store` joins follows, papers, questions, mailings and source health over one engine, so callers
-hold one object; `Chats` and `Outbox` are the front end's, each over the same engine.
+hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore` and `ImportStore` stand apart,
+each over the same engine.
 """
 
 from __future__ import annotations
