@@ -38,6 +38,24 @@ async def test_watch_follows_a_topic_and_subscriptions_lists_it_with_the_people(
     assert f"Topics (/unwatch N stops topic N):\n1. {SHOWN} in cs.DC: 0 papers" in listing
 
 
+async def test_a_failing_topic_is_listed_with_its_failed_tries_counted_in_words(bot: Bot) -> None:
+    await bot.ask_one(USER, WATCH)
+    (topic,) = [f for f in bot.store.followed() if f.kind == "topic"]
+    now = datetime.now(UTC)
+
+    def fail_once() -> None:
+        bot.store.record_poll_failure([topic.id], error="HTTP 503", now=now, next_poll=now)
+
+    fail_once()
+    once = await bot.ask_one(USER, "/subscriptions")
+    fail_once()
+    twice = await bot.ask_one(USER, "/subscriptions")
+
+    line = f"1. {SHOWN} in cs.DC: 0 papers, not fetched yet (⚠️ the last "
+    assert f"{line}try failed; retrying)" in once
+    assert f"{line}2 tries failed; retrying)" in twice
+
+
 @pytest.mark.parametrize(
     ("text", "answer"),
     [
