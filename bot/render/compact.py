@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.render.paper import MARKER
+from bot.render.paper import author_name
 from bot.render.styled import BUDGET, Line, Message, Span, clip, line_units, message_of
 from watcher.kinds import NewsKind
 from watcher.latex import latex_to_text
@@ -73,7 +73,7 @@ def compact_line(entry: CompactEntry) -> Line:
     marked = [author.name for author in record.authors if entry.marked(author.name)]
     for position, name in enumerate(marked[:MARKED_SHOWN]):
         spans.append(Span(" · " if position == 0 else ", "))
-        spans += [Span(MARKER), Span(clip(" ".join(name.split()), NAME_LIMIT), ("b",))]
+        spans += author_name(clip(" ".join(name.split()), NAME_LIMIT), marked=True, tags=("b",))
     if len(marked) > MARKED_SHOWN:
         spans.append(Span(f" and {len(marked) - MARKED_SHOWN} more"))
     if record.primary_category:

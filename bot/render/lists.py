@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.render.paper import ID_LIMIT, MARKER, author_spans
+from bot.render.paper import ID_LIMIT, author_name, author_spans
 from bot.render.styled import (
     BUDGET,
     MAX_CALLBACK_DATA_BYTES,
@@ -314,11 +314,7 @@ def _list_authors(
     for index in chosen:
         if spans:
             spans.append(Span(", "))
-        if marked(names[index]):
-            spans.append(Span(MARKER))
-            spans.append(Span(clip(names[index], limit), ("b", "u")))
-        else:
-            spans.append(Span(clip(names[index], limit)))
+        spans += author_name(clip(names[index], limit), marked=marked(names[index]))
     if len(chosen) < len(names):
         spans.append(Span(" et al."))
     return spans

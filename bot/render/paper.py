@@ -30,6 +30,7 @@ ID_LIMIT = 40  # an arXiv id with its version, as shown
 MARKER = (
     "★ "  # in front of a followed author: survives the plain fallback and notification previews
 )
+MARKED_TAGS = ("b", "u")  # a followed author's name in a paper or a list: bold, underlined
 _TITLE_LIMIT = 400
 _AUTHORS_LIMIT = 700
 _AUTHOR_NAME_LIMIT = 80
@@ -46,6 +47,12 @@ _CHANGE_NAMES = {
     "title": "title", "authors": "authors", "abstract": "abstract", "categories": "categories",
     "comment": "comments", "journal_ref": "journal reference", "doi": "DOI",
 }  # fmt: skip
+
+
+def author_name(name: str, *, marked: bool, tags: tuple[str, ...] = MARKED_TAGS) -> list[Span]:
+    """An author's name as every message writes it: a followed one (`marked`) with `MARKER` in
+    front and in `tags` (a compact line's: bold only), any other plain."""
+    return [Span(MARKER), Span(name, tags)] if marked else [Span(name)]
 
 
 def render_paper(
@@ -219,10 +226,7 @@ def author_spans(
             spans.append(Span(", "))
         if index > previous + 1:
             spans.append(Span("…, "))
-        if is_marked[index]:
-            spans += [Span(MARKER), Span(names[index], ("b", "u"))]
-        else:
-            spans.append(Span(names[index]))
+        spans += author_name(names[index], marked=is_marked[index])
         previous = index
     hidden = len(names) - len(shown)
     if hidden:
