@@ -31,12 +31,12 @@ from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity, IdentityError, parse_
 from watcher.kinds import FollowKind, NewsKind
 from watcher.logs import RedactingFilter, setup_logging
 from watcher.mailings import describe_mailing
+from watcher.names import likely_name
 from watcher.poll import PollReport
 from watcher.records import Record
 from watcher.rules import parse_person, split_categories
 from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings
-from watcher.sources.author_feed import likely_name
 from watcher.status import live_instances
 from watcher.store import Store
 from watcher.subscribing import find_named

@@ -8,15 +8,23 @@ user to add an alias.
 
 `check_person_name` is the one rule for a name anyone asks to follow (bot, CLI, WATCH_AUTHORS):
 a given name and a family name, so that both arXiv's search and `name_key` can find the person.
+
+`likely_name` is the name a list of papers (an author feed, all of one person's) is about: shown
+to people, never used to match.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from watcher.folding import UNDECOMPOSED_LETTERS
 from watcher.queries import author_query
+
+if TYPE_CHECKING:
+    from watcher.records import Record
 
 # Joined rather than split, so "De-Zun" and "Dezun", "O'Brien" and "OBrien" agree.
 _JOINING_MARKS = frozenset("'’ʼ`´")
@@ -134,3 +142,19 @@ def matches_any(author_name: str, keys: frozenset[tuple[str, ...]]) -> bool:
     """Whether `author_name` has one of the `keys`."""
     key = name_key(author_name)
     return bool(key) and key in keys
+
+
+def likely_name(records: Sequence[Record]) -> str | None:
+    """The person a list of papers (an author feed) is about, by name: the author on most of
+    its papers (their spelling most used), or None for no papers. Shown to people; never used
+    to match."""
+    keys: Counter[tuple[str, ...]] = Counter()
+    spellings: dict[tuple[str, ...], Counter[str]] = {}
+    for record in records:
+        for key, name in {name_key(a.name): a.name for a in record.authors}.items():
+            keys[key] += 1
+            spellings.setdefault(key, Counter())[name] += 1
+    if not keys:
+        return None
+    top = max(keys, key=lambda key: (keys[key], key))
+    return spellings[top].most_common(1)[0][0]

@@ -37,10 +37,10 @@ from watcher.errors import ArxivError, UnknownAuthorId
 from watcher.followed import Followed
 from watcher.homonyms import NameSurvey
 from watcher.identity import Identity, IdentityError, parse_identity
+from watcher.names import likely_name
 from watcher.poll import Poller
 from watcher.records import Record
 from watcher.rules import PersonRule, WatchedRule
-from watcher.sources.author_feed import likely_name
 from watcher.store import Store
 from watcher.store.budgets import FIRST_ALLOWANCE
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit

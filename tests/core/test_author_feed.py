@@ -17,10 +17,10 @@ from watcher.errors import UnknownAuthorId
 from watcher.fetch import USER_AGENT, ArxivClient
 from watcher.followed import Followed
 from watcher.identity import Identity
+from watcher.names import likely_name
 from watcher.parse import parse_feed
 from watcher.poll import Poller, WatchSource
 from watcher.records import Record
-from watcher.sources.author_feed import likely_name
 from watcher.store import MatchedRecord, Store
 
 DONG = Identity("arxiv", "dong_d_1")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -28,7 +27,6 @@ from watcher.errors import ArxivEmptyPage, ArxivHTTPError, UnknownAuthorId
 from watcher.fetch import ArxivClient
 from watcher.followed import Followed
 from watcher.identity import Identity
-from watcher.names import name_key
 from watcher.parse import parse_feed
 from watcher.poll_calendar import PollCalendar, next_api_poll
 from watcher.records import Record
@@ -42,21 +40,6 @@ DEFAULT_AUTHOR_FEED_URL = "https://arxiv.org/a/"
 _UNKNOWN_ID_STATUSES = frozenset({400, 404})
 # A first poll asks this many more times before it believes an empty list.
 EMPTY_FIRST_FEED_RETRIES = 2
-
-
-def likely_name(records: Sequence[Record]) -> str | None:
-    """The person a feed is about, by name: the author on most of its papers (their spelling
-    most used), or None for an empty feed. Shown to people; never used to match."""
-    keys: Counter[tuple[str, ...]] = Counter()
-    spellings: dict[tuple[str, ...], Counter[str]] = {}
-    for record in records:
-        for key, name in {name_key(a.name): a.name for a in record.authors}.items():
-            keys[key] += 1
-            spellings.setdefault(key, Counter())[name] += 1
-    if not keys:
-        return None
-    top = max(keys, key=lambda key: (keys[key], key))
-    return spellings[top].most_common(1)[0][0]
 
 
 class AuthorFeedSource:
