@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from watcher.clock import Clock, utcnow
+from watcher.core.chat_settings import ChatSettings
 from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
@@ -14,7 +15,11 @@ from watcher.store.outbox import Outbox
 
 @dataclass(frozen=True, slots=True)
 class Core:
-    """Everything a front end may use of the core, and the one clock the runtime runs on."""
+    """Everything a front end may use of the core, and the one clock the runtime runs on.
+
+    The use cases hang on it in small groups, built from the fields above them:
+    `chat_settings` (`watcher.core.chat_settings`).
+    """
 
     settings: Settings
     store: Store
@@ -22,3 +27,9 @@ class Core:
     outbox: Outbox
     poller: Poller
     clock: Clock = utcnow
+    chat_settings: ChatSettings = field(init=False)
+
+    def __post_init__(self) -> None:
+        built = {"chat_settings": ChatSettings(self.chats, self.clock)}
+        for name, value in built.items():
+            object.__setattr__(self, name, value)
