@@ -14,18 +14,12 @@ from sqlmodel import Session
 
 from bot.digest import render_digest_parts
 from tests.fakes.arxiv_api import FakeArxiv
-from tests.harness.patience import LOOPBACK_TIMEOUT
+from tests.harness.core_face import core_on
 from watcher.core import Core
-from watcher.fetch import ArxivClient
 from watcher.kinds import MessageFormat
-from watcher.poll import Poller
 from watcher.quiet_hours import QuietHours
 from watcher.schedule import DigestSchedule
-from watcher.settings import Settings
-from watcher.store import Store
-from watcher.store.chats import Chats
 from watcher.store.destinations import DestinationSetting
-from watcher.store.outbox import Outbox
 
 CHAT, TOPIC = 10, 7
 # Monday 30 March 2026, 10:00 UTC: 12:00 in Berlin, 18:00 in Shanghai.
@@ -42,14 +36,9 @@ def fake() -> Iterator[FakeArxiv]:
 
 @pytest.fixture
 async def core(engine: Engine, fake: FakeArxiv) -> AsyncIterator[Core]:
-    async with ArxivClient(
-        fake.url, min_interval=0, timeout=LOOPBACK_TIMEOUT, max_retries=0
-    ) as client:
-        store = Store(engine)
-        poller = Poller(store=store, client=client, poll_interval=3600)
-        chats = Chats(engine)
-        chats.seen(CHAT, kind="supergroup")
-        yield Core(Settings(_env_file=None), store, chats, Outbox(engine), poller, lambda: NOW)
+    async with core_on(engine, fake, lambda: NOW) as core:
+        core.chats.seen(CHAT, kind="supergroup")
+        yield core
 
 
 async def test_each_speaking_change_answers_the_settings_now_and_the_core_clock(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from watcher.clock import Clock, utcnow
 from watcher.core.chat_settings import ChatSettings
+from watcher.core.imports import Imports
 from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
@@ -18,7 +19,7 @@ class Core:
     """Everything a front end may use of the core, and the one clock the runtime runs on.
 
     The use cases hang on it in small groups, built from the fields above them:
-    `chat_settings` (`watcher.core.chat_settings`).
+    `chat_settings` (`watcher.core.chat_settings`), `imports` (`watcher.core.imports`).
     """
 
     settings: Settings
@@ -28,8 +29,12 @@ class Core:
     poller: Poller
     clock: Clock = utcnow
     chat_settings: ChatSettings = field(init=False)
+    imports: Imports = field(init=False)
 
     def __post_init__(self) -> None:
-        built = {"chat_settings": ChatSettings(self.chats, self.clock)}
+        built = {
+            "chat_settings": ChatSettings(self.chats, self.clock),
+            "imports": Imports(self.settings, self.store, self.chats, self.poller, self.clock),
+        }
         for name, value in built.items():
             object.__setattr__(self, name, value)
