@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from watcher.clock import Clock, utcnow
 from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
+from watcher.core.delivery import Deliveries
 from watcher.core.imports import Imports
 from watcher.core.presence import Presence
 from watcher.poll import Poller
@@ -22,7 +23,8 @@ class Core:
 
     The use cases hang on it in small groups, built from the fields above them:
     `chat_settings` (`watcher.core.chat_settings`), `imports` (`watcher.core.imports`),
-    `admin` (`watcher.core.admin`), `presence` (`watcher.core.presence`).
+    `admin` (`watcher.core.admin`), `presence` (`watcher.core.presence`), `delivery`
+    (`watcher.core.delivery`).
     """
 
     settings: Settings
@@ -35,6 +37,7 @@ class Core:
     imports: Imports = field(init=False)
     admin: Admin = field(init=False)
     presence: Presence = field(init=False)
+    delivery: Deliveries = field(init=False)
 
     def __post_init__(self) -> None:
         built = {
@@ -42,6 +45,7 @@ class Core:
             "imports": Imports(self.settings, self.store, self.chats, self.poller, self.clock),
             "admin": Admin(self.settings, self.store, self.chats, self.outbox),
             "presence": Presence(self.chats, self.clock),
+            "delivery": Deliveries(self.settings, self.store, self.chats, self.outbox, self.clock),
         }
         for name, value in built.items():
             object.__setattr__(self, name, value)
