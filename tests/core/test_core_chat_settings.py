@@ -102,3 +102,11 @@ async def test_a_zone_change_that_fails_placing_the_quiet_hours_leaves_the_zone_
         await settings.set_zone(CHAT, "Asia/Shanghai")
     after = await settings.digest(CHAT)
     assert after.zone_name == "UTC" and after.next_at == before.next_at
+
+
+async def test_revisions_are_the_chats_own_setting(core: Core) -> None:
+    assert not await core.chat_settings.revisions(CHAT)
+    assert await core.chat_settings.set_revisions(CHAT, True)
+    assert await core.chat_settings.revisions(CHAT)
+    assert not await core.chat_settings.set_revisions(CHAT, False)
+    assert not await core.chat_settings.revisions(CHAT)

@@ -5,7 +5,8 @@ Each change is ONE call and ONE store transaction, answering a typed outcome tha
 settings as they now are and the instant they were changed at (`now`, from the runtime's clock),
 so the front end renders local times without reading a clock of its own. A zone change places
 the quiet windows again in the same transaction (`watcher.store.speaking.Speaking.set_zone`):
-it happens whole or not at all.
+it happens whole or not at all. The chat's own settings are here too: whether it hears of new
+versions of papers (`revisions`).
 
 A per-chat setting added later (a language, say) is one more method here, beside its store
 method, and one more row in `watcher.store.chat_settings.SETTINGS` for export and import.
@@ -134,6 +135,16 @@ class ChatSettings:
             self._chats.digests.set_schedule, chat_id, schedule, render=render, now=now
         )
         return DigestChanged(settings, flushed, now)
+
+    async def revisions(self, chat_id: int) -> bool:
+        """Whether the chat is told of new versions of papers it was sent (/revisions)."""
+        info = await in_db_thread(self._chats.get, chat_id)
+        return info is not None and info.notify_revisions
+
+    async def set_revisions(self, chat_id: int, enabled: bool) -> bool:
+        """Tell the chat of new versions of papers, or stop; the setting as it now is."""
+        await in_db_thread(self._chats.set_notify_revisions, chat_id, enabled)
+        return enabled
 
     async def set_zone(self, chat_id: int, zone_name: str) -> ZoneChanged:
         """The chat's clock moves to `zone_name` (canonical): its digest and quiet hours keep
