@@ -191,10 +191,10 @@ def format_text(form: MessageFormat) -> str:
     return "Format: full, each paper in its own message with its abstract."
 
 
-def pause_text(settings: SpeakingSettings, zone: DigestSettings) -> str:
+def pause_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
     if not settings.paused:
         return "Paused: no."
-    since = settings.paused_since or datetime.now(zone.zone)
+    since = settings.paused_since or now
     waiting = f", {papers(settings.waiting)} waiting" if settings.waiting else ""
     return f"Paused: yes, since {local_time_text(since, zone.zone)}{waiting} (/resume)."
 
@@ -208,6 +208,7 @@ def settings_lines(
 ) -> list[str]:
     """Every setting of a chat (topic), one line each, for /subscriptions; `now`: the core's
     clock (`Core.clock`), the wall clock when not given."""
+    now = now or utcnow()
     if digest.schedule is None or digest.next_at is None:
         digest_line = "Digest: off, one message per paper (/digest)."
     else:
@@ -217,8 +218,8 @@ def settings_lines(
         "<b>Settings</b>",
         digest_line,
         f"Time zone: {html.escape(digest.zone_name)} (/timezone).",
-        quiet_text(speaking, digest, now=now or utcnow()),
-        pause_text(speaking, digest),
+        quiet_text(speaking, digest, now=now),
+        pause_text(speaking, digest, now=now),
         format_text(speaking.format).split(",")[0] + " (/format).",
         silent_text(speaking),
         f"New versions of papers: {'on' if revisions else 'off'} "
