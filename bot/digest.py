@@ -6,9 +6,9 @@ renderers: the followed authors are marked by `watcher.names.is_same_person`.
 from __future__ import annotations
 
 from bot.render import render_digest
+from watcher.core.views import DigestContent, RenderedPart
 from watcher.kinds import NewsKind
 from watcher.names import is_same_person
-from watcher.store.digests import DigestContent, RenderedPart
 from watcher.taxonomy import category_name
 
 

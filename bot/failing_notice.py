@@ -30,14 +30,13 @@ from telegram.constants import ParseMode
 from telegram.error import RetryAfter, TelegramError
 
 from bot.ratelimit import retry_after_seconds
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 from watcher.failing_groups import ALONE_AFTER
 from watcher.followed import Followed
 from watcher.health import UNHEALTHY_FAILURES
 from watcher.kinds import FollowKind
 from watcher.poll import PollReport
-from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
 
@@ -68,13 +67,11 @@ class FailingNotices:
         admins = context.settings.admin_chat_ids
         if not report.failures:
             return
-        store = context.store
-        _, failing = await in_db_thread(store.poll_health)
+        deliveries = context.delivery
+        failing = await deliveries.failing_follows()
         self.told &= {followed.id for followed in failing}  # those polling well again: forgotten
         due = [f for f in failing if f.id not in self.told and keeps_failing(f)]
-        if not due or not await in_db_thread(
-            store.any_polling_well, failures_below=UNHEALTHY_FAILURES
-        ):
+        if not due or not await deliveries.any_polling_well(failures_below=UNHEALTHY_FAILURES):
             return
         self.told.update(followed.id for followed in due)
         lines = ["⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):"]
@@ -93,8 +90,8 @@ class FailingNotices:
 
     async def tell_followers(self, bot: Bot, context: Core, followed: Followed) -> None:
         """One message to each destination that follows `followed` and may be written to."""
-        places, total = await in_db_thread(
-            context.chats.reachable_followers, followed.id, limit=self.max_chats
+        places, total = await context.delivery.reachable_followers(
+            followed.id, limit=self.max_chats
         )
         if total > len(places):
             log.warning(

@@ -77,7 +77,7 @@ class TelegramFrontend:
         self.sender = DeliverySender(app.bot, self.context)
         self._sender_task = asyncio.create_task(self.sender.run(), name="delivery-sender")
         self._sender_task.add_done_callback(_report_crash)
-        self.notices = AdminNoticeSender(app.bot, self.context.store)
+        self.notices = AdminNoticeSender(app.bot, self.context.delivery)
         self._notices_task = asyncio.create_task(self.notices.run(), name="admin-notices")
         self._notices_task.add_done_callback(_report_crash)
         log.info("telegram bot @%s started (%s)", app.bot.username, mode)

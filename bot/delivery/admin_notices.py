@@ -20,10 +20,8 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.delivery.answers import Migrate, Retry, backoff_delay, outcome_of
-from watcher.aio import in_db_thread
-from watcher.store import Store
-from watcher.store.source_health import PendingNotice
-from watcher.store.tables import utcnow
+from watcher.core.delivery import Deliveries
+from watcher.core.views import PendingNotice
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +31,9 @@ IDLE_RECHECK = 10.0  # seconds: notices queued by another process (`arxiv-watche
 class AdminNoticeSender:
     """Sends the pending admin notices until `stop()`; `wake()` after a poll may have queued one."""
 
-    def __init__(self, bot: Bot, store: Store) -> None:
+    def __init__(self, bot: Bot, deliveries: Deliveries) -> None:
         self.bot = bot
-        self.store = store
+        self.deliveries = deliveries
         self._wakeup = asyncio.Event()
         self._stopping = False
         self._failures = 0  # retries in a row, for the backoff
@@ -52,7 +50,7 @@ class AdminNoticeSender:
             self._wakeup.clear()
             wait = IDLE_RECHECK
             try:
-                pending = await in_db_thread(self.store.pending_admin_notices)
+                pending = await self.deliveries.pending_admin_notices()
                 for notice in pending:
                     if self._stopping:
                         break
@@ -90,9 +88,9 @@ class AdminNoticeSender:
                 "the admin chat %d refused a notice (%s); it is not tried again. The notice: %s",
                 notice.chat_id, reason, notice.text.splitlines()[0],
             )  # fmt: skip
-            await in_db_thread(self.store.admin_notice_refused, notice.id, reason=reason)
+            await self.deliveries.admin_notice_refused(notice.id, reason=reason)
             return None
         self._failures = 0
-        await in_db_thread(self.store.admin_notice_sent, notice.id, now=utcnow())
+        await self.deliveries.admin_notice_sent(notice.id)  # at the core's clock
         log.info("told admin chat %d: %s", notice.chat_id, notice.text.splitlines()[0])
         return None

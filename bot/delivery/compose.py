@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
@@ -35,11 +35,11 @@ from telegram.error import TelegramError
 from bot.delivery.answers import cannot_parse
 from bot.render import Message, render_paper, render_summary
 from bot.render.actions import Cause
-from watcher.core import Core
+from watcher.core.delivery import Audience
+from watcher.core.views import PendingDelivery, PendingDigestPart
 from watcher.kinds import FollowKind, NewsKind
 from watcher.names import is_same_person
 from watcher.records import Record
-from watcher.store.outbox import PendingDelivery, PendingDigestPart
 from watcher.taxonomy import category_name
 
 log = logging.getLogger(__name__)
@@ -90,18 +90,15 @@ class Follows:
         return tuple(f for f in sorted(follows) if (record.arxiv_id, f) in self.links)
 
 
-def who_follows_whom(context: Core, chat_ids: set[int], arxiv_ids: Iterable[str]) -> Follows:
-    """Database thread: whom each chat's topics follow, the names and labels of those follows,
-    and which of them each paper is linked to; read for these chats and papers alone."""
-    topics = context.chats.subscriptions_of(chat_ids)
-    wanted = set().union(*topics.values())
-    followed = context.store.followed(wanted) if wanted else []
-    links = context.store.linked_versions(arxiv_ids, wanted) if wanted else {}
+def who_follows_whom(audience: Audience) -> Follows:
+    """Whom each chat's topics follow, the names and labels of those follows, and which of them
+    each paper is linked to, as the core read them for the chats about to be served."""
+    followed = audience.followed
     return Follows(
         {f.id: f.names for f in followed},
-        topics,
+        audience.topics,
         {f.id: (f.label, f.kind == FollowKind.TOPIC) for f in followed},
-        frozenset(links),
+        audience.links,
     )
 
 

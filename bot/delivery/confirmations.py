@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from watcher.aio import in_db_thread
 from watcher.errors import first_line
-from watcher.store.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +28,18 @@ CONFIRM_LINGER = 0.01
 CONFIRM_RETRY_FIRST, CONFIRM_RETRY_MAX = 0.5, 30.0
 # A database error's first line is told in the log, cut to this many characters.
 _ERROR_SHOWN = 200
+
+
+class SentRows(Protocol):
+    """Where confirmations are written: the core's outbox (`Core.outbox`), called on the
+    database thread; the same call as `Core.delivery.mark_sent`, which awaits it there."""
+
+    def mark_sent_many(
+        self,
+        confirmed: Sequence[tuple[int, int | None]],
+        *,
+        versions: Mapping[int, int] | None = None,
+    ) -> None: ...
 
 
 class ConfirmationWriter:
@@ -47,7 +59,7 @@ class ConfirmationWriter:
     """
 
     def __init__(
-        self, outbox: Outbox, *, in_flight: Callable[[], int], linger: float = CONFIRM_LINGER
+        self, outbox: SentRows, *, in_flight: Callable[[], int], linger: float = CONFIRM_LINGER
     ) -> None:
         self.outbox = outbox
         self.in_flight = in_flight

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import assert_never
 
 from bot.delivery.answers import Deactivate, Fail, Migrate, Outcome, Park, Retry, Sent
+from watcher.core.views import PendingDelivery
 from watcher.metrics import count_deliveries, observe_delays
-from watcher.store.outbox import PendingDelivery
 
 
 def outcome_label(outcome: Outcome) -> str:

@@ -19,18 +19,15 @@ from dataclasses import dataclass
 
 from bot.delivery.compose import (
     Composed,
-    Follows,
     PaperMessages,
     compose_digest_part,
     compose_summary,
     who_follows_whom,
 )
 from bot.render import CompactEntry, render_compact
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.views import DEFAULT_STYLE, PendingDelivery, Style
 from watcher.kinds import NewsKind
-from watcher.store.outbox import PendingDelivery
-from watcher.store.speaking import DEFAULT_STYLE, Style
 
 # The deliveries one message carries: each id, with the paper version the message says (None:
 # whatever version the row has, a digest's part), which its confirmation records as sent.
@@ -63,15 +60,8 @@ class MessagePlanner:
         """Read whom these chats' topics follow, which of those follows each queued paper is
         linked to, and how the chats are spoken to (kept for these chats alone, so it never
         outgrows the sender's queue)."""
-        self.papers.follows, self.styles = await in_db_thread(
-            self._read, set(chat_ids), set(arxiv_ids)
-        )
-
-    def _read(
-        self, chat_ids: set[int], arxiv_ids: set[str]
-    ) -> tuple[Follows, dict[tuple[int, int], Style]]:
-        follows = who_follows_whom(self.context, chat_ids, arxiv_ids)
-        return follows, self.context.chats.speaking.styles(chat_ids)
+        audience = await self.context.delivery.audience(set(chat_ids), arxiv_ids)
+        self.papers.follows, self.styles = who_follows_whom(audience), audience.styles
 
     def batchable(self, delivery: PendingDelivery) -> bool:
         """One paper's news to a compact destination: it may share a message with others."""
@@ -97,9 +87,9 @@ class MessagePlanner:
     ) -> Planned | None:
         """The message for `delivery` (with `batch`, its compact companions); None when there
         is nothing left to send (another message covered it meanwhile)."""
-        outbox = self.context.outbox
+        deliveries = self.context.delivery
         if delivery.digest_part is not None:
-            part = await in_db_thread(outbox.digest_part_for, delivery.chat_id, delivery.thread_id)
+            part = await deliveries.digest_part(delivery.chat_id, delivery.thread_id)
             if part is None or not part.delivery_ids:
                 return None
             # Confirmed as they are: a claimed part's rows keep the version it was rendered
@@ -107,7 +97,7 @@ class MessagePlanner:
             what = f"digest message {part.position} of {part.parts}"
             return Planned(dict.fromkeys(part.delivery_ids), compose_digest_part(part), what, True)
         if delivery.summarize:
-            covered = await in_db_thread(outbox.summary_for, delivery.chat_id, delivery.thread_id)
+            covered = await deliveries.summary(delivery.chat_id, delivery.thread_id)
             if not covered:
                 return None
             carried = {pending.id: pending.record.version for pending in covered}

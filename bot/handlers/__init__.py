@@ -98,7 +98,7 @@ def register(
     arXiv's look-up of a new name or author id.
     """
     events = events or NoDelivery()
-    membership = Membership(service.chats, events=events)
+    membership = Membership(service, events=events)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
     # One budget a chat, in the database: new follows (names, author ids, topics) and the
     # look-ups they and /paper ask of arXiv.

@@ -26,16 +26,12 @@ from bot.handlers.common import (
 )
 from bot.handlers.permissions import STAND_INS
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
-from watcher.aio import in_db_thread
 from watcher.announcements import AnnouncementCalendar
+from watcher.core.admin import ServiceStats
+from watcher.core.views import NO_THREAD, MailingNews, ParkedInfo, SourceHealth
 from watcher.followed import Followed
 from watcher.mailings import describe_mailing
-from watcher.store.mailings import MailingNews
-from watcher.store.parking import ParkedInfo
-from watcher.store.source_health import SourceHealth
-from watcher.store.tables import NO_THREAD
 
-PARKED_SHOWN = 5
 STATS_REFUSED = refusal(
     "/stats is for the service's administrators: the operator adds this chat's id "
     "({chat_id}) to ADMIN_CHAT_IDS and restarts it.",
@@ -54,7 +50,7 @@ class Admin(ServiceHandlers):
         if chat.id not in self.settings.admin_chat_ids:
             await reply(update, context, STATS_REFUSED.format(chat_id=chat.id))
             return
-        await reply(update, context, await in_db_thread(self._stats))
+        await reply(update, context, stats_text(await self.service.admin.stats()))
 
     async def ids(self, update: Update, context: Context) -> None:
         """/id: this chat's id, the sender's user id, and the forum topic's id."""
@@ -71,45 +67,42 @@ class Admin(ServiceHandlers):
         lines.append("For /stats, the service's operator adds the chat id to ADMIN_CHAT_IDS.")
         await reply(update, context, "\n".join(lines))
 
-    def _stats(self) -> str:
-        """Database thread: chats, papers, deliveries, and each author's poll state."""
-        chats, active, subscriptions = self.chats.counts()
-        deliveries = self.service.outbox.stats()
-        head = [
-            "<b>arxiv-watcher</b>",
-            f"Chats: {chats} ({active} active); subscriptions: {subscriptions}",
-            f"Papers stored: {self.store.count()}",
-            f"Deliveries: {deliveries.pending} pending, {deliveries.parked} parked, "
-            f"{deliveries.held} held for digests, "
-            f"{deliveries.sent} sent, {deliveries.failed} failed",
-            *_mailing_lines(self.store.last_mailing(), self.settings.announcement_calendar),
-            *_unparsed_lines(self.store.source_health()),
-            "",
-            "<b>Authors</b>",
+
+def stats_text(stats: ServiceStats) -> str:
+    """/stats' answer: chats, papers, deliveries, and each author's poll state, cut to fit."""
+    deliveries = stats.deliveries
+    head = [
+        "<b>arxiv-watcher</b>",
+        f"Chats: {stats.chats} ({stats.active_chats} active); subscriptions: {stats.subscriptions}",
+        f"Papers stored: {stats.papers}",
+        f"Deliveries: {deliveries.pending} pending, {deliveries.parked} parked, "
+        f"{deliveries.held} held for digests, "
+        f"{deliveries.sent} sent, {deliveries.failed} failed",
+        *_mailing_lines(stats.mailing, stats.calendar),
+        *_unparsed_lines(stats.sources),
+        "",
+        "<b>Authors</b>",
+    ]
+    tail: list[str] = []
+    if stats.parked_total:
+        tail += ["", f"<b>Parked chats: {stats.parked_total}</b> (the bot may not post there)"]
+        tail += [_parked_line(info) for info in stats.parked]
+        if stats.parked_total > len(stats.parked):
+            tail.append(f"… and {stats.parked_total - len(stats.parked)} more.")
+    if stats.failures:
+        tail += ["", "<b>Latest failed deliveries</b>"]
+        tail += [
+            f"• chat {chat_id}, {html.escape(arxiv_id)}: {html.escape(reason[:120])}"
+            for chat_id, arxiv_id, reason in stats.failures
         ]
-        tail: list[str] = []
-        parked_total, parked = self.chats.parking.parked(limit=PARKED_SHOWN)
-        if parked_total:
-            tail += ["", f"<b>Parked chats: {parked_total}</b> (the bot may not post there)"]
-            tail += [_parked_line(info) for info in parked]
-            if parked_total > len(parked):
-                tail.append(f"… and {parked_total - len(parked)} more.")
-        failures = self.service.outbox.failures(limit=5)
-        if failures:
-            tail += ["", "<b>Latest failed deliveries</b>"]
-            tail += [
-                f"• chat {chat_id}, {html.escape(arxiv_id)}: {html.escape(reason[:120])}"
-                for chat_id, arxiv_id, reason in failures
-            ]
-        # Authors whose polls fail come first: they are what an administrator looks for.
-        followed = sorted(self.store.followed(), key=lambda f: f.consecutive_failures == 0)
-        room = MAX_MESSAGE_LENGTH - visible_length("\n".join([*head, *tail])) - 1
-        authors = capped_lines(
-            [_author_line(f) for f in followed],
-            room=room,
-            more=lambda n: f"… and {n} more (arxiv-watcher authors lists them all).",
-        )
-        return "\n".join([*head, *authors, *tail])
+    # Authors whose polls fail come first (the core sorts them): what an administrator seeks.
+    room = MAX_MESSAGE_LENGTH - visible_length("\n".join([*head, *tail])) - 1
+    authors = capped_lines(
+        [_author_line(f) for f in stats.followed],
+        room=room,
+        more=lambda n: f"… and {n} more (arxiv-watcher authors lists them all).",
+    )
+    return "\n".join([*head, *authors, *tail])
 
 
 def _mailing_lines(news: MailingNews, calendar: AnnouncementCalendar) -> list[str]:

@@ -2,7 +2,8 @@
 paper) and /timezone (the clock the digest time is read on).
 
 Anyone may ask; in groups only administrators may change either. Turning the digest off sends
-what it held at once, as one digest (`watcher.store.digests`).
+what it held at once, as one digest; a new zone moves the quiet hours with it, in the same
+transaction (`watcher.core.chat_settings`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.views import DigestSettings
 from watcher.errors import UsageError
 from watcher.schedule import local_time_text
-from watcher.store.digests import DigestSettings
-from watcher.store.tables import utcnow
 
 ZONE_HINT = (
     "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code>, "
@@ -40,8 +39,7 @@ class DigestCommands(ServiceHandlers):
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
-        self.digests = service.chats.digests
-        self.speaking = service.chats.speaking
+        self.chat_settings = service.chat_settings
         self.events = events
 
     async def digest(self, update: Update, context: Context) -> None:
@@ -50,7 +48,7 @@ class DigestCommands(ServiceHandlers):
         assert chat is not None
         args = context.args or []
         if not args:
-            settings = await in_db_thread(self.digests.settings, chat.id)
+            settings = await self.chat_settings.digest(chat.id)
             await reply(update, context, describe(settings))
             return
         try:
@@ -60,9 +58,8 @@ class DigestCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what="its digest", example="/digest"):
             return
-        settings, flushed = await in_db_thread(
-            self.digests.set_schedule, chat.id, schedule, render=render_digest_parts
-        )
+        changed = await self.chat_settings.set_digest(chat.id, schedule, render=render_digest_parts)
+        settings, flushed = changed.settings, changed.flushed
         self.events.digest_changed()
         if schedule is None:
             sent = (
@@ -82,8 +79,8 @@ class DigestCommands(ServiceHandlers):
         assert chat is not None
         args = context.args or []
         if not args:
-            settings = await in_db_thread(self.digests.settings, chat.id)
-            now = local_time_text(utcnow(), settings.zone)
+            settings = await self.chat_settings.digest(chat.id)
+            now = local_time_text(self.chat_settings.now(), settings.zone)
             await reply(
                 update,
                 context,
@@ -99,11 +96,11 @@ class DigestCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what="its time zone", example="/timezone"):
             return
-        settings = await in_db_thread(self.digests.set_zone, chat.id, zone)
-        await in_db_thread(self.speaking.rezone, chat.id)  # quiet hours follow the clock
+        changed = await self.chat_settings.set_zone(chat.id, zone)  # quiet hours move with it
+        settings = changed.settings
         self.events.digest_changed()
         self.events.speaking_changed()
-        now = local_time_text(utcnow(), settings.zone)
+        now = local_time_text(changed.now, settings.zone)
         answer = f"✅ Time zone: <b>{html.escape(zone)}</b>; it is {now} here."
         if settings.schedule is not None and settings.next_at is not None:
             answer += f" Next digest: {local_time_text(settings.next_at, settings.zone)}."

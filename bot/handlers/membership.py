@@ -29,8 +29,7 @@ from telegram import (
 from telegram.constants import ChatMemberStatus, ChatType
 
 from bot.handlers.common import Context, DeliveryEvents, chat_title, reply, topic_of
-from watcher.aio import in_db_thread
-from watcher.store.chats import Chats
+from watcher.core import Core
 
 log = logging.getLogger(__name__)
 
@@ -45,24 +44,22 @@ GROUP_WELCOME = (
 
 
 class Membership:
-    """The chats' reachability, kept in `Chats`."""
+    """The chats' reachability, kept by the core (`Core.presence`)."""
 
-    def __init__(self, chats: Chats, *, events: DeliveryEvents) -> None:
-        self.chats = chats
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
+        self.presence = service.presence
         self.events = events
 
     async def seen(self, chat: Chat) -> None:
         """The chat spoke to us or let us in: it is reachable (again)."""
-        came_back = await in_db_thread(
-            self.chats.seen, chat.id, kind=chat.type, title=chat_title(chat)
-        )
+        came_back = await self.presence.seen(chat.id, kind=chat.type, title=chat_title(chat))
         if came_back:
             log.info("chat %s is back; its parked deliveries are due", chat.id)
             self.events.chat_back()
 
     async def gone(self, chat_id: int, *, reason: str) -> None:
         """The chat refused us: park its deliveries until it comes back."""
-        await in_db_thread(self.chats.deactivate, chat_id, reason=reason)
+        await self.presence.gone(chat_id, reason=reason)
 
     async def changed(self, update: Update, context: Context) -> None:
         """The bot was blocked, removed, unblocked or added: park or resume the chat."""
@@ -95,8 +92,7 @@ class Membership:
         await self._retry_parked(message.chat.id, topic_of(message), "its topic was reopened")
 
     async def _retry_parked(self, chat_id: int, thread_id: int | None, why: str) -> None:
-        parking = self.chats.parking
-        parked = await in_db_thread(parking.retry_now, chat_id, thread_id=thread_id)
+        parked = await self.presence.retry_parked(chat_id, thread_id)
         if parked:
             log.info("chat %s: %s; its parked deliveries are due", chat_id, why)
             self.events.chat_back()
@@ -109,7 +105,7 @@ class Membership:
 
     async def moved(self, old_id: int, new_id: int) -> None:
         """The chat `old_id` is now `new_id`: its subscriptions and deliveries move with it."""
-        await in_db_thread(self.chats.migrate, old_id, new_id)
+        await self.presence.moved(old_id, new_id)
         self.events.chat_back()  # what it was owed is due at its new id
 
 

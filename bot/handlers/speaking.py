@@ -25,14 +25,12 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from watcher.aio import in_db_thread
+from watcher.clock import utcnow
 from watcher.core import Core
+from watcher.core.views import DigestSettings, SpeakingSettings
 from watcher.errors import UsageError
 from watcher.kinds import MessageFormat
 from watcher.schedule import local_time_text
-from watcher.store.digests import DigestSettings
-from watcher.store.speaking import SpeakingSettings
-from watcher.store.tables import utcnow
 
 _WHAT = "how I speak here"
 
@@ -42,9 +40,8 @@ class SpeakingCommands(ServiceHandlers):
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
-        self.speaking = service.chats.speaking
-        self.digests = service.chats.digests
-        self.threshold = service.chats.summary_threshold
+        self.chat_settings = service.chat_settings
+        self.threshold = service.chat_settings.summary_threshold
         self.events = events
 
     async def _may_change(self, update: Update, context: Context, example: str) -> bool:
@@ -55,10 +52,9 @@ class SpeakingCommands(ServiceHandlers):
         place = place_of(update)
         if not await self._may_change(update, context, "/subscriptions"):
             return
-        settings = await in_db_thread(self.speaking.pause, place.chat_id, place.thread_id)
+        paused = await self.chat_settings.pause(place.chat_id, place.thread_id)
         self.events.speaking_changed()
-        zone = (await in_db_thread(self.digests.settings, place.chat_id)).zone
-        since = local_time_text(settings.paused_since or utcnow(), zone)
+        since = local_time_text(paused.speaking.paused_since or paused.now, paused.digest.zone)
         await reply(
             update,
             context,
@@ -69,22 +65,22 @@ class SpeakingCommands(ServiceHandlers):
     async def resume(self, update: Update, context: Context) -> None:
         """/resume: deliver what waited (one summary when many did)."""
         place = place_of(update)
-        before = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
-        if not before.paused:
+        before = await self.chat_settings.speaking(place.chat_id, place.thread_id)
+        if not before.speaking.paused:
             await reply(update, context, f"{place.here} is not paused; /pause holds every message.")
             return
         if not await self._may_change(update, context, "/subscriptions"):
             return
-        settings = await in_db_thread(self.speaking.resume, place.chat_id, place.thread_id)
+        resumed = await self.chat_settings.resume(place.chat_id, place.thread_id)
         self.events.speaking_changed()
-        await reply(update, context, "▶️ Resumed. " + self._released(settings))
+        await reply(update, context, "▶️ Resumed. " + self._released(resumed.speaking, resumed.now))
 
-    def _released(self, settings: SpeakingSettings) -> str:
+    def _released(self, settings: SpeakingSettings, now: datetime) -> str:
         count = settings.waiting
         if not count:
             return "Nothing waited."
         how = " as one summary" if count > self.threshold else ""
-        if settings.quiet_now(utcnow()) and settings.quiet is not None:
+        if settings.quiet_now(now) and settings.quiet is not None:
             end = settings.quiet.describe().split("-")[1]
             return f"{papers(count)} waited; quiet hours hold them until {end}."
         return f"{papers(count)} waited; they come now{how}."
@@ -93,10 +89,10 @@ class SpeakingCommands(ServiceHandlers):
         """/quiet [HH:MM-HH:MM | off]: show or change the quiet hours."""
         place = place_of(update)
         args = context.args or []
-        zone = await in_db_thread(self.digests.settings, place.chat_id)
         if not args:
-            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
-            await reply(update, context, quiet_text(settings, zone) + " " + _QUIET_HINT)
+            shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
+            text = quiet_text(shown.speaking, shown.digest, now=shown.now)
+            await reply(update, context, text + " " + _QUIET_HINT)
             return
         try:
             hours = arguments.quiet(args)
@@ -105,18 +101,18 @@ class SpeakingCommands(ServiceHandlers):
             return
         if not await self._may_change(update, context, "/quiet"):
             return
-        settings = await in_db_thread(
-            self.speaking.set_quiet, place.chat_id, place.thread_id, hours
-        )
+        changed = await self.chat_settings.set_quiet(place.chat_id, place.thread_id, hours)
+        settings = changed.speaking
         self.events.speaking_changed()
         if hours is None:
-            sent = f" {self._released(settings)}" if settings.waiting else ""
+            sent = f" {self._released(settings, changed.now)}" if settings.waiting else ""
             await reply(update, context, f"✅ Quiet hours off.{sent}")
             return
         await reply(
             update,
             context,
-            f"✅ {quiet_text(settings, zone)} Papers found then wait and arrive when they end, "
+            f"✅ {quiet_text(settings, changed.digest, now=changed.now)} Papers found then wait "
+            "and arrive when they end, "
             f"as one summary when there are more than {self.threshold}. "
             "<code>/quiet off</code> ends them.",
         )
@@ -130,12 +126,12 @@ class SpeakingCommands(ServiceHandlers):
             await reply_usage(update, context, error)
             return
         if silent is None:
-            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
-            await reply(update, context, silent_text(settings) + " " + _SILENT_HINT)
+            shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
+            await reply(update, context, silent_text(shown.speaking) + " " + _SILENT_HINT)
             return
         if not await self._may_change(update, context, "/silent"):
             return
-        await in_db_thread(self.speaking.set_silent, place.chat_id, place.thread_id, silent)
+        await self.chat_settings.set_silent(place.chat_id, place.thread_id, silent)
         self.events.speaking_changed()
         await reply(
             update,
@@ -150,8 +146,8 @@ class SpeakingCommands(ServiceHandlers):
         place = place_of(update)
         args = context.args or []
         if not args:
-            settings = await in_db_thread(self.speaking.settings, place.chat_id, place.thread_id)
-            await reply(update, context, format_text(settings.format) + " " + _FORMAT_HINT)
+            shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
+            await reply(update, context, format_text(shown.speaking.format) + " " + _FORMAT_HINT)
             return
         try:
             form = arguments.message_format(args)
@@ -160,7 +156,7 @@ class SpeakingCommands(ServiceHandlers):
             return
         if not await self._may_change(update, context, "/format"):
             return
-        await in_db_thread(self.speaking.set_format, place.chat_id, place.thread_id, form)
+        await self.chat_settings.set_format(place.chat_id, place.thread_id, form)
         self.events.speaking_changed()
         await reply(update, context, "✅ " + format_text(form))
 
@@ -170,14 +166,14 @@ _SILENT_HINT = "<code>/silent on</code> or <code>/silent off</code> changes that
 _FORMAT_HINT = "<code>/format compact</code> or <code>/format full</code> changes it."
 
 
-def quiet_text(settings: SpeakingSettings, zone: DigestSettings) -> str:
+def quiet_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
     """ "Quiet hours: 22:00-07:00 (Europe/Berlin); quiet now, until Tue 01 Dec 2026, 07:00 CET." """
     if settings.quiet is None:
         return "Quiet hours: off."
     text = f"Quiet hours: {settings.quiet.describe()} ({html.escape(zone.zone_name)})"
     if settings.quiet_from is None or settings.quiet_until is None:
         return text + "."
-    if settings.quiet_now(utcnow()):
+    if settings.quiet_now(now):
         return text + f"; quiet now, until {local_time_text(settings.quiet_until, zone.zone)}."
     return text + f"; next from {local_time_text(settings.quiet_from, zone.zone)}."
 
@@ -195,18 +191,24 @@ def format_text(form: MessageFormat) -> str:
     return "Format: full, each paper in its own message with its abstract."
 
 
-def pause_text(settings: SpeakingSettings, zone: DigestSettings) -> str:
+def pause_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
     if not settings.paused:
         return "Paused: no."
-    since = settings.paused_since or datetime.now(zone.zone)
+    since = settings.paused_since or now
     waiting = f", {papers(settings.waiting)} waiting" if settings.waiting else ""
     return f"Paused: yes, since {local_time_text(since, zone.zone)}{waiting} (/resume)."
 
 
 def settings_lines(
-    speaking: SpeakingSettings, digest: DigestSettings, *, revisions: bool
+    speaking: SpeakingSettings,
+    digest: DigestSettings,
+    *,
+    revisions: bool,
+    now: datetime | None = None,
 ) -> list[str]:
-    """Every setting of a chat (topic), one line each, for /subscriptions."""
+    """Every setting of a chat (topic), one line each, for /subscriptions; `now`: the core's
+    clock (`Core.clock`), the wall clock when not given."""
+    now = now or utcnow()
     if digest.schedule is None or digest.next_at is None:
         digest_line = "Digest: off, one message per paper (/digest)."
     else:
@@ -216,8 +218,8 @@ def settings_lines(
         "<b>Settings</b>",
         digest_line,
         f"Time zone: {html.escape(digest.zone_name)} (/timezone).",
-        quiet_text(speaking, digest),
-        pause_text(speaking, digest),
+        quiet_text(speaking, digest, now=now),
+        pause_text(speaking, digest, now=now),
         format_text(speaking.format).split(",")[0] + " (/format).",
         silent_text(speaking),
         f"New versions of papers: {'on' if revisions else 'off'} "

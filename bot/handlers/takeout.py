@@ -50,25 +50,10 @@ from bot.handlers.common import (
     reply_usage,
 )
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.imports import ImportOutdated
 from watcher.follow_list import ReadList
-from watcher.identity_check import IdentityCheck
-from watcher.store.budgets import LookupBudgets
-from watcher.store.imports import ImportStale, ImportStore
-from watcher.store.tables import utcnow
-from watcher.takeout import (
-    MAX_FILE_BYTES,
-    FileRefused,
-    ImportPlan,
-    Target,
-    apply_import,
-    export_list,
-    identities_in,
-    plan_import,
-    read_file,
-    without_refused,
-)
+from watcher.takeout import MAX_FILE_BYTES, FileRefused, ImportPlan, read_file
 
 log = logging.getLogger(__name__)
 
@@ -94,14 +79,7 @@ class Takeout(ServiceHandlers):
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
         self.events = events
-        self.imports = ImportStore(
-            service.chats.engine,
-            budgets=LookupBudgets(
-                service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
-            ),
-            summary_threshold=service.chats.summary_threshold,
-        )
-        self.identities = IdentityCheck(service.store, service.poller)
+        self.imports = service.imports
 
     async def export(self, update: Update, context: Context) -> None:
         """/export [opml]: this chat's follows and settings, as a file."""
@@ -112,19 +90,11 @@ class Takeout(ServiceHandlers):
             )
             return
         place = place_of(update)
-        name, data = await in_db_thread(
-            export_list,
-            self.store,
-            self.chats,
-            self.imports,
-            Target(place.chat_id, place.thread_id),
-            opml=bool(args),
-            now=utcnow(),
-        )
+        exported = await self.imports.export(place.chat_id, place.thread_id, opml=bool(args))
         await context.bot.send_document(
             place.chat_id,
-            document=data,
-            filename=name,
+            document=exported.data,
+            filename=exported.name,
             caption=f"{place.here}'s follows and settings. /import this file in another chat "
             "to follow the same.",
             message_thread_id=place.thread_id or None,
@@ -151,16 +121,7 @@ class Takeout(ServiceHandlers):
             await reply(update, context, html.escape(read))
             return
         place = place_of(update)
-        read = await self._checked(read, place.chat_id)
-        plan = await in_db_thread(
-            plan_import,
-            self.store,
-            self.chats,
-            self.imports,
-            read,
-            Target(place.chat_id, place.thread_id),
-            now=utcnow(),
-        )
+        plan = await self.imports.plan(read, place.chat_id, place.thread_id)
         question = ask(plan, place.here)
         await self._reply_to(context, source, question)
 
@@ -181,48 +142,19 @@ class Takeout(ServiceHandlers):
             await query.answer(STALE, show_alert=True)
             return
         place = place_of(update)
-        target = Target(place.chat_id, place.thread_id)
-        read = await self._checked(read, place.chat_id)
-        plan = await in_db_thread(self._import, read, target, data.removeprefix(_GO))
-        if plan is None:
+        imported = await self.imports.apply(
+            read, place.chat_id, place.thread_id, data.removeprefix(_GO)
+        )
+        if isinstance(imported, ImportOutdated):
             await query.answer(STALE, show_alert=True)
             return
+        plan = imported.plan
         if _SPEAKING.intersection(plan.settings):
             self.events.speaking_changed()
         if _DIGEST.intersection(plan.settings):
             self.events.digest_changed()
         await query.answer()
         await edit_answer(update, context, done(plan, place.here))
-
-    async def _checked(self, read: ReadList, chat_id: int) -> ReadList:
-        """`read` with the author ids arXiv does not know skipped, and why (as /subscribe
-        refuses them); each question asked spends one of the chat's look-ups."""
-        identities = identities_in(read)
-        if not identities:
-            return read
-        budgets = self.imports.budgets
-        assert budgets is not None
-
-        async def spend() -> bool:
-            return await in_db_thread(budgets.take_lookup, chat_id) is None
-
-        return without_refused(read, await self.identities.refusals(identities, spend=spend))
-
-    def _import(self, read: ReadList, target: Target, digest: str) -> ImportPlan | None:
-        """Database thread: plan again and, if it is still the plan asked about, import it (the
-        plan imported; None when it is not)."""
-        now = utcnow()
-        plan = plan_import(self.store, self.chats, self.imports, read, target, now=now)
-        if plan.empty or plan.digest != digest:
-            return None
-        try:
-            apply_import(self.imports, plan, target, now=now)
-        except ImportStale as error:
-            log.info("an import in chat %s went stale: %s", target.chat_id, error)
-            return None
-        if plan.new_follows:
-            self.service.poller.poll_soon()
-        return plan
 
     async def _read(self, context: Context, document: Document) -> ReadList | str:
         """The file's contents read (`ReadList`), or the sentence refusing it."""

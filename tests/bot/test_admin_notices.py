@@ -24,7 +24,7 @@ async def test_notices_are_sent_once_through_a_429_and_a_refusal_is_not_retried(
         "listing", url="https://arxiv.org/list/cs/new", problem="names no mailing date", now=NOW,
         admin_chats=[UNKNOWN_CHAT, ADMIN_CHAT], wording=lambda h: f"{h.source} broken: {h.url}",
     )  # fmt: skip
-    sender = AdminNoticeSender(bot.app.bot, bot.store)
+    sender = AdminNoticeSender(bot.app.bot, bot.service.delivery)
     task = asyncio.create_task(sender.run())
     try:
         await bot.until(lambda: bot.telegram.sent(ADMIN_CHAT))

@@ -122,16 +122,12 @@ class Digests:
         self, chat_id: int, zone_name: str, *, now: datetime | None = None
     ) -> DigestSettings:
         """Move the chat's clock to `zone_name` (see `watcher.schedule.canonical_zone`); a
-        digest that is on fires at the same local time in the new zone."""
-        now = now or utcnow()
+        digest that is on fires at the same local time in the new zone. The chat's quiet hours
+        are not placed again: `watcher.store.speaking.Speaking.set_zone` does both at once."""
         with Session(self.engine) as session:
-            chat = _chat(session, chat_id)
-            chat.timezone = zone_name
-            schedule = _schedule_of(chat)
-            if schedule is not None:
-                chat.next_digest_at = next_digest_time(schedule, zone_of(zone_name), after=now)
+            move_zone(session, chat_id, zone_name, now=now or utcnow())
             session.commit()
-            return _settings(chat, _held(session, chat_id))
+            return settings_in(session, chat_id)
 
     def set_schedule(
         self,
@@ -301,6 +297,22 @@ def _followed_names(session: Session, chat_id: int, thread_id: int) -> tuple[tup
         .where(col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id)
     ).all()
     return tuple((author.name, *author.alias_list) for author in followed)
+
+
+def move_zone(session: Session, chat_id: int, zone_name: str, *, now: datetime) -> None:
+    """In the caller's session: the chat's clock moves to `zone_name`; a digest that is on
+    fires at the same local time in the new zone."""
+    chat = _chat(session, chat_id)
+    chat.timezone = zone_name
+    schedule = _schedule_of(chat)
+    if schedule is not None:
+        chat.next_digest_at = next_digest_time(schedule, zone_of(zone_name), after=now)
+    session.add(chat)
+
+
+def settings_in(session: Session, chat_id: int) -> DigestSettings:
+    """The chat's digest settings as the caller's session sees them."""
+    return _settings(session.get(Chat, chat_id), _held(session, chat_id))
 
 
 def _chat(session: Session, chat_id: int) -> Chat:

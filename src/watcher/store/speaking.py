@@ -2,6 +2,9 @@
 /quiet, /silent and /format, and what the sender needs of them (`styles`). The table and its
 meaning are in `watcher.store.destinations`; quiet windows in UTC in `watcher.store.quiet`.
 
+A new time zone (`Speaking.set_zone`) moves the chat's digest and places its quiet windows again
+in one transaction.
+
 Pausing or entering quiet hours changes nothing in the outbox: the rows stay pending and are not
 due. /resume (and /quiet off) lets them go in the same transaction that flags them for one
 "While you were away" summary when more than the threshold waited.
@@ -19,6 +22,7 @@ from sqlmodel import Session, col, select
 from watcher.kinds import MessageFormat
 from watcher.quiet_hours import QuietHours
 from watcher.store.destinations import DestinationSetting, flag_summaries
+from watcher.store.digests import DigestSettings, move_zone, settings_in
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Chat, Delivery, DeliveryStatus, utcnow
 
@@ -117,12 +121,16 @@ class Speaking:
             )
         session.add(setting)
 
-    def rezone(self, chat_id: int, *, now: datetime | None = None) -> None:
-        """The chat's time zone changed: its destinations' quiet windows are placed again, and
-        one that no longer holds now lets what waited go, as `resume` does."""
+    def set_zone(
+        self, chat_id: int, zone_name: str, *, now: datetime | None = None
+    ) -> DigestSettings:
+        """The chat's clock moves to `zone_name`, in ONE transaction: a digest that is on fires
+        at the same local time in the new zone (`watcher.store.digests.move_zone`), and each of
+        its destinations' quiet windows is placed again in it; one that no longer holds now lets
+        what waited go, as `resume` does. Any failure changes nothing, the zone included."""
         now = now or utcnow()
         with Session(self.engine) as session:
-            zone_name = _zone_name(session, chat_id)
+            move_zone(session, chat_id, zone_name, now=now)
             for setting in session.exec(
                 select(DestinationSetting).where(
                     col(DestinationSetting.chat_id) == chat_id,
@@ -131,6 +139,7 @@ class Speaking:
             ).all():
                 self._place(session, setting, zone_name, now)
             session.commit()
+            return settings_in(session, chat_id)
 
     def set_silent(self, chat_id: int, thread_id: int, silent: bool) -> SpeakingSettings:
         with Session(self.engine) as session:
