@@ -39,9 +39,9 @@ from bot.arguments import Refused
 from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 from watcher.errors import UsageError
 from watcher.followed import Followed
-from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
 

@@ -221,7 +221,7 @@ class Takeout(ServiceHandlers):
             log.info("an import in chat %s went stale: %s", target.chat_id, error)
             return None
         if plan.new_follows:
-            self.service.poller.poll_soon()
+            self.service.poll_soon()
         return plan
 
     async def _read(self, context: Context, document: Document) -> ReadList | str:

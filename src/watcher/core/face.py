@@ -1,20 +1,35 @@
-"""`Core`: the object a front end receives, built once at start by the runtime."""
+"""`Core`: the object a front end receives, built once at start by the runtime.
+
+Besides the parts it is built from, it carries the use cases, grouped: `lookups` (what the chats
+ask of arXiv), `follows` (what a chat follows, and the homonym question) and `questions` (the
+read-only ones). They are built from the parts when the core is, so the runtime's poll request
+(`poll_soon`) is given to the constructor, never assigned to a part afterwards.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from watcher.clock import Clock, utcnow
+from watcher.core.follows import Follows
+from watcher.core.lookups import Lookups, no_poll_request
+from watcher.core.questions import Questions
 from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.subscribing import LOOKUP_PATIENCE
 
 
 @dataclass(frozen=True, slots=True)
 class Core:
-    """Everything a front end may use of the core, and the one clock the runtime runs on."""
+    """Everything a front end may use of the core, and the one clock the runtime runs on.
+
+    `poll_soon` asks the runtime for a round of polls now (a new follow's history);
+    `lookup_patience`: seconds a chat's look-up waits for arXiv.
+    """
 
     settings: Settings
     store: Store
@@ -22,3 +37,26 @@ class Core:
     outbox: Outbox
     poller: Poller
     clock: Clock = utcnow
+    poll_soon: Callable[[], None] = no_poll_request
+    lookup_patience: float = LOOKUP_PATIENCE
+    lookups: Lookups = field(init=False, repr=False, compare=False)
+    follows: Follows = field(init=False, repr=False, compare=False)
+    questions: Questions = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        lookups = Lookups(
+            settings=self.settings,
+            store=self.store,
+            chats=self.chats,
+            poller=self.poller,
+            poll_soon=self.poll_soon,
+            patience=self.lookup_patience,
+        )
+        questions = Questions(self.settings, self.store, self.chats, clock=self.clock)
+        follows = Follows(
+            self.settings, self.store, self.chats, lookups.subscribing, clock=self.clock
+        )
+        # A frozen dataclass sets its own derived fields this way, once, while it is built.
+        object.__setattr__(self, "lookups", lookups)
+        object.__setattr__(self, "questions", questions)
+        object.__setattr__(self, "follows", follows)
