@@ -63,8 +63,9 @@ _TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
 class ServiceHandlers:
     """Base of the handler groups: the core they ask, through a `Core`.
 
-    Every store, chats and outbox call goes through `in_db_thread` (the database is synchronous);
-    methods that run on the database thread say so.
+    The core's use cases are async calls (`Core.follows`, `Core.questions`, `Core.lookups`);
+    the groups that still reach `store` and `chats` themselves call them through `in_db_thread`
+    (the database is synchronous), and their methods that run on the database thread say so.
     """
 
     def __init__(self, service: Core) -> None:
