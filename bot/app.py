@@ -23,7 +23,6 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseU
 from bot.handlers import CommandBudget, DeliveryEvents, register
 from watcher.core import Core
 from watcher.errors import ConfigError
-from watcher.subscribing import LOOKUP_PATIENCE
 
 # Whatever the rate limiter's argument type, the application is used the same way.
 BotApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -90,7 +89,6 @@ def build_application(
     rate_limiter: BaseRateLimiter[Any] | None = None,
     command_budget: CommandBudget | None = None,
     events: DeliveryEvents | None = None,
-    lookup_patience: float = LOOKUP_PATIENCE,
 ) -> BotApplication:
     """The bot, with every command registered and one error handler; not yet started.
 
@@ -110,13 +108,7 @@ def build_application(
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
     application: BotApplication = builder.build()
-    register(
-        application,
-        context,
-        budget=command_budget,
-        events=events,
-        lookup_patience=lookup_patience,
-    )
+    register(application, context, budget=command_budget, events=events)
     return application
 
 

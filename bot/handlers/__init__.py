@@ -60,9 +60,6 @@ from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
 from watcher.core import Core
-from watcher.lookup import PaperLookup
-from watcher.store.budgets import LookupBudgets
-from watcher.subscribing import LOOKUP_PATIENCE, Subscribing
 
 __all__ = [
     "COMMANDS",
@@ -88,41 +85,22 @@ def register(
     *,
     budget: CommandBudget | None = None,
     events: DeliveryEvents | None = None,
-    lookup_patience: float = LOOKUP_PATIENCE,
 ) -> None:
     """Attach every command (routed by `COMMAND_TABLE`), the gate before them, and the error
     handler to `application`.
 
     `events` hears what the delivery side must act on (`DeliveryEvents`): a parked chat came
-    back, a chat unsubscribed, a digest moved. `lookup_patience`: seconds a /subscribe waits for
-    arXiv's look-up of a new name or author id.
+    back, a chat unsubscribed, a digest moved. What the commands ask of arXiv is the core's
+    (`Core.lookups`).
     """
     events = events or NoDelivery()
     membership = Membership(service, events=events)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
-    # One budget a chat, in the database: new follows (names, author ids, topics) and the
-    # look-ups they and /paper ask of arXiv.
-    budget_of_lookups = LookupBudgets(
-        service.chats.engine, per_hour=service.settings.backfills_per_chat_hour
-    )
-    subscribing = Subscribing(
-        store=service.store,
-        chats=service.chats,
-        poller=service.poller,
-        budget=budget_of_lookups,
-        patience=lookup_patience,
-    )
-    lookup = PaperLookup(
-        store=service.store,
-        fetcher=service.poller,
-        budget=budget_of_lookups,
-        patience=lookup_patience,
-    )
     handlers = Handlers(
         welcome=Welcome(service),
-        subscriptions=Subscriptions(service, subscribing=subscribing, events=events),
-        topics=Topics(service, subscribing=subscribing, events=events),
-        questions=Questions(service, lookup=lookup),
+        subscriptions=Subscriptions(service, events=events),
+        topics=Topics(service, events=events),
+        questions=Questions(service),
         digest=DigestCommands(service, events=events),
         speaking=SpeakingCommands(service, events=events),
         admin=Admin(service),

@@ -24,8 +24,8 @@ from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from watcher.core.views import MAX_SUBSCRIPTIONS
 from watcher.rules import MAX_RULE_CATEGORIES
-from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.subscribing import FIRST_ALLOWANCE
 from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 from watcher.topics import MAX_TERMS

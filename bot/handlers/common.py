@@ -39,9 +39,9 @@ from bot.arguments import Refused
 from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 from watcher.errors import UsageError
 from watcher.followed import Followed
-from watcher.store.tables import NO_THREAD
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,9 @@ _TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
 class ServiceHandlers:
     """Base of the handler groups: the core they ask, through a `Core`.
 
-    Every store, chats and outbox call goes through `in_db_thread` (the database is synchronous);
-    methods that run on the database thread say so.
+    The core's use cases are async calls (`Core.follows`, `Core.questions`, `Core.lookups`);
+    the groups that still reach `store` and `chats` themselves call them through `in_db_thread`
+    (the database is synchronous), and their methods that run on the database thread say so.
     """
 
     def __init__(self, service: Core) -> None:

@@ -9,12 +9,12 @@ import html
 
 from bot.handlers.budget import minutes
 from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers, refusal
+from watcher.core.views import MAX_SUBSCRIPTIONS
 from watcher.errors import ArxivError
 from watcher.followed import Followed
 from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity
 from watcher.rules import PersonRule
 from watcher.settings import Settings
-from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.subscribing import (
     AllFollowed,
     Already,

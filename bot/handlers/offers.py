@@ -1,23 +1,22 @@
-"""The homonym guard's question: "this name looks like several people; which one?"
+"""The homonym question's buttons: "this name looks like several people; which one?"
 
-When `/subscribe NAME` finds a name that looks like several people (`watcher.homonyms`), the
-chat gets one button per common category of the name, each showing the name, the category and
-its papers, and one to follow the name in any category when it may be followed whole. What each
-button means is kept in the database (`watcher.store.offers`) under a short random token: the
-button's callback data is `h:<token>:<choice>` (a category's index, or `a` for any category), a
-few bytes whatever the name (Telegram allows 64). So a button works after a restart; an expired
-one is answered with the command to send again, and a forged, foreign or answered one with what
-to do; nothing changes then. Rendering is pure; `Offers` calls the store (database thread).
+When `/subscribe NAME` finds a name that looks like several people (`watcher.homonyms`), the core
+keeps the question (`watcher.core.homonym_question`) and gives its token; the chat gets one
+button per common category of the name, each showing the name, the category and its papers, and
+one to follow the name in any category when it may be followed whole. The button's callback
+data is `h:<token>:<choice>` (a category's index, or `a` for any category), a few bytes whatever
+the name (Telegram allows 64), so a button works after a restart. A press is handed back to the
+core as the token and the pick (`parse_press`); an expired question is answered with the command
+to send again, and a forged, foreign or answered one with what to do. Rendering is pure.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
 from bot.render import Button, Message
-from watcher.homonyms import MANY_PAPERS, OFFERED_CATEGORIES, SURVEY_SAMPLE, NameSurvey
-from watcher.store.offers import Expired, Offer, OfferStore, Taken
+from watcher.core.homonym_question import ANY_CATEGORY, Asked
+from watcher.homonyms import MANY_PAPERS, SURVEY_SAMPLE
 
 PREFIX = "h:"
 ANYWAY = "a"
@@ -33,67 +32,23 @@ def expired(name: str) -> str:
     return f"This question has expired; send /subscribe {_short(name, 60)} to be asked again."
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A pressed button, resolved: the question taken, and the category (None: any)."""
-
-    taken: Taken
-    category: str | None
-
-    @property
-    def offer(self) -> Offer:
-        return self.taken.offer
-
-
-class Offers:
-    """The questions asked and not answered yet, in the database (`OfferStore`)."""
-
-    def __init__(self, store: OfferStore) -> None:
-        self.store = store
-
-    def ask(
-        self,
-        *,
-        chat_id: int,
-        thread_id: int,
-        names: tuple[str, ...],
-        survey: NameSurvey,
-        anyway: bool,
-    ) -> Message:
-        """Database thread: the question for a name, its buttons' meaning kept until pressed or
-        expired."""
-        categories = survey.categories[:OFFERED_CATEGORIES]
-        offer = Offer(chat_id, thread_id, names, categories, anyway, survey.total)
-        return question(offer, survey, self.store.keep(offer))
-
-    def take(self, data: str, *, chat_id: int) -> Choice | Expired | None:
-        """Database thread: the choice a button's `data` stands for, pressed in `chat_id`; the
-        question is answered then (its other buttons go stale). `Expired` for a question too
-        old, None for one forged, another chat's, or answered already."""
-        if not data.startswith(PREFIX):
-            return None
-        token, _, choice = data.removeprefix(PREFIX).partition(":")
-        if not (choice == ANYWAY or choice.isdigit()):
-            return None
-        taken = self.store.take(token, chat_id=chat_id)
-        if taken is None or isinstance(taken, Expired):
-            return taken
-        offer = taken.offer
-        if choice == ANYWAY and offer.anyway:
-            return Choice(taken, None)
-        if choice.isdigit() and int(choice) < len(offer.categories):
-            return Choice(taken, offer.categories[int(choice)][0])
-        self.store.put_back(taken)  # a forged choice on a real question: it stays open
+def parse_press(data: str) -> tuple[str, int | None] | None:
+    """The question's token and the pick (a category's index, or `ANY_CATEGORY`) a button's
+    `data` stands for; None for data no button of this question carries."""
+    if not data.startswith(PREFIX):
         return None
+    token, _, choice = data.removeprefix(PREFIX).partition(":")
+    if choice == ANYWAY:
+        return token, ANY_CATEGORY
+    if choice.isascii() and choice.isdigit():
+        return token, int(choice)
+    return None
 
-    def put_back(self, choice: Choice) -> None:
-        """Database thread: the choice could not be acted on yet; its question stays open."""
-        self.store.put_back(choice.taken)
 
-
-def question(offer: Offer, survey: NameSurvey, token: str) -> Message:
+def question(asked: Asked) -> Message:
     """The homonym question's text and buttons, one a row: the name in each category with its
     papers, then the name in any category (if it may be followed whole)."""
+    offer, survey, token = asked.offer, asked.survey, asked.token
     name = offer.names[0]
     shown = f"<b>{html.escape(name)}</b>"
     if survey.total > MANY_PAPERS:

@@ -30,9 +30,9 @@ from bot.handlers.common import (
 )
 from bot.render import Message
 from bot.render.actions import CITE, CONFIRM, KEEP, UNFOLLOW, Action, confirm_row, parse_action
-from watcher.aio import in_db_thread
 from watcher.bibtex import bibtex_entry
 from watcher.core import Core
+from watcher.core.unfollowing import Stopped
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
 
@@ -42,10 +42,13 @@ _BIBTEX_ROOM = 3800  # characters of BibTeX in one message, its markup and escap
 
 
 class PaperButtons(ServiceHandlers):
-    """The answers to a paper's "Cite" and "Unfollow …" buttons."""
+    """The answers to a paper's "Cite" and "Unfollow …" buttons; "Yes" is the core's one
+    unfollow call (`Core.follows.unfollow`)."""
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
+        self.follows = service.follows
+        self.questions = service.questions
         self.events = events
 
     async def press(self, update: Update, context: Context) -> None:
@@ -67,24 +70,30 @@ class PaperButtons(ServiceHandlers):
             return
         assert action.followed_id is not None
         place = place_of(update)
-        followed = await in_db_thread(self._subscribed, place, action.followed_id)
-        if followed is None:
-            await query.answer(_already_gone(place), show_alert=True)
-            if action.verb == CONFIRM:
-                await edit_answer(update, context, _already_gone(place))
-            return
-        await query.answer()
         if action.verb == UNFOLLOW:
+            followed = await self.follows.subscribed(
+                place.chat_id, place.thread_id, action.followed_id
+            )
+            if followed is None:
+                await query.answer(_already_gone(place), show_alert=True)
+                return
+            await query.answer()
             await reply(update, context, _question(place, followed, action))
             return
-        await in_db_thread(self._unfollow, place, followed.id)
+        assert action.verb == CONFIRM
+        stopped = await self.follows.unfollow(place.chat_id, place.thread_id, action.followed_id)
+        if not isinstance(stopped, Stopped):
+            await query.answer(_already_gone(place), show_alert=True)
+            await edit_answer(update, context, _already_gone(place))
+            return
+        await query.answer()
         self.events.unsubscribed(place.chat_id)
-        await edit_answer(update, context, _done(place, followed))
+        await edit_answer(update, context, _done(place, stopped.followed))
 
     async def _cite(self, update: Update, context: Context, arxiv_id: str) -> None:
         query = update.callback_query
         assert query is not None
-        record = await in_db_thread(self.store.paper, arxiv_id)
+        record = await self.questions.paper(arxiv_id)
         if record is None:
             await query.answer(
                 f"arXiv:{arxiv_id} is no longer stored here; its page is "
@@ -95,17 +104,6 @@ class PaperButtons(ServiceHandlers):
         await query.answer()
         entry = html.escape(bibtex_entry(record, limit=_BIBTEX_ROOM).rstrip("\n"), quote=False)
         await reply(update, context, f'<pre><code class="language-bibtex">{entry}</code></pre>')
-
-    def _subscribed(self, place: Place, followed_id: int) -> Followed | None:
-        """Database thread: the follow, if this chat (topic) still has it; else None."""
-        if followed_id not in self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id):
-            return None
-        found = self.store.followed([followed_id])
-        return found[0] if found else None
-
-    def _unfollow(self, place: Place, followed_id: int) -> None:
-        """Database thread: stop the one follow here."""
-        self.chats.unsubscribe(place.chat_id, followed_id, thread_id=place.thread_id)
 
 
 def _question(place: Place, followed: Followed, action: Action) -> Message:

@@ -19,7 +19,6 @@ from bot import arguments
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
-    Place,
     ServiceHandlers,
     bold_names,
     keyboard,
@@ -31,12 +30,9 @@ from bot.handlers.common import (
 )
 from bot.handlers.paper_answers import paper_answer
 from bot.render import MAX_PER_PAGE, Message, render_paper_list
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.questions import NobodyFollowed, NoneInCategory, NoneStored, PapersAnswer
 from watcher.errors import UsageError
-from watcher.followed import Followed
-from watcher.kinds import FollowKind
-from watcher.lookup import PaperLookup
 from watcher.names import is_same_person
 from watcher.taxonomy import category_name
 
@@ -49,11 +45,13 @@ _WATCHED_NOTE = (
 
 class Questions(ServiceHandlers):
     """The read-only commands: lists of papers, categories, one paper in full (any arXiv
-    paper: one the store lacks is asked of arXiv through `lookup`)."""
+    paper: one the store lacks is asked of arXiv, `Core.lookups`). The scope rule (whose papers
+    a chat's questions are about) is the core's (`Core.questions`)."""
 
-    def __init__(self, service: Core, *, lookup: PaperLookup) -> None:
+    def __init__(self, service: Core) -> None:
         super().__init__(service)
-        self.lookup = lookup
+        self.questions = service.questions
+        self.lookups = service.lookups
 
     async def recent(self, update: Update, context: Context) -> None:
         """/recent [N]: the newest stored papers of this chat's authors."""
@@ -79,7 +77,10 @@ class Questions(ServiceHandlers):
         place = place_of(update)
         # The renderer fits at most MAX_PER_PAGE entries in one message; more page on.
         per_page = min(number, MAX_PER_PAGE)
-        await reply(update, context, await in_db_thread(self._list, place, categories, per_page, 0))
+        answer = await self.questions.papers(
+            place.chat_id, place.thread_id, categories, per_page=per_page, page=0
+        )
+        await reply(update, context, _list(answer, categories, per_page, 0))
 
     async def page(self, update: Update, context: Context) -> None:
         """A "Newer"/"Older" button under a list: edit that message to the asked page."""
@@ -91,9 +92,15 @@ class Questions(ServiceHandlers):
             await query.answer("This button no longer works; send the command again.")
             return
         await query.answer()
-        answer = await in_db_thread(
-            self._list, place_of(update), wanted.categories, wanted.per_page, wanted.page
+        place = place_of(update)
+        found = await self.questions.papers(
+            place.chat_id,
+            place.thread_id,
+            wanted.categories,
+            per_page=wanted.per_page,
+            page=wanted.page,
         )
+        answer = _list(found, wanted.categories, wanted.per_page, wanted.page)
         message = answer if isinstance(answer, Message) else Message.from_html(answer)
         try:
             await query.edit_message_text(
@@ -106,73 +113,26 @@ class Questions(ServiceHandlers):
             if "not modified" not in str(error).lower():
                 raise  # a double press asks for the page already shown: nothing to do
 
-    def _list(
-        self, place: Place, categories: Categories, per_page: int, page: int
-    ) -> Message | str:
-        """Database thread: one page of /recent or /subject, or the answer why there is none."""
-        followed, own = self._scope(place)
-        if not followed:
-            return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
-        ids = [f.id for f in followed]
-        whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
-        # Short: "cs.DC · your follows"; the renderer adds " · 13".
-        scope = "Newest" if categories is None else ", ".join(categories)
-        title = f"{scope} · {'your follows' if own else 'the watched authors'}"
-        people = [name for f in followed if f.kind != FollowKind.TOPIC for name in f.names]
-        if categories is None:
-            total = self.store.count(followed_ids=ids)
-            records = self.store.recent(limit=per_page, offset=page * per_page, followed_ids=ids)
-        else:
-            total = self.store.count_category(categories, followed_ids=ids)
-            records = self.store.by_category(
-                categories, limit=per_page, offset=page * per_page, followed_ids=ids
-            )
-        if total == 0 and categories is None:
-            return (
-                f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
-                "running. Try again in a minute."
-            )
-        if total == 0:
-            assert categories is not None
-            return self._empty_category(categories, ids, whose)
-        return render_paper_list(
-            records,
-            title=title,
-            page=page,
-            per_page=per_page,
-            total=total,
-            callback_prefix=arguments.list_prefix(categories, per_page),
-            note="" if own else _WATCHED_NOTE,
-            marked=lambda author: is_same_person(author, people),
-        )
-
-    def _empty_category(self, categories: tuple[str, ...], ids: list[int], whose: str) -> str:
-        counts = self.store.category_counts(followed_ids=ids)
-        have = ", ".join(f"{html.escape(name)} ({n})" for name, n in counts[:10])
-        label = html.escape(_labels(categories))
-        return f"No stored papers of {whose} are in {label}. " + (
-            f"Categories with papers: {have}." if have else "No papers are stored yet."
-        )
-
     async def subjects(self, update: Update, context: Context) -> None:
         """/subjects: the categories of the stored papers, with names and counts."""
-        await reply(update, context, await in_db_thread(self._subjects, place_of(update)))
-
-    def _subjects(self, place: Place) -> str:
-        """Database thread."""
-        followed, _ = self._scope(place)
-        counts = self.store.category_counts(followed_ids=[f.id for f in followed])
-        if not counts:
-            return "No papers are stored yet, so there are no categories to show."
-        lines = [f"Categories of the papers of {html.escape(plain_names(followed))}:"]
-        for category, n in counts[:_MAX_LISTED_CATEGORIES]:
+        place = place_of(update)
+        subjects = await self.questions.subjects(place.chat_id, place.thread_id)
+        if not subjects.counts:
+            await reply(
+                update, context, "No papers are stored yet, so there are no categories to show."
+            )
+            return
+        lines = [
+            f"Categories of the papers of {html.escape(plain_names(subjects.scope.followed))}:"
+        ]
+        for category, n in subjects.counts[:_MAX_LISTED_CATEGORIES]:
             named = category_name(category)
             label = f" {html.escape(named)}" if named else ""
             lines.append(f"• <code>{html.escape(category)}</code>{label}: {n}")
-        if len(counts) > _MAX_LISTED_CATEGORIES:
-            lines.append(f"… and {len(counts) - _MAX_LISTED_CATEGORIES} more.")
+        if len(subjects.counts) > _MAX_LISTED_CATEGORIES:
+            lines.append(f"… and {len(subjects.counts) - _MAX_LISTED_CATEGORIES} more.")
         lines.append("/subject CATEGORY shows the newest papers of one, e.g. /subject cs.DC")
-        return "\n".join(lines)
+        await reply(update, context, "\n".join(lines))
 
     async def paper(self, update: Update, context: Context) -> None:
         """/paper ID: one stored paper in full."""
@@ -197,25 +157,45 @@ class Questions(ServiceHandlers):
         self, update: Update, context: Context, wanted: arguments.PaperArguments
     ) -> None:
         place = place_of(update)
-        outcome = await self.lookup.find(place.chat_id, wanted.arxiv_id, wanted.version)
-        names = await in_db_thread(self._marked_names, place)
+        outcome = await self.lookups.papers.find(place.chat_id, wanted.arxiv_id, wanted.version)
+        names = await self.questions.marked_names(place.chat_id, place.thread_id)
         answer = paper_answer(outcome, marked=lambda author: is_same_person(author, names))
         await reply(update, context, answer)
 
-    def _marked_names(self, place: Place) -> list[str]:
-        """Database thread: the names to mark ★ in a paper: those of the authors this chat's
-        questions are about (another chat's authors are not marked)."""
-        followed, _ = self._scope(place)
-        return [name for f in followed for name in f.names]
 
-    def _scope(self, place: Place) -> tuple[list[Followed], bool]:
-        """Database thread: the authors a chat's (topic's) questions are about: its own (True),
-        else the watched ones (False)."""
-        ids = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if ids:
-            return self.store.followed(ids), True
-        found = (self.store.find_watched(rule) for rule in self.settings.followed_specs)
-        return [followed for followed in found if followed is not None], False
+def _list(found: PapersAnswer, categories: Categories, per_page: int, page: int) -> Message | str:
+    """One page of /recent or /subject, or the answer why there is none."""
+    if isinstance(found, NobodyFollowed):
+        return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
+    scope = found.scope
+    followed = scope.followed
+    whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
+    if isinstance(found, NoneStored):
+        return (
+            f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
+            "running. Try again in a minute."
+        )
+    if isinstance(found, NoneInCategory):
+        assert categories is not None
+        have = ", ".join(f"{html.escape(name)} ({n})" for name, n in found.counts[:10])
+        label = html.escape(_labels(categories))
+        return f"No stored papers of {whose} are in {label}. " + (
+            f"Categories with papers: {have}." if have else "No papers are stored yet."
+        )
+    # Short: "cs.DC · your follows"; the renderer adds " · 13".
+    title = "Newest" if categories is None else ", ".join(categories)
+    title += f" · {'your follows' if scope.own else 'the watched authors'}"
+    people = scope.people
+    return render_paper_list(
+        list(found.records),
+        title=title,
+        page=page,
+        per_page=per_page,
+        total=found.total,
+        callback_prefix=arguments.list_prefix(categories, per_page),
+        note="" if scope.own else _WATCHED_NOTE,
+        marked=lambda author: is_same_person(author, people),
+    )
 
 
 def _labels(categories: tuple[str, ...]) -> str:

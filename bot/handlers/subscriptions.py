@@ -13,14 +13,16 @@ one answer line each. /unsubscribe reads names the same way.
 (its number of results and the categories of its newest hundred, run as a task of its own so
 the chat is served meanwhile): no results, and the name is refused; a name that looks like
 several people (`watcher.homonyms`) gets the homonym question, buttons for its most common
-categories and one to go ahead anyway (`bot.handlers.offers`, kept in the database, so they
-work after a restart); otherwise the chat subscribes at once and the poller is asked for a round
-now (`Poller.poll_soon`) to fetch the history, the answer not waiting for it. /subscribe
+categories and one to go ahead anyway (kept by the core, `watcher.core.homonym_question`, in
+the database, so they work after a restart; shown by `bot.handlers.offers`); otherwise the chat
+subscribes at once and the runtime is asked for a round of polls now to fetch the history, the
+answer not waiting for it. /subscribe
 AUTHOR-ID (an arXiv author id or an ORCID iD) reads the person's author feed once, so that an id
 arXiv does not know is refused at once. A chat may start `FIRST_ALLOWANCE` new follows at
 first, then `BACKFILLS_PER_CHAT_HOUR` an hour; only a follow started counts
-(`watcher.store.budgets`). What may be followed is decided in the core (`watcher.subscribing`);
-each outcome has its one answer (`bot.handlers.follow_answers`).
+(`watcher.store.budgets`). What may be followed is decided in the core (`Core.follows`:
+`watcher.subscribing`, and for /unsubscribe `watcher.core.unfollowing`); each outcome has its
+one answer (`bot.handlers.follow_answers`).
 """
 
 from __future__ import annotations
@@ -55,36 +57,37 @@ from bot.handlers.follow_answers import (
     person_answer,
     watched_answer,
 )
-from bot.handlers.offers import STALE, Offers, expired
+from bot.handlers.offers import STALE, expired, parse_press, question
 from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.homonym_question import Answered, Asked, Expired
+from watcher.core.questions import FollowsSummary
+from watcher.core.unfollowing import NotFollowed, Stopped
 from watcher.errors import UNKNOWN_AUTHOR, UsageError
 from watcher.followed import Followed
 from watcher.identity import Identity
 from watcher.kinds import FollowKind
 from watcher.rules import PersonRule
-from watcher.store.offers import Expired, OfferStore
-from watcher.subscribing import BudgetSpent, NeedsChoice, Subscribing, find_named
+from watcher.subscribing import BudgetSpent
 
 # Failed polls in a row from which a chat is shown arXiv's answer (one or two are a blip).
 FAILURE_SHOWN = 3
 
 
 class Subscriptions(ServiceHandlers):
-    """The commands that change or show what a chat follows; `subscribing` decides.
+    """The commands that change or show what a chat follows; the core decides (`Core.follows`).
 
     `events.unsubscribed(chat_id)` runs after /unsubscribe dropped the chat's unwanted
     deliveries (the front end makes the delivery sender forget what it had fetched of them).
     """
 
-    def __init__(self, service: Core, *, subscribing: Subscribing, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
-        self.subscribing = subscribing
+        self.follows = service.follows
+        self.questions = service.questions
         self.events = events
-        self.offers = Offers(OfferStore(service.chats.engine))
         self.unfollow_all = UnfollowAll(service, events=events)
 
     async def subscribe(self, update: Update, context: Context) -> None:
@@ -100,9 +103,7 @@ class Subscriptions(ServiceHandlers):
             return
         place = place_of(update)
         if not parts:
-            joined = await self.subscribing.subscribe_watched(
-                place.chat_id, place.thread_id, self.settings.followed_specs
-            )
+            joined = await self.follows.subscribe_watched(place.chat_id, place.thread_id)
             await reply(update, context, watched_answer(place, joined))
             return
         # A follow nobody has yet waits for arXiv (one request, politely spaced): run it aside,
@@ -145,28 +146,18 @@ class Subscriptions(ServiceHandlers):
             else:
                 lines.append(answer.split("\n", 1)[0])  # its sentence, not each example
         await reply(update, context, "\n".join(lines))
-        for question in questions:
-            await reply(update, context, question)
+        for homonym_question in questions:
+            await reply(update, context, homonym_question)
 
     async def _follow(self, place: Place, asked: Identity | PersonRule) -> str | Message:
         """The core's decision on one name or author id, as the chat's answer (the homonym
         question is a `Message` with buttons)."""
+        outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
+        if isinstance(outcome, Asked):
+            # One name, several people: the question (nothing is followed until answered).
+            return question(outcome)
         if isinstance(asked, Identity):
-            outcome = await self.subscribing.subscribe_identity(
-                place.chat_id, place.thread_id, asked
-            )
             return identity_answer(place, asked, outcome, self.settings)
-        outcome = await self.subscribing.subscribe_person(place.chat_id, place.thread_id, asked)
-        if isinstance(outcome, NeedsChoice):
-            # One name, several people? Ask which (nothing is followed until answered).
-            return await in_db_thread(
-                self.offers.ask,
-                chat_id=place.chat_id,
-                thread_id=place.thread_id,
-                names=asked.names,
-                survey=outcome.survey,
-                anyway=outcome.anyway,
-            )
         return person_answer(place, asked, outcome, self.settings)
 
     async def choose(self, update: Update, context: Context) -> None:
@@ -179,20 +170,15 @@ class Subscriptions(ServiceHandlers):
             return
         if await refuse_press(update, context):
             return
-        choice = await in_db_thread(self.offers.take, query.data or "", chat_id=chat.id)
-        if choice is None or isinstance(choice, Expired):
-            await query.answer(STALE if choice is None else expired(choice.name))
+        press = parse_press(query.data or "")
+        answered = None if press is None else await self.follows.answer(chat.id, *press)
+        if not isinstance(answered, Answered):
+            await query.answer(expired(answered.name) if isinstance(answered, Expired) else STALE)
             return
-        offer = choice.offer
-        place = Place(offer.chat_id, offer.thread_id)
-        categories = () if choice.category is None else (choice.category,)
-        rule = PersonRule(offer.names, categories)
-        outcome = await self.subscribing.choose(
-            place.chat_id, place.thread_id, rule, total=offer.total
-        )
-        answer = chosen_answer(place, rule, outcome)
-        if isinstance(outcome, BudgetSpent):
-            await in_db_thread(self.offers.put_back, choice)  # the question stays open
+        place = Place(answered.chat_id, answered.thread_id)
+        outcome = answered.outcome
+        answer = chosen_answer(place, answered.rule, outcome)
+        if isinstance(outcome, BudgetSpent):  # the question stays open
             await query.answer(answer)
             return
         await query.answer()
@@ -218,58 +204,22 @@ class Subscriptions(ServiceHandlers):
             await self.unfollow_all.ask(update, context)  # asks first, with two buttons
             return
         place = place_of(update)
-        answers = [await in_db_thread(self._unsubscribe, place, rule) for rule in rules]
+        answers = []
+        for rule in rules:
+            stopped = await self.follows.unsubscribe(
+                place.chat_id, place.thread_id, rule.display, rule.categories
+            )
+            answers.append(_unsubscribed(place, rule, stopped))
         # The sender drops what it fetched for the chat (every topic: it simply reads the
         # outbox again), so nothing the topic no longer wants goes out.
         self.events.unsubscribed(place.chat_id)
         await reply(update, context, "\n".join(answers))
 
-    def _unsubscribe(self, place: Place, rule: PersonRule) -> str:
-        """Database thread. Authors stay followed by the service: others may still want them."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        found = find_named(self.store, rule.display, rule.categories, among=subscribed)
-        if found is None or found.id not in subscribed:
-            return refusal(
-                f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
-                "/subscriptions",
-                lead="See what it follows with:",
-            )
-        self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
-        return f"✅ {place.here} no longer follows <b>{html.escape(found.label)}</b>."
-
     async def subscriptions(self, update: Update, context: Context) -> None:
         """/subscriptions: what this chat follows, with counts and last successful poll."""
-        await reply(update, context, await in_db_thread(self._subscriptions, place_of(update)))
-
-    def _subscriptions(self, place: Place) -> str:
-        followed = self.store.followed(
-            self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        )
-        info = self.chats.get(place.chat_id)
-        revisions = info is not None and info.notify_revisions
-        tail = "\n".join(
-            settings_lines(
-                self.chats.speaking.settings(place.chat_id, place.thread_id),
-                self.chats.digests.settings(place.chat_id),
-                revisions=revisions,
-            )
-        )
-        if not followed:
-            return (
-                f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
-                "/subscribe NAME follows anyone; /watch follows a topic.\n\n" + tail
-            )
-        topics = [f for f in followed if f.kind == FollowKind.TOPIC]
-        followed = [f for f in followed if f.kind != FollowKind.TOPIC]
-        head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
-        head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
-        room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
-        entries = [_followed_line(f) for f in followed]
-        if topics:
-            entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
-            entries += [_topic_line(n, f) for n, f in enumerate(topics, 1)]
-        lines = [head, *capped_lines(entries, room=room), tail]
-        return "\n".join(lines)
+        place = place_of(update)
+        summary = await self.questions.summary(place.chat_id, place.thread_id)
+        await reply(update, context, _subscriptions(place, summary))
 
     async def revisions(self, update: Update, context: Context) -> None:
         """/revisions on|off: whether this chat hears about new versions of papers."""
@@ -281,8 +231,7 @@ class Subscriptions(ServiceHandlers):
             await reply_usage(update, context, error)
             return
         if enabled is None:
-            info = await in_db_thread(self.chats.get, chat.id)
-            now = info is not None and info.notify_revisions
+            now = await self.service.chat_settings.revisions(chat.id)
             await reply(
                 update,
                 context,
@@ -292,7 +241,7 @@ class Subscriptions(ServiceHandlers):
             return
         if await refuse_non_admin(update, context):
             return
-        await in_db_thread(self.chats.set_notify_revisions, chat.id, enabled)
+        await self.service.chat_settings.set_revisions(chat.id, enabled)
         await reply(
             update,
             context,
@@ -300,6 +249,40 @@ class Subscriptions(ServiceHandlers):
             if enabled
             else "✅ This chat will no longer be told about new versions of papers.",
         )
+
+
+def _subscriptions(place: Place, summary: FollowsSummary) -> str:
+    """/subscriptions' answer: the follows, then the settings."""
+    followed = list(summary.followed)
+    tail = "\n".join(settings_lines(summary.speaking, summary.digest, revisions=summary.revisions))
+    if not followed:
+        return (
+            f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
+            "/subscribe NAME follows anyone; /watch follows a topic.\n\n" + tail
+        )
+    topics = [f for f in followed if f.kind == FollowKind.TOPIC]
+    followed = [f for f in followed if f.kind != FollowKind.TOPIC]
+    head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
+    head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
+    room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
+    entries = [_followed_line(f) for f in followed]
+    if topics:
+        entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
+        entries += [_topic_line(n, f) for n, f in enumerate(topics, 1)]
+    lines = [head, *capped_lines(entries, room=room), tail]
+    return "\n".join(lines)
+
+
+def _unsubscribed(place: Place, rule: PersonRule, stopped: Stopped | NotFollowed) -> str:
+    """The answer line of /unsubscribe NAME. The service keeps following the author for the
+    chats that still do."""
+    if not isinstance(stopped, Stopped):
+        return refusal(
+            f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
+            "/subscriptions",
+            lead="See what it follows with:",
+        )
+    return f"✅ {place.here} no longer follows <b>{html.escape(stopped.followed.label)}</b>."
 
 
 def _followed_line(followed: Followed) -> str:

@@ -4,15 +4,16 @@
 abstract holds the phrase and the word (`watcher.topics`). A topic is a follow like a person (it
 counts towards `MAX_SUBSCRIPTIONS`, and /subscriptions lists it); as for /subscribe, only a group's
 administrators may change it, and in a forum each topic watches its own. A topic nobody watched yet
-has its recent papers fetched once, silently (`Poller.poll_soon`; that costs arXiv requests, so it
-spends one of the chat's new follows like a new name, `watcher.store.budgets`): a topic never
-announces the papers that came before it.
+has its recent papers fetched once, silently (a round of polls asked for now; that costs arXiv
+requests, so it spends one of the chat's new follows like a new name, `watcher.store.budgets`):
+a topic never announces the papers that came before it.
 
 `/watch in cs.DC` (no words) follows every new paper of up to 3 categories; the answer says how
 many papers a day that usually is, from the last week in the store (`Store.category_week`), or
 that it is not known, and suggests /digest for a busy category.
 
-`/unwatch` alone lists the chat's topics, numbered; `/unwatch N` or `/unwatch TOPIC` stops one.
+`/unwatch` alone lists the chat's topics, numbered; `/unwatch N` or `/unwatch TOPIC` stops one
+(`Core.follows`, as every way of unfollowing: `watcher.core.unfollowing`).
 """
 
 from __future__ import annotations
@@ -37,13 +38,10 @@ from bot.handlers.common import (
 )
 from bot.handlers.follow_answers import topic_answer
 from bot.render import MAX_MESSAGE_LENGTH
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.unfollowing import NoSuchNumber, NotFollowed, Stopped
 from watcher.errors import UsageError
 from watcher.followed import Followed
-from watcher.kinds import FollowKind
-from watcher.store.tables import utcnow
-from watcher.subscribing import Subscribing
 from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
 
 WATCH_EXAMPLE = f"/watch {EXAMPLE}"
@@ -61,12 +59,13 @@ def topic_argument(args: Sequence[str], *, example: str) -> Topic:
 
 
 class Topics(ServiceHandlers):
-    """/watch and /unwatch; `subscribing` decides. `events.unsubscribed(chat_id)` as for
-    /unsubscribe."""
+    """/watch and /unwatch; the core decides (`Core.follows`). `events.unsubscribed(chat_id)` as
+    for /unsubscribe."""
 
-    def __init__(self, service: Core, *, subscribing: Subscribing, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
-        self.subscribing = subscribing
+        self.follows = service.follows
+        self.questions = service.questions
         self.events = events
 
     async def watch(self, update: Update, context: Context) -> None:
@@ -81,10 +80,10 @@ class Topics(ServiceHandlers):
         if await refuse_non_admin(update, context):
             return
         place = place_of(update)
-        outcome = await self.subscribing.watch_topic(place.chat_id, place.thread_id, topic)
+        outcome = await self.follows.watch(place.chat_id, place.thread_id, topic)
         week = None
         if topic.whole:
-            week = await in_db_thread(self.store.category_week, topic.categories, now=utcnow())
+            week = await self.questions.category_week(topic.categories)
         answer = topic_answer(place, topic, outcome, self.settings, week=week)
         typed = " ".join(context.args)
         if strip_markup(typed) != typed:
@@ -96,7 +95,8 @@ class Topics(ServiceHandlers):
         args = context.args or []
         place = place_of(update)
         if not args:
-            await reply(update, context, await in_db_thread(self._listing, place))
+            topics = await self.questions.topics(place.chat_id, place.thread_id)
+            await reply(update, context, _listing(place, topics))
             return
         number: int | None = None
         topic: Topic | None = None
@@ -110,50 +110,39 @@ class Topics(ServiceHandlers):
             return
         if await refuse_non_admin(update, context):
             return
-        answer = await in_db_thread(self._unwatch, place, number, topic)
+        stopped = await self.follows.unwatch(
+            place.chat_id, place.thread_id, number=number, topic=topic
+        )
         self.events.unsubscribed(place.chat_id)
-        await reply(update, context, answer)
-
-    def _watched(self, place: Place) -> list[Followed]:
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        return [f for f in self.store.followed(subscribed) if f.kind == FollowKind.TOPIC]
-
-    def _listing(self, place: Place) -> str:
-        """Database thread: the chat's topics, numbered for /unwatch N."""
-        topics = self._watched(place)
-        if not topics:
-            return refusal(f"{place.here} watches no topic yet.", WATCH_EXAMPLE, lead="Start with:")
-        head = f"{place.here} watches {len(topics)} topic{'s' if len(topics) > 1 else ''}:"
-        tail = "/unwatch N stops topic N, e.g. /unwatch 1."
-        entries = [f"{n}. <code>{html.escape(f.label)}</code>" for n, f in enumerate(topics, 1)]
-        room = MAX_MESSAGE_LENGTH - len(head) - len(tail) - 2
-        return "\n".join([head, *capped_lines(entries, room=room), tail])
-
-    def _unwatch(self, place: Place, number: int | None, topic: Topic | None) -> str:
-        """Database thread. The topic stays followed by the service while others watch it."""
-        topics = self._watched(place)
-        if number is not None:
-            if not 1 <= number <= len(topics):
-                listed = f"1 to {len(topics)}" if topics else "none"
-                return refusal(
-                    f"{place.here} has no topic number {number} (it has {listed}).",
-                    "/unwatch",
-                    lead="See them with:",
-                )
-            found: Followed | None = topics[number - 1]
-        else:
-            assert topic is not None
-            found = next((f for f in topics if _is(f, topic)), None)
-            if found is None:
-                return refusal(
-                    f"{place.here} does not watch <b>{html.escape(str(topic))}</b>.",
-                    "/unwatch",
-                    lead="See its topics with:",
-                )
-        assert found is not None
-        self.chats.unsubscribe(place.chat_id, found.id, thread_id=place.thread_id)
-        return f"✅ {place.here} no longer watches <b>{html.escape(found.label)}</b>."
+        await reply(update, context, _unwatched(place, stopped, topic))
 
 
-def _is(followed: Followed, topic: Topic) -> bool:
-    return followed.topic == topic.text and tuple(followed.categories) == topic.categories
+def _listing(place: Place, topics: list[Followed]) -> str:
+    """The chat's topics, numbered for /unwatch N."""
+    if not topics:
+        return refusal(f"{place.here} watches no topic yet.", WATCH_EXAMPLE, lead="Start with:")
+    head = f"{place.here} watches {len(topics)} topic{'s' if len(topics) > 1 else ''}:"
+    tail = "/unwatch N stops topic N, e.g. /unwatch 1."
+    entries = [f"{n}. <code>{html.escape(f.label)}</code>" for n, f in enumerate(topics, 1)]
+    room = MAX_MESSAGE_LENGTH - len(head) - len(tail) - 2
+    return "\n".join([head, *capped_lines(entries, room=room), tail])
+
+
+def _unwatched(
+    place: Place, stopped: Stopped | NotFollowed | NoSuchNumber, topic: Topic | None
+) -> str:
+    """/unwatch's answer. The topic stays followed by the service while others watch it."""
+    if isinstance(stopped, NoSuchNumber):
+        listed = f"1 to {stopped.count}" if stopped.count else "none"
+        return refusal(
+            f"{place.here} has no topic number {stopped.number} (it has {listed}).",
+            "/unwatch",
+            lead="See them with:",
+        )
+    if isinstance(stopped, NotFollowed):
+        return refusal(
+            f"{place.here} does not watch <b>{html.escape(str(topic))}</b>.",
+            "/unwatch",
+            lead="See its topics with:",
+        )
+    return f"✅ {place.here} no longer watches <b>{html.escape(stopped.followed.label)}</b>."

@@ -14,7 +14,6 @@ from telegram import Update
 from bot.handlers.common import (
     Context,
     DeliveryEvents,
-    Place,
     ServiceHandlers,
     bold_names,
     edit_answer,
@@ -24,8 +23,8 @@ from bot.handlers.common import (
     reply,
 )
 from bot.render import Button, Message
-from watcher.aio import in_db_thread
 from watcher.core import Core
+from watcher.core.unfollowing import StoppedAll
 
 PREFIX = "u:"
 _ALL = f"{PREFIX}all:"
@@ -35,18 +34,19 @@ KEPT = "Kept: nothing was unfollowed."
 
 
 class UnfollowAll(ServiceHandlers):
-    """The question /unsubscribe alone asks, and its two buttons."""
+    """The question /unsubscribe alone asks, and its two buttons; "Unfollow all" is the core's
+    one call (`Core.follows.unfollow_all`)."""
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
+        self.follows = service.follows
+        self.questions = service.questions
         self.events = events
 
     async def ask(self, update: Update, context: Context) -> None:
         """/unsubscribe alone: how many this chat follows, and the two buttons."""
         place = place_of(update)
-        count = len(
-            await in_db_thread(self.chats.subscribed_ids, place.chat_id, thread_id=place.thread_id)
-        )
+        count = await self.questions.how_many_follows(place.chat_id, place.thread_id)
         if not count:
             await reply(
                 update,
@@ -79,23 +79,15 @@ class UnfollowAll(ServiceHandlers):
             return
         asked = data.removeprefix(_ALL)
         place = place_of(update)
-        answer = (
-            await in_db_thread(self._unfollow_all, place, int(asked))
+        stopped = (
+            await self.follows.unfollow_all(place.chat_id, place.thread_id, int(asked))
             if data.startswith(_ALL) and asked.isascii() and asked.isdigit()
             else None
         )
-        if answer is None:
+        if not isinstance(stopped, StoppedAll):
             await query.answer(STALE, show_alert=True)
             return
         await query.answer()
         self.events.unsubscribed(place.chat_id)
+        answer = f"✅ {place.here} no longer follows {bold_names(stopped.followed)}."
         await edit_answer(update, context, answer)
-
-    def _unfollow_all(self, place: Place, asked: int) -> str | None:
-        """Database thread: unfollow everything if it is still the `asked` many; else None."""
-        subscribed = self.chats.subscribed_ids(place.chat_id, thread_id=place.thread_id)
-        if not subscribed or len(subscribed) != asked:
-            return None
-        followed = self.store.followed(subscribed)
-        self.chats.unsubscribe(place.chat_id, None, thread_id=place.thread_id)
-        return f"✅ {place.here} no longer follows {bold_names(followed)}."

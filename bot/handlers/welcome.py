@@ -10,7 +10,6 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, refusal, reply
-from watcher.aio import in_db_thread
 
 
 class Welcome(ServiceHandlers):
@@ -19,9 +18,7 @@ class Welcome(ServiceHandlers):
     async def start(self, update: Update, context: Context) -> None:
         """/start: what the bot does, whom it watches, how to subscribe."""
         place = place_of(update)
-        following = await in_db_thread(
-            self.chats.subscribed_ids, place.chat_id, thread_id=place.thread_id
-        )
+        following = await self.service.questions.how_many_follows(place.chat_id, place.thread_id)
         watched = bold_list([str(rule) for rule in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
@@ -31,7 +28,7 @@ class Welcome(ServiceHandlers):
         ]
         if following:
             lines.append(
-                f"{place.here} follows {len(following)} author{'s' if len(following) > 1 else ''}: "
+                f"{place.here} follows {following} author{'s' if following > 1 else ''}: "
                 "see /subscriptions."
             )
         elif watched:

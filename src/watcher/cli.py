@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from watcher import __version__, db
 from watcher.cli_takeout import add_commands as add_takeout_commands
+from watcher.core.unfollowing import EVERYWHERE, Stopped, Unfollowing
 from watcher.errors import (
     ConfigError,
     UnknownAuthorId,
@@ -39,7 +40,7 @@ from watcher.service import arxiv_client, build_poller, run_service
 from watcher.settings import Settings, load_settings
 from watcher.status import live_instances
 from watcher.store import Store
-from watcher.subscribing import find_named
+from watcher.store.chats import Chats
 from watcher.taxonomy import resolve_category
 from watcher.text import record_json, summary_line
 from watcher.topics import EXAMPLE as TOPIC_EXAMPLE
@@ -288,16 +289,17 @@ def follow_identity(identity: Identity, settings: Settings) -> int:
 
 
 def cmd_unfollow(args: argparse.Namespace, settings: Settings) -> int:
-    _, store = open_store(settings)
+    engine, store = open_store(settings)
     try:
         parse_identity(args.name)  # an author id meant but wrong is refused, not read as a name
         name, categories = split_categories(args.name)
     except (IdentityError, WatcherError) as error:
         raise UsageError(f"cannot unfollow that: {error}") from None
-    followed = find_named(store, name, categories)
-    if followed is None:
+    # The chats' own use case (/unsubscribe NAME), here for every chat: the follow goes.
+    stopped = Unfollowing(store, Chats(engine)).by_name(EVERYWHERE, name, categories)
+    if not isinstance(stopped, Stopped):
         raise UsageError(f"{args.name[:100]!r} is not followed; see: arxiv-watcher authors")
-    store.unfollow(followed.id)
+    followed = stopped.followed
     print(f"No longer following {followed.label}.")
     if any(rule.key == followed.key for rule in settings.followed_specs):
         print(
@@ -330,12 +332,12 @@ def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_unwatch(args: argparse.Namespace, settings: Settings) -> int:
     topic = _topic(args.topic)
-    _, store = open_store(settings)
-    followed = store.find_topic(topic)
-    if followed is None:
+    engine, store = open_store(settings)
+    # The chats' own use case (/unwatch TOPIC), here for every chat: the topic goes.
+    stopped = Unfollowing(store, Chats(engine)).topic(EVERYWHERE, topic=topic)
+    if not isinstance(stopped, Stopped):
         raise UsageError(f"{str(topic)!r} is not watched; see: arxiv-watcher authors")
-    store.unfollow(followed.id)
-    print(f"No longer watching {followed.label}.")
+    print(f"No longer watching {stopped.followed.label}.")
     return 0
 
 

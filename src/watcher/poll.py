@@ -181,18 +181,10 @@ class Poller:
         )
         self._lock = asyncio.Lock()
         self._save_chunk = SAVE_CHUNK_FIRST
-        # Set by whoever schedules the polls (the service): runs a round as soon as it can.
-        self.on_poll_soon: Callable[[], None] | None = None
 
     @property
     def backfill_limit(self) -> int:
         return self.api.backfill_limit
-
-    def poll_soon(self) -> None:
-        """Ask for a round now rather than at the next tick: an author was just followed and
-        its history is wanted. Without a scheduler (tests, the CLI) it waits for the next poll."""
-        if self.on_poll_soon is not None:
-            self.on_poll_soon()
 
     async def poll(self, *, only: Sequence[int] | None = None, force: bool = False) -> PollReport:
         """Poll the due authors (all of them with `force`, or just the ids in `only`)."""
@@ -292,14 +284,6 @@ class Poller:
         if self.source == "auto" and not self.api.costs_more_than(known, HARVEST_REQUESTS):
             return []
         return known
-
-    async def count_results(self, names: Sequence[str], categories: Sequence[str] = ()) -> int:
-        """How many results arXiv lists for these names: one small request, nothing stored.
-
-        Asked before following a new name, so that a name too broad to be one person is refused
-        for the price of one request. Waits its turn on the client like any request.
-        """
-        return await self.api.count_results(names, categories)
 
     async def survey(self, names: Sequence[str], categories: Sequence[str] = ()) -> NameSurvey:
         """How many results arXiv lists for these names (in these categories), and in which

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from importlib.metadata import entry_points
 from typing import Protocol
@@ -288,6 +289,20 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
 async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadership) -> None:
     """Poll and announce while this instance leads: until a stop signal or the lock is lost."""
     settings = context.settings
+    scheduler = AsyncIOScheduler(timezone=UTC)
+
+    def poll_soon() -> None:
+        # A one-off round beside the interval job; the poll lock runs them one at a time,
+        # and the one-off waiting is replaced, so many requests make one extra round.
+        scheduler.add_job(
+            poll_and_notify,
+            id="poll-soon",
+            replace_existing=True,
+            max_instances=2,
+            misfire_grace_time=None,
+        )
+
+    context = replace(context, poll_soon=poll_soon)  # the core, built with its poll request
     frontend = load_frontend(context)
     running: set[asyncio.Task[object]] = set()
 
@@ -309,7 +324,6 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
         finally:
             running.discard(task)
 
-    scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.add_job(
         poll_and_notify,
         "interval",
@@ -322,17 +336,6 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
         misfire_grace_time=None,
     )
     scheduler.start()
-
-    def poll_soon() -> None:
-        # A one-off round beside the interval job; the poll lock runs them one at a time,
-        # and the one-off waiting is replaced, so many requests make one extra round.
-        scheduler.add_job(
-            poll_and_notify,
-            id="poll-soon",
-            replace_existing=True,
-            max_instances=2,
-            misfire_grace_time=None,
-        )
 
     def retry_at(when: datetime) -> None:
         # A failure is tried again when its log line says, not at the first whole tick after
@@ -391,7 +394,6 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     if settings.early_listings:
         schedule_listings(context, scheduler, frontend, running)
 
-    context.poller.on_poll_soon = poll_soon
     log.info(
         "arxiv-watcher running: watching %s, polling %s",
         "; ".join(settings.watch_authors),

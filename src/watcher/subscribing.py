@@ -13,12 +13,12 @@ A follow already kept up to date costs nothing. One nobody follows (or nobody po
 costs arXiv requests, so it reserves one of the chat's new follows first (`LookupBudget`, kept
 in the database: `watcher.store.budgets`), and a look-up asked of arXiv if one is; a new name is
 surveyed (`Poller.survey`) and an author id confirmed (`Poller.identity_papers`) before anything
-is stored, and then the poller is asked for a round now (`Poller.poll_soon`) to fetch the
-history. Only a follow started keeps its reservation: a request refused, that found nothing, or
-that arXiv failed gives the follow back (the look-up stays spent, which bounds what a script
-inventing names costs arXiv). A chat's first allowance is `FIRST_ALLOWANCE` new follows.
-A rule stored for a request that then found the chat full is removed again, so that nothing
-nobody follows is polled.
+is stored, and then a round of polls is asked for now (`poll_soon`, the runtime's, injected)
+to fetch the history. Only a follow started keeps its reservation: a request refused, that
+found nothing, or that arXiv failed gives the follow back (the look-up stays spent, which
+bounds what a script inventing names costs arXiv). A chat's first allowance is
+`FIRST_ALLOWANCE` new follows. A rule stored for a request that then found the chat full is
+removed again, so that nothing nobody follows is polled.
 
 Every store and chats call runs on the database thread (`in_db_thread`); the methods that run
 there say so ("Database thread").
@@ -207,12 +207,16 @@ class Subscribing:
         poller: Poller,
         budget: LookupBudget,
         patience: float = LOOKUP_PATIENCE,
+        poll_soon: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.chats = chats
         self.poller = poller
         self.budget = budget
         self.patience = patience  # seconds a look-up may wait for arXiv, its turn included
+        # Asks the runtime for a round of polls now (a new follow's history); without one (the
+        # CLI, some tests) the next scheduled round fetches it.
+        self.poll_soon = poll_soon
 
     # -- /subscribe alone --------------------------------------------------------------------
 
@@ -362,7 +366,7 @@ class Subscribing:
         if existing is not None and existing.polled:
             outcome = await in_db_thread(self._watch_topic, chat_id, thread_id, topic)
             if isinstance(outcome, Subscribed) and not existing.backfilled:
-                self.poller.poll_soon()
+                self.poll_soon()
             return outcome
         wait = await in_db_thread(self.budget.take, chat_id, lookup=False)
         if wait is not None:
@@ -410,7 +414,7 @@ class Subscribing:
         is asked for a round now (its history now, not at the next round); anything else
         (refused, not found, arXiv failing, the chat found full) gives it back."""
         if isinstance(outcome, Subscribed):
-            self.poller.poll_soon()
+            self.poll_soon()
         else:
             await in_db_thread(self.budget.give_back, chat_id)
         return outcome

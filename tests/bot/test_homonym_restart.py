@@ -8,13 +8,15 @@ from datetime import timedelta
 
 from sqlalchemy import Engine
 
-from bot.handlers.offers import Offers, expired
+from bot.handlers.offers import expired, question
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, RateLimits
 from tests.harness.bots import BOT, USER, Bot, running_bot
+from watcher.core.homonym_question import HomonymQuestions
 from watcher.homonyms import NameSurvey
 from watcher.store.offers import OFFER_LIFETIME, OfferStore
 from watcher.store.tables import utcnow
+from watcher.subscribing import NeedsChoice
 
 
 def add_namesakes(bot: Bot) -> None:
@@ -66,9 +68,8 @@ async def pressed_after_restart(restarted: Bot, message_id: int, data: str) -> N
 async def test_an_expired_button_is_told_what_to_send_and_changes_nothing(bot: Bot) -> None:
     made = utcnow() - OFFER_LIFETIME - timedelta(minutes=1)
     survey = NameSurvey(total=7, categories=(("cs.DC", 3), ("cs.NI", 2), ("hep-th", 1)))
-    old = Offers(OfferStore(bot.chats.engine, clock=lambda: made)).ask(
-        chat_id=USER, thread_id=0, names=("Wei Wang",), survey=survey, anyway=True
-    )
+    questions = HomonymQuestions(OfferStore(bot.chats.engine, clock=lambda: made))
+    old = question(questions.ask(USER, 0, ("Wei Wang",), NeedsChoice(survey, anyway=True)))
     await bot.ask_one(USER, "/subscriptions")  # a message to press the old button under
     (in_dc,) = old.buttons[0]
     assert in_dc.callback_data is not None

@@ -1,6 +1,7 @@
-"""The homonym question's buttons (`bot.handlers.offers` on `watcher.store.offers`, a real
-database): the name and papers on each, short callback data, one use, expired, stale and forged
-ones refused, and kept few by pruning."""
+"""The homonym question's buttons (`bot.handlers.offers`, on the core's question,
+`watcher.core.homonym_question`, and `watcher.store.offers`, a real database): the name and
+papers on each, short callback data, one use, expired, stale and forged ones refused, and kept
+few by pruning."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 
-from bot.handlers.offers import Choice, Offers
+from bot.handlers.offers import parse_press, question
 from bot.render import MAX_CALLBACK_DATA_BYTES, Message
+from watcher.core.homonym_question import HomonymQuestions, Picked
 from watcher.homonyms import NameSurvey
 from watcher.store.offers import KEEP_EXPIRED, OFFER_LIFETIME, Expired, OfferStore
+from watcher.subscribing import NeedsChoice
 
 SURVEY = NameSurvey(
     total=4000, categories=(("cs.DC", 40), ("cond-mat.mtrl-sci", 30), ("math.OC", 9), ("hep-th", 2))
@@ -26,6 +29,36 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
+
+
+class Offers:
+    """The core's questions, asked and taken through the buttons' callback data as the bot
+    reads it."""
+
+    def __init__(self, store: OfferStore) -> None:
+        self.questions = HomonymQuestions(store)
+
+    def ask(
+        self,
+        *,
+        chat_id: int,
+        thread_id: int,
+        names: tuple[str, ...],
+        survey: NameSurvey,
+        anyway: bool,
+    ) -> Message:
+        needs = NeedsChoice(survey, anyway=anyway)
+        return question(self.questions.ask(chat_id, thread_id, names, needs))
+
+    def take(self, data: str, *, chat_id: int) -> Picked | Expired | None:
+        press = parse_press(data)
+        if press is None:
+            return None
+        taken = self.questions.take(*press, chat_id=chat_id)
+        return taken if isinstance(taken, Picked | Expired) else None
+
+    def put_back(self, picked: Picked) -> None:
+        self.questions.put_back(picked)
 
 
 def ask(
@@ -80,7 +113,7 @@ def test_a_button_is_taken_once_and_then_the_others_are_stale(engine: Engine) ->
 
     choice = offers.take(data(message, 1), chat_id=42)
 
-    assert isinstance(choice, Choice)
+    assert isinstance(choice, Picked)
     assert (choice.offer.names, choice.category) == (("Wei Wang",), "cond-mat.mtrl-sci")
     assert offers.take(data(message, 3), chat_id=42) is None
     assert store.count() == 0
@@ -90,12 +123,12 @@ def test_a_question_put_back_can_be_answered_again(engine: Engine) -> None:
     offers = Offers(OfferStore(engine))
     message = ask(offers)
     choice = offers.take(data(message, 0), chat_id=42)
-    assert isinstance(choice, Choice)
+    assert isinstance(choice, Picked)
 
     offers.put_back(choice)  # e.g. the chat's budget was spent for now
 
     again = offers.take(data(message, 3), chat_id=42)
-    assert isinstance(again, Choice) and again.category is None
+    assert isinstance(again, Picked) and again.category is None
 
 
 def test_forged_and_foreign_buttons_are_refused(engine: Engine) -> None:
@@ -108,7 +141,7 @@ def test_forged_and_foreign_buttons_are_refused(engine: Engine) -> None:
     assert offers.take(f"h:{token}:cs.DC", chat_id=42) is None
     assert offers.take("h:nonsense:0", chat_id=42) is None
     assert offers.take("r:3:1", chat_id=42) is None
-    assert isinstance(offers.take(real, chat_id=42), Choice)  # still good after all that
+    assert isinstance(offers.take(real, chat_id=42), Picked)  # still good after all that
 
 
 def test_no_any_category_button_when_the_name_cannot_be_followed_whole(engine: Engine) -> None:

@@ -122,6 +122,28 @@ async def test_in_a_group_only_administrators_watch(bot: Bot) -> None:
     assert accepted.startswith(f"✅ This chat now watches {SHOWN} in cs.DC")
 
 
+async def test_in_a_group_a_member_neither_unwatches_nor_unsubscribes_by_name(bot: Bot) -> None:
+    bot.telegram.set_admins(GROUP, [7], creator_id=8)
+    member = {"chat_type": "group", "title": "Readers", "user_id": 9}
+    admin = {**member, "user_id": 7}
+    await bot.ask_one(GROUP, WATCH, **admin)
+    await bot.ask_one(GROUP, "/subscribe", **admin)
+    following = sorted(bot.chats.subscribed_ids(GROUP))
+    assert len(following) == 2
+
+    for command in (
+        "/unwatch 1",
+        f"/unwatch {WATCH.removeprefix('/watch ')}",
+        "/unsubscribe Dezun Dong",
+    ):
+        answer = await bot.ask_one(GROUP, command, **member)
+        assert answer.startswith("Only this group's administrators can change what it follows.")
+
+    assert sorted(bot.chats.subscribed_ids(GROUP)) == following
+    stopped = await bot.ask_one(GROUP, "/unwatch 1", **admin)
+    assert stopped == f"✅ This chat no longer watches {SHOWN} in cs.DC."
+
+
 async def test_a_topic_announces_a_new_paper_once_and_never_its_past(
     engine: Engine, database_url: str
 ) -> None:

@@ -62,12 +62,16 @@ async def world(engine: Engine) -> AsyncIterator[World]:
             )
             # A clock that stands still: no refill between the steps of a test.
             budget = LookupBudgets(engine, per_hour=2, first=2, clock=lambda: MOMENT)
+            rounds_asked: list[None] = []
             subscribing = Subscribing(
-                store=store, chats=chats, poller=poller, budget=budget, patience=5
+                store=store,
+                chats=chats,
+                poller=poller,
+                budget=budget,
+                patience=5,
+                poll_soon=lambda: rounds_asked.append(None),
             )
-            world = World(store, chats, arxiv, budget, subscribing)
-            poller.on_poll_soon = lambda: world.rounds_asked.append(None)
-            yield world
+            yield World(store, chats, arxiv, budget, subscribing, rounds_asked)
 
 
 def fill(world: World, chat_id: int, count: int, *, thread_id: int = 0) -> None:

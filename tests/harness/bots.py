@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Engine
 
 from bot.app import BotApplication, build_application
 from bot.frontend import TelegramFrontend
-from bot.handlers import LOOKUP_PATIENCE, CommandBudget
+from bot.handlers import CommandBudget
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records
@@ -27,6 +27,7 @@ from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.subscribing import LOOKUP_PATIENCE
 
 USER = 42
 ADMIN_CHAT = 4242
@@ -150,11 +151,11 @@ async def running_bot(
         arxiv,
         service,
     ):
+        service = replace(service, lookup_patience=lookup_patience)
         app = build_application(
             service,
             command_budget=budget or CommandBudget(burst=10_000, refill_per_second=1),
             rate_limiter=rate_limiter,
-            lookup_patience=lookup_patience,
         )
         await app.initialize()
         await app.start()

@@ -1,30 +1,41 @@
-"""`Core`: the object a front end receives, built once at start by the runtime."""
+"""`Core`: the object a front end receives, built once at start by the runtime.
+
+Besides the parts it is built from, it carries the use cases, grouped: `lookups` (what the chats
+ask of arXiv), `follows` (what a chat follows, and the homonym question), `questions` (the
+read-only ones), `chat_settings` (how and when a chat is spoken to), `imports` (a chat's list
+out and in), `admin` (/stats), `presence` (a chat coming, going, moving) and `delivery` (what the
+sender needs). They are built from the parts when the core is, so the runtime's poll request
+(`poll_soon`) is given to the constructor, never assigned to a part afterwards.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from watcher.clock import Clock, utcnow
 from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
 from watcher.core.delivery import Deliveries
+from watcher.core.follows import Follows
 from watcher.core.imports import Imports
+from watcher.core.lookups import Lookups, no_poll_request
 from watcher.core.presence import Presence
+from watcher.core.questions import Questions
 from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.subscribing import LOOKUP_PATIENCE
 
 
 @dataclass(frozen=True, slots=True)
 class Core:
     """Everything a front end may use of the core, and the one clock the runtime runs on.
 
-    The use cases hang on it in small groups, built from the fields above them:
-    `chat_settings` (`watcher.core.chat_settings`), `imports` (`watcher.core.imports`),
-    `admin` (`watcher.core.admin`), `presence` (`watcher.core.presence`), `delivery`
-    (`watcher.core.delivery`).
+    `poll_soon` asks the runtime for a round of polls now (a new follow's history);
+    `lookup_patience`: seconds a chat's look-up waits for arXiv.
     """
 
     settings: Settings
@@ -33,19 +44,45 @@ class Core:
     outbox: Outbox
     poller: Poller
     clock: Clock = utcnow
-    chat_settings: ChatSettings = field(init=False)
-    imports: Imports = field(init=False)
-    admin: Admin = field(init=False)
-    presence: Presence = field(init=False)
-    delivery: Deliveries = field(init=False)
+    poll_soon: Callable[[], None] = no_poll_request
+    lookup_patience: float = LOOKUP_PATIENCE
+    lookups: Lookups = field(init=False, repr=False, compare=False)
+    follows: Follows = field(init=False, repr=False, compare=False)
+    questions: Questions = field(init=False, repr=False, compare=False)
+    chat_settings: ChatSettings = field(init=False, repr=False, compare=False)
+    imports: Imports = field(init=False, repr=False, compare=False)
+    admin: Admin = field(init=False, repr=False, compare=False)
+    presence: Presence = field(init=False, repr=False, compare=False)
+    delivery: Deliveries = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        lookups = Lookups(
+            settings=self.settings,
+            store=self.store,
+            chats=self.chats,
+            poller=self.poller,
+            poll_soon=self.poll_soon,
+            patience=self.lookup_patience,
+        )
         built = {
+            "lookups": lookups,
+            "questions": Questions(self.settings, self.store, self.chats, clock=self.clock),
+            "follows": Follows(
+                self.settings, self.store, self.chats, lookups.subscribing, clock=self.clock
+            ),
             "chat_settings": ChatSettings(self.chats, self.clock),
-            "imports": Imports(self.settings, self.store, self.chats, self.poller, self.clock),
+            "imports": Imports(
+                self.settings,
+                self.store,
+                self.chats,
+                identities=lookups.identities,
+                poll_soon=self.poll_soon,
+                clock=self.clock,
+            ),
             "admin": Admin(self.settings, self.store, self.chats, self.outbox),
             "presence": Presence(self.chats, self.clock),
             "delivery": Deliveries(self.settings, self.store, self.chats, self.outbox, self.clock),
         }
+        # A frozen dataclass sets its own derived fields this way, once, while it is built.
         for name, value in built.items():
             object.__setattr__(self, name, value)

@@ -13,13 +13,13 @@ changed meanwhile gets `ImportOutdated` and nothing changes. New follows ask for
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from watcher.aio import in_db_thread
 from watcher.clock import Clock
 from watcher.follow_list import ReadList
 from watcher.identity_check import IdentityCheck
-from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.budgets import LookupBudgets
@@ -64,11 +64,18 @@ class Imports:
     """Export, and the import's plan and apply, of one chat's (forum topic's) follows."""
 
     def __init__(
-        self, settings: Settings, store: Store, chats: Chats, poller: Poller, clock: Clock
+        self,
+        settings: Settings,
+        store: Store,
+        chats: Chats,
+        *,
+        identities: IdentityCheck,
+        poll_soon: Callable[[], None],
+        clock: Clock,
     ) -> None:
         self._store = store
         self._chats = chats
-        self._poller = poller
+        self._poll_soon = poll_soon
         self._clock = clock
         self._imports = ImportStore(
             chats.engine,
@@ -77,7 +84,7 @@ class Imports:
             ),
             summary_threshold=chats.summary_threshold,
         )
-        self._identities = IdentityCheck(store, poller)
+        self._identities = identities
 
     async def export(self, chat_id: int, thread_id: int, *, opml: bool) -> Exported:
         """The chat's (topic's) follows and settings as a file: plain text, or an OPML."""
@@ -119,7 +126,7 @@ class Imports:
             log.info("an import in chat %s went stale: %s", target.chat_id, error)
             return ImportOutdated(str(error))
         if plan.new_follows:
-            self._poller.poll_soon()
+            self._poll_soon()
         return Imported(plan)
 
     async def _checked(self, read: ReadList, chat_id: int) -> ReadList:

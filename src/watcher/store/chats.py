@@ -274,17 +274,26 @@ class Chats:
         return {place: frozenset(ids) for place, ids in follows.items()}
 
     def unsubscribe(
-        self, chat_id: int, followed_id: int | None = None, *, thread_id: int = NO_THREAD
+        self,
+        chat_id: int,
+        followed_id: int | None = None,
+        *,
+        thread_id: int = NO_THREAD,
+        only_if: int | None = None,
     ) -> int:
         """Stop following one author, or everything (`None`), in this chat's topic `thread_id`.
-        Returns how many were dropped.
+        Returns how many were dropped. With `only_if`, nothing is dropped unless the topic
+        follows exactly that many (counted in the same transaction).
 
         Pending deliveries the topic no longer wants are dropped with them.
         """
         with Session(self.engine) as session:
-            query = delete(Subscription).where(
-                col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id
-            )
+            here = (col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id)
+            if only_if is not None:
+                count = session.exec(select(func.count()).select_from(Subscription).where(*here))
+                if int(count.one()) != only_if:
+                    return 0
+            query = delete(Subscription).where(*here)
             if followed_id is not None:
                 query = query.where(col(Subscription.followed_author_id) == followed_id)
             removed = session.exec(query).rowcount
