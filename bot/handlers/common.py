@@ -63,16 +63,13 @@ _TAG = re.compile(r"<(/?)[a-zA-Z][^>]*>")
 class ServiceHandlers:
     """Base of the handler groups: the core they ask, through a `Core`.
 
-    The core's use cases are async calls (`Core.follows`, `Core.questions`, `Core.lookups`);
-    the groups that still reach `store` and `chats` themselves call them through `in_db_thread`
-    (the database is synchronous), and their methods that run on the database thread say so.
+    Every question and change is one async call on a group of the core (`Core.follows`,
+    `Core.questions`, `Core.chat_settings`, ...); a handler parses, renders and answers.
     """
 
     def __init__(self, service: Core) -> None:
         self.service = service
         self.settings = service.settings
-        self.store = service.store
-        self.chats = service.chats
 
 
 class DeliveryEvents(Protocol):
