@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from watcher.clock import Clock, utcnow
+from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
@@ -21,4 +21,4 @@ class Core:
     chats: Chats
     outbox: Outbox
     poller: Poller
-    clock: Clock = utcnow
+    clock: Clock = SYSTEM_CLOCK
