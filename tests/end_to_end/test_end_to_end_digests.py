@@ -13,7 +13,6 @@ turn (`tests.harness.clocks`), so the minute comes in a moment, and one test (ma
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -112,11 +111,6 @@ def digest_complete(telegram: FakeTelegram, papers: int) -> bool:
     sent = digests(telegram, PERSON)
     listed = sum(text.count("Digest Routing Paper") for text in sent)
     return listed == papers or any(text.endswith(" more: /recent 20") for text in sent)
-
-
-def sleep_until(moment: datetime) -> None:
-    """The real clock: a digest falls due at a wall-clock minute, which no event stands for."""
-    time.sleep(max(0.0, (moment - wall_clock()).total_seconds()))
 
 
 def digests(telegram: FakeTelegram, chat_id: int) -> list[str]:
