@@ -425,7 +425,9 @@ class DeliverySender:
                     what,
                     reason,
                 )
-                await in_db_thread(self.context.chats.deactivate, delivery.chat_id, reason=reason)
+                await in_db_thread(
+                    self.context.chats.deactivate, delivery.chat_id, reason=reason, now=self.clock()
+                )
                 self._forget_chat(delivery.chat_id)
             case Park(reason):
                 await self._park(delivery, reason)
