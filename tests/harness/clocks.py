@@ -1,4 +1,4 @@
-"""A clock the test turns, for the service (`watcher.clock.Clock`) and for the fakes.
+"""A clock the test turns, for the service (a `Clock` of `watcher.clock`) and for the fakes.
 
 `TurnedClock` is the wall clock plus an offset the test moves forward (`turn_to`): time passes
 as usual between turns (polls, retries and the scheduler's ticks keep their pace), and a turn
