@@ -52,13 +52,13 @@ def reaches_the_database(item: pytest.Item) -> bool:
 
 
 def _waits_least_first(item: pytest.Item) -> tuple[bool, bool]:
-    return item.get_closest_marker("minutes") is None, item.get_closest_marker("slow") is None
+    return item.get_closest_marker("real_clock") is None, item.get_closest_marker("slow") is None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests that wait on wall-clock minutes first, then those that start real processes, so
-    that the workers do not end the run waiting on one of them; on PostgreSQL, keep only the
-    tests that reach the database, and refuse a run left empty."""
+    """The tests that wait on the wall clock (`real_clock`) first, then those that start real
+    processes, so that the workers do not end the run waiting on one of them; on PostgreSQL,
+    keep only the tests that reach the database, and refuse a run left empty."""
     items.sort(key=_waits_least_first)  # a stable sort: each file's tests stay in their order
     if BACKEND != "postgres" or not items:
         return

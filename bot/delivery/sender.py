@@ -16,7 +16,8 @@ Summaries, digest parts and compact messages are one message for many deliveries
 send carries is `bot.delivery.messages`); the sender claims the digests that fell due (rendered
 by `bot.digest`, one transaction a chat) and ends the quiet hours that are over
 (`watcher.store.quiet`). Deliveries to a paused or quiet destination are not due: the outbox
-keeps them pending, never marked sent, until they are let go.
+keeps them pending, never marked sent, until they are let go. What is due, and the wait for the
+next, is read on the core's clock (`watcher.clock`), which a test may turn.
 
 The sender holds what it fetched until a slot frees up. `forget(chat)` (after /unsubscribe) and
 `refresh()` (after a revision moved a waiting delivery to a newer version) make it drop that and
@@ -26,7 +27,6 @@ read the outbox again, so nothing the outbox no longer owes, nor an outdated ver
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -53,10 +53,10 @@ from bot.delivery.counting import count_send
 from bot.delivery.messages import Carried, MessagePlanner
 from bot.digest import render_digest_parts
 from watcher.aio import in_db_thread
+from watcher.clock import sleep_until
 from watcher.core import Core
 from watcher.store import quiet
 from watcher.store.outbox import PendingDelivery
-from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,7 @@ class DeliverySender:
             raise ValueError("concurrency and batch must be at least 1")
         self.bot = bot
         self.context = context
+        self.clock = context.clock
         self.concurrency = concurrency
         self.batch = batch
         self.retry_delay = retry_delay
@@ -174,12 +175,12 @@ class DeliverySender:
                         break
                     if self._startable() and len(self._in_flight) < self.concurrency:
                         continue
-                    timeout = await self._idle_timeout()
+                    until = await self._idle_until()
                 except Exception:
                     # The database may be restarting; the outbox is still the truth later.
                     log.exception("reading the outbox failed; trying again in %.0fs", IDLE_RECHECK)
-                    timeout = IDLE_RECHECK
-                await self._idle(timeout)
+                    until = self.clock() + timedelta(seconds=IDLE_RECHECK)
+                await self._idle(until)
         finally:
             self._queue.clear()
             await self._finish_in_flight()
@@ -199,7 +200,7 @@ class DeliverySender:
 
     async def _claim_digests(self) -> None:
         """Claim the digests due now (a bounded number a round); note when the next falls due."""
-        now = utcnow()
+        now = self.clock()
         if self._next_digest is not None and self._next_digest > now:
             return
         digests = self.context.chats.digests
@@ -220,7 +221,7 @@ class DeliverySender:
     async def _release_quiet(self) -> None:
         """End the quiet hours that are over (what waited is due, flagged for one summary when
         many did: `watcher.store.quiet`); note when the next ones end."""
-        now = utcnow()
+        now = self.clock()
         if self._next_quiet is not None and self._next_quiet > now:
             return
         engine, threshold = self.context.chats.engine, self.context.chats.summary_threshold
@@ -244,7 +245,9 @@ class DeliverySender:
         )
         generation = self._generation
         due = await in_db_thread(
-            self.context.outbox.due, limit=len(known) + self.batch + self.concurrency
+            self.context.outbox.due,
+            limit=len(known) + self.batch + self.concurrency,
+            now=self.clock(),
         )
         if generation != self._generation:
             self._wakeup.set()  # read before a forget() or refresh(): read again
@@ -279,24 +282,30 @@ class DeliverySender:
             )
         self._queue = [d for d in waiting if d.id not in self._summarized]
 
-    async def _idle_timeout(self) -> float | None:
-        """How long to sleep: until a send ends (None), or until the next delivery is due."""
+    async def _idle_until(self) -> datetime | None:
+        """Until when to sleep, on the clock: until a send ends (None), or until the next
+        delivery is due (at most `IDLE_RECHECK` seconds)."""
         if self._in_flight or self._queue:
             return None  # a finishing send wakes the loop
-        next_due = await in_db_thread(self.context.outbox.next_due)
+        now = self.clock()
+        next_due = await in_db_thread(self.context.outbox.next_due, now=now)
         for wake in (self._next_digest, self._next_quiet):
             if wake is not None:
                 next_due = min(next_due or wake, wake)
-        if next_due is None:
-            return IDLE_RECHECK
-        return min(IDLE_RECHECK, max(0.0, (next_due - utcnow()).total_seconds()))
+        recheck = now + timedelta(seconds=IDLE_RECHECK)
+        return recheck if next_due is None else min(recheck, next_due)
 
-    async def _idle(self, seconds: float | None) -> None:
-        if seconds == 0:
-            return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(seconds):
-                await self._wakeup.wait()
+    async def _idle(self, until: datetime | None) -> None:
+        """Wait for `wake()` (or a send's end), or until the clock reads `until`."""
+        waits: list[asyncio.Future[object]] = [asyncio.ensure_future(self._wakeup.wait())]
+        if until is not None:
+            waits.append(asyncio.ensure_future(sleep_until(self.clock, until)))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
 
     def _forget_chat(self, chat_id: int, thread_id: int | None = None) -> None:
         """Drop queued deliveries of a chat that moved or left, or of one of its topics that was
@@ -416,7 +425,9 @@ class DeliverySender:
                     what,
                     reason,
                 )
-                await in_db_thread(self.context.chats.deactivate, delivery.chat_id, reason=reason)
+                await in_db_thread(
+                    self.context.chats.deactivate, delivery.chat_id, reason=reason, now=self.clock()
+                )
                 self._forget_chat(delivery.chat_id)
             case Park(reason):
                 await self._park(delivery, reason)
@@ -468,6 +479,7 @@ class DeliverySender:
             delivery.thread_id,
             reason=reason,
             first_retry=self.context.settings.parked_retry_first,
+            now=self.clock(),
         )
         log.warning(
             "chat %d%s refused %s (%s): its deliveries are parked, refusal %d in a row; "
@@ -482,5 +494,5 @@ class DeliverySender:
         self._forget_chat(delivery.chat_id, delivery.thread_id)
 
     async def _retry_later(self, ids: list[int], error: str, seconds: float) -> None:
-        at: datetime = utcnow() + timedelta(seconds=seconds)
+        at: datetime = self.clock() + timedelta(seconds=seconds)
         await in_db_thread(self.context.outbox.retry_later, ids, error=error, at=at)

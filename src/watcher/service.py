@@ -4,12 +4,17 @@
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
-`watcher.store.outbox`), and with EARLY_LISTINGS reads arXiv's listing pages from each
-announcement instant of `watcher.announcements` (`watcher.sources.listing`): one date job for
-the next announcement, which queues the one after as it starts (an evening arXiv's holiday list
-skips is queued too: the listing is probed a few times then). A service that starts within
-LISTING_PROBE_HOURS of an announcement reads that one at once: after a crash, the read is
-redone, and the store announces nothing twice.
+`watcher.store.outbox`), and with EARLY_LISTINGS the service reads arXiv's listing pages from
+each announcement instant of `watcher.announcements` (`watcher.sources.listing`): one task
+waits on the clock for the next announcement, and queues the one after as it starts (an
+evening arXiv's holiday list skips is queued too: the listing is probed a few times then). A
+service that starts within LISTING_PROBE_HOURS of an announcement reads that one at once: after
+a crash, the read is redone, and the store announces nothing twice.
+
+`run_service` builds the one clock everything runs on (`watcher.clock`; the wall clock unless a
+test passes its own) and hands it down: the core's face, the poller, the listing waits, the
+pruning, and through the core the sender. The scheduler's ticks stay on the event loop's time:
+they only say when to look, and what is due is decided on the clock.
 
 Of several services on one database only one is active (see `watcher.leader`): the others wait
 as standbys, polling nothing and sending nothing, and the first to take the lock after the
@@ -33,6 +38,7 @@ from sqlalchemy import Engine
 
 from watcher.aio import in_db_thread
 from watcher.announcements import Announcement
+from watcher.clock import SYSTEM_CLOCK, Clock, sleep_until
 from watcher.core import Core
 from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
@@ -88,9 +94,13 @@ def schedule_listings(
     frontend: Frontend,
     running: set[asyncio.Task[object]],
 ) -> None:
-    """A listing read at each announcement instant, and at once for one not long past."""
+    """A listing read at each announcement instant, and at once for one not long past.
+
+    The next instant is waited for on the core's clock (a task of `running`, cancelled with
+    the others at the stop), not by the scheduler, which reads the wall clock itself."""
     settings = context.settings
     calendar = settings.announcement_calendar
+    clock = context.clock
 
     async def read_listing(announcement: Announcement) -> None:
         task = asyncio.current_task()
@@ -115,13 +125,13 @@ def schedule_listings(
             return
 
         async def run(announcement: Announcement = upcoming) -> None:
+            await sleep_until(clock, announcement.at)
             queue_next(announcement.at)
             await read_listing(announcement)
 
-        scheduler.add_job(
-            run, "date", run_date=upcoming.at, id="listing", replace_existing=True,
-            misfire_grace_time=None,
-        )  # fmt: skip
+        waiting = asyncio.get_running_loop().create_task(run(), name="listing")
+        running.add(waiting)  # cancelled at the stop, as a poll is
+        waiting.add_done_callback(running.discard)
         if upcoming.holiday:
             log.info(
                 "next listing probe: %s UTC, an evening arXiv's holiday list skips: the listing "
@@ -134,7 +144,7 @@ def schedule_listings(
             f"{upcoming.at:%Y-%m-%d %H:%M}", upcoming.mailing,
         )  # fmt: skip
 
-    now = datetime.now(UTC)
+    now = clock()
     latest = calendar.latest_at_or_before(now)
     if latest is not None and now < latest.at + timedelta(hours=settings.listing_probe_hours):
         scheduler.add_job(
@@ -159,16 +169,20 @@ def migrate(settings: Settings, engine: Engine) -> None:
         upgrade_in_child(settings.database_url)
 
 
-async def start_context(settings: Settings, engine: Engine, client: ArxivClient) -> Core:
+async def start_context(
+    settings: Settings, engine: Engine, client: ArxivClient, *, clock: Clock = SYSTEM_CLOCK
+) -> Core:
     """`build_context`, once arXiv was asked about WATCH_AUTHORS' new author ids
     (`watcher.watched_check`): one it does not know is refused, and not followed."""
     await in_db_thread(migrate, settings, engine)
     store = Store(engine)
     check = IdentityCheck(
-        store, build_poller(settings, store, client), patience=START_PATIENCE
+        store, build_poller(settings, store, client, clock=clock), patience=START_PATIENCE
     )  # the service's own client: its spacing, its one connection
     refused = await refuse_unknown_watched(settings.followed_specs, store, check)
-    return await in_db_thread(build_context, settings, engine, client, refused=refused)
+    return await in_db_thread(
+        lambda: build_context(settings, engine, client, refused=refused, clock=clock)
+    )
 
 
 def build_context(
@@ -177,9 +191,10 @@ def build_context(
     client: ArxivClient,
     *,
     refused: frozenset[str] = frozenset(),
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Core:
     """The core, on a database brought to the newest migration, following WATCH_AUTHORS but
-    the entries `refused` (keys; `start_context`).
+    the entries `refused` (keys; `start_context`), running on `clock`.
 
     Only the active instance runs this: migrations and writes never race a second service.
     """
@@ -200,15 +215,19 @@ def build_context(
             if followed.polled
             else "no longer polled (no chat follows it)",
         )
-    poller = build_poller(settings, store, client)
+    poller = build_poller(settings, store, client, clock=clock)
     chats = Chats(engine, summary_threshold=settings.summary_threshold)
-    return Core(settings, store, chats, Outbox(engine), poller)
+    return Core(settings, store, chats, Outbox(engine), poller, clock=clock)
 
 
-def build_poller(settings: Settings, store: Store, client: ArxivClient) -> Poller:
+def build_poller(
+    settings: Settings, store: Store, client: ArxivClient, *, clock: Clock = SYSTEM_CLOCK
+) -> Poller:
     return Poller(
         store=store,
         client=client,
+        clock=clock,
+        sleep=clock.sleep,
         poll_interval=settings.poll_interval,
         page_size=settings.arxiv_page_size,
         window=timedelta(days=settings.poll_window_days),
@@ -238,7 +257,9 @@ def arxiv_client(settings: Settings) -> ArxivClient:
     )
 
 
-async def run_service(settings: Settings, *, stopping: asyncio.Event | None = None) -> None:
+async def run_service(
+    settings: Settings, *, stopping: asyncio.Event | None = None, clock: Clock = SYSTEM_CLOCK
+) -> None:
     """Run until SIGTERM or SIGINT: a standby until this instance holds the leader lock, then
     poll at once and every POLL_INTERVAL seconds, and announce.
 
@@ -247,7 +268,7 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
     cause is a database restart, which passes, and a bare `make run` has no supervisor to
     start it again. The database is checked first, so a wrong DATABASE_URL still stops it.
     `stopping`: an event that stops it when set, instead of the signals (for several services
-    in one process).
+    in one process). `clock`: the one clock the whole service runs on (`watcher.clock`).
     """
     engine = await in_db_thread(open_database, settings.database_url, migrate=False)
     lock = leader_lock(settings.database_url)
@@ -273,7 +294,7 @@ async def run_service(settings: Settings, *, stopping: asyncio.Event | None = No
         async with arxiv_client(settings) as client:
             while await leadership.acquire(until=stopping):
                 try:
-                    context = await start_context(settings, engine, client)
+                    context = await start_context(settings, engine, client, clock=clock)
                     await serve(context, stopping=stopping, leadership=leadership)
                 finally:
                     await leadership.release()
@@ -340,13 +361,16 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     def retry_at(when: datetime) -> None:
         # A failure is tried again when its log line says, not at the first whole tick after
         # (which comes up to a tick later): a one-off round then, the earliest one asked for.
+        # `when` is on the core's clock; the scheduler runs on the wall clock: the same
+        # distance from now on each.
+        run_date = datetime.now(UTC) + (when - context.clock())
         waiting = scheduler.get_job("poll-retry")
-        if waiting is not None and waiting.next_run_time <= when:
+        if waiting is not None and waiting.next_run_time <= run_date:
             return
         scheduler.add_job(
             poll_and_notify,
             "date",
-            run_date=when,
+            run_date=run_date,
             id="poll-retry",
             replace_existing=True,
             max_instances=2,
@@ -357,7 +381,7 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
         task = asyncio.current_task()
         assert task is not None
         running.add(task)
-        older_than = datetime.now(UTC) - timedelta(days=settings.outbox_retention_days)
+        older_than = context.clock() - timedelta(days=settings.outbox_retention_days)
         try:
             pruned = await in_db_thread(context.outbox.prune, older_than=older_than)
         except asyncio.CancelledError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlmodel import Session
 
 from tests.harness.delivery import World, eventually, sending, sent_count
@@ -66,6 +67,7 @@ async def test_a_pause_holds_a_hundred_papers_and_resume_sends_one_summary(world
     assert {d.message_id for d in held} == {summary.message_id}
 
 
+@pytest.mark.real_clock  # quiet hours' smoke test of the wall clock (test_sender_clock turns one)
 async def test_quiet_hours_across_midnight_hold_papers_until_the_sender_ends_them(
     world: World,
 ) -> None:

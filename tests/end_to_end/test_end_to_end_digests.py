@@ -1,16 +1,19 @@
-"""Digests end to end: the real `arxiv-watcher run` process, the fake Bot API, the fake arXiv.
+"""Digests end to end: the real service in its own process, the fake Bot API, the fake arXiv.
 
-Papers found for a digest chat give no message until the digest time (a real minute ahead),
-then exactly one digest lists them all; a service SIGKILLed around that time, and down at it,
-still sends exactly one. In a group only administrators change the digest; bad input is
-answered in one line; `/digest off` sends what waited at once, 60 papers in at most 3 messages.
+Papers found for a digest chat give no message until the digest time (a minute ahead), then
+exactly one digest lists them all; a service SIGKILLed around that time, and down at it, still
+sends exactly one. In a group only administrators change the digest; bad input is answered in
+one line; `/digest off` sends what waited at once, 60 papers in at most 3 messages.
+
+The digest times are whole minutes: the tests that wait for one run the service on a clock they
+turn (`tests.harness.clocks`), so the minute comes in a moment, and one test (marked
+`real_clock`) waits for it on the wall clock, as `arxiv-watcher run` itself does.
 """
 
 from __future__ import annotations
 
 import signal
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,20 +25,27 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.fakes.zones import write_zone
 from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
+from tests.harness.clocks import TurnedClock
 from tests.harness.databases import BACKEND
 from tests.harness.patience import PATIENCE
 
-# Each waits on whole minutes of the wall clock: started first (tests/conftest.py).
-pytestmark = [pytest.mark.slow, pytest.mark.minutes]
+pytestmark = pytest.mark.slow
 
 TOKEN = "123456:TEST-end-to-end-digests-token"
 PERSON, GROUP, ADMIN, MEMBER, OTHER = 41, -4242, 7, 8, 42
 
 
 def start(
-    tmp_path: Path, database_url: str, arxiv: FakeArxiv, telegram: FakeTelegram, **extra: str
+    tmp_path: Path,
+    database_url: str,
+    arxiv: FakeArxiv,
+    telegram: FakeTelegram,
+    clock: TurnedClock | None = None,
+    **extra: str,
 ) -> ServiceProcess:
-    return service_on_fakes(arxiv, telegram, cwd=tmp_path, database_url=database_url, **extra)
+    return service_on_fakes(
+        arxiv, telegram, cwd=tmp_path, database_url=database_url, clock=clock, **extra
+    )
 
 
 @contextmanager
@@ -80,10 +90,20 @@ def papers(start: int, count: int) -> list:
     ]
 
 
-def digest_minute(*, lead: float = 25.0) -> datetime:
-    """The first whole minute at least `lead` seconds from now (UTC)."""
-    soon = datetime.now(UTC) + timedelta(seconds=lead)
+def digest_minute(clock: Callable[[], datetime], *, lead: float = 25.0) -> datetime:
+    """The first whole minute at least `lead` seconds from now on `clock` (UTC)."""
+    soon = clock() + timedelta(seconds=lead)
     return soon.replace(second=0, microsecond=0) + timedelta(minutes=1)
+
+
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+# How far ahead of the wall clock a turned-clock test puts its digest time: the set-up is done
+# long before it, and the wall clock never gets there within the test, so what happens there
+# happens because the test turned the clock (each such test checks it).
+TURNED_LEAD = 600.0
 
 
 def digest_complete(telegram: FakeTelegram, papers: int) -> bool:
@@ -93,27 +113,22 @@ def digest_complete(telegram: FakeTelegram, papers: int) -> bool:
     return listed == papers or any(text.endswith(" more: /recent 20") for text in sent)
 
 
-def sleep_until(moment: datetime) -> None:
-    """The real clock: a digest falls due at a wall-clock minute, which no event stands for."""
-    time.sleep(max(0.0, (moment - datetime.now(UTC)).total_seconds()))
-
-
 def digests(telegram: FakeTelegram, chat_id: int) -> list[str]:
     return [t for t in texts(telegram, chat_id) if t.startswith("📚")]
 
 
-# Digest times are whole minutes of the real clock: the test must sleep until one has passed
-# (40 to 100 s after it sets it), and it starts the service three times. On a loaded machine the
-# starts and that sleep together overran the suite's old 120 s; it gets the bound of its sibling.
+# It starts the service three times: on a loaded machine the starts overran the suite's old
+# 120 s; it gets the bound of its sibling.
 @pytest.mark.timeout(360)
 def test_papers_wait_for_the_digest_and_come_once_despite_a_kill_and_downtime(
     tmp_path: Path, database_url: str
 ) -> None:
+    clock = TurnedClock(tmp_path / "clock")  # the services' clock, across the kills
     with fakes() as (arxiv, telegram):
-        process = start(tmp_path, database_url, arxiv, telegram)
+        process = start(tmp_path, database_url, arxiv, telegram, clock)
         process.wait_for(lambda: "stored silently" in process.output)
         ask(telegram, PERSON, "/subscribe", "now follows")
-        at = digest_minute(lead=40)
+        at = digest_minute(clock, lead=TURNED_LEAD)
         # Asia/Kolkata is UTC+05:30: the local digest time is the UTC one moved by 5 h 30.
         ask(telegram, PERSON, "/timezone asia/kolkata", "Asia/Kolkata")
         kolkata = at + timedelta(hours=5, minutes=30)
@@ -131,18 +146,19 @@ def test_papers_wait_for_the_digest_and_come_once_despite_a_kill_and_downtime(
         assert len(telegram.sent(PERSON)) == before
         # Down at the digest time: stopped (SIGKILL) before it, started after it.
         assert process.stop(signal.SIGKILL) == -signal.SIGKILL
-        late = datetime.now(UTC) - at
+        late = clock() - at
         assert late < timedelta(0), f"killed {late} after the digest time: raise the lead"
-        sleep_until(at + timedelta(seconds=2))
+        clock.turn_to(at + timedelta(seconds=2))  # the service is down at the digest time
         # Back, the digest is claimed at once; its first send fails (a 502), and the service
         # is killed again before the retry, the digest claimed but not sent.
         telegram.inject(Fault.server_error(502))
-        process = start(tmp_path, database_url, arxiv, telegram)
+        process = start(tmp_path, database_url, arxiv, telegram, clock)
         process.wait_for(lambda: "digest of chat" in process.output and "502" in process.output)
         assert process.stop(signal.SIGKILL) == -signal.SIGKILL
         assert digests(telegram, PERSON) == []
-        process = start(tmp_path, database_url, arxiv, telegram)
+        process = start(tmp_path, database_url, arxiv, telegram, clock)
         telegram.wait_sync(lambda: digests(telegram, PERSON), PATIENCE)
+        assert wall_clock() < at  # the turned clock's digest time, not the wall's
         polls = len(arxiv.api_requests())
         process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)
         stopped(process)
@@ -229,12 +245,6 @@ def test_a_group_digest_only_admins_change_it_and_off_sends_sixty_papers_in_thre
     assert all(len(t) <= 4096 for t in sent)
 
 
-@pytest.mark.timeout(360)  # it waits for real clock minutes
-@pytest.mark.skipif(
-    BACKEND != "sqlite",
-    reason="three minutes of real clock; the schedule is the same on every database, and the "
-    "claims it makes are tested on each by the tests above",
-)
 def test_a_clock_change_neither_skips_nor_doubles_a_digest(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -243,13 +253,14 @@ def test_a_clock_change_neither_skips_nor_doubles_a_digest(
     time never happens that day; in "Test/Autumn" it happens twice. Each digest goes out once."""
     zones = tmp_path / "zoneinfo"
     zones.mkdir()
+    clock = TurnedClock(tmp_path / "clock")
     with fakes() as (arxiv, telegram):
-        process = start(tmp_path, database_url, arxiv, telegram, PYTHONTZPATH=str(zones))
+        process = start(tmp_path, database_url, arxiv, telegram, clock, PYTHONTZPATH=str(zones))
         process.wait_for(lambda: "stored silently" in process.output)
         for chat in (PERSON, OTHER):
             ask(telegram, chat, "/subscribe", "now follows")
         # The zones are written now, before any /timezone reads the zone database.
-        change = digest_minute(lead=100)  # the set-up below has 40 s before the first digest
+        change = digest_minute(clock, lead=TURNED_LEAD)
         write_zone(zones, "Test/Spring", change_at=change, before=3600, after=3600 + 60)
         write_zone(zones, "Test/Autumn", change_at=change, before=3600 + 60, after=3600)
         # Spring: local clocks jump from (change + 1 h) to (change + 1 h 1 min): that minute is
@@ -264,13 +275,18 @@ def test_a_clock_change_neither_skips_nor_doubles_a_digest(
             arxiv.add(record)
         polls = len(arxiv.api_requests())
         process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)
-        assert datetime.now(UTC) < change - timedelta(minutes=1), "set-up too slow"
+        assert clock() < change - timedelta(minutes=1), "set-up too slow"
         assert digests(telegram, PERSON) == digests(telegram, OTHER) == []
 
-        telegram.wait_sync(lambda: digests(telegram, OTHER), 120)  # the minute's first time
-        assert datetime.now(UTC) < change  # not its second
-        telegram.wait_sync(lambda: digests(telegram, PERSON), 90)  # the skipped minute's
-        sleep_until(change + timedelta(seconds=20))  # past the repeated minute
+        clock.turn_to(change - timedelta(seconds=59))  # the repeated minute's first time
+        telegram.wait_sync(lambda: digests(telegram, OTHER), PATIENCE)
+        assert wall_clock() < change - timedelta(minutes=1)  # on the turned clock
+        assert digests(telegram, PERSON) == []  # its minute is not yet
+        clock.turn_to(change + timedelta(seconds=1))  # the skipped minute, read before the change
+        telegram.wait_sync(lambda: digests(telegram, PERSON), PATIENCE)
+        clock.turn_to(change + timedelta(seconds=20))  # past the repeated minute's second time
+        polls = len(arxiv.api_requests())
+        process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)  # the sender looks again
         tomorrow = wall + timedelta(days=1)  # a local wall time, as the answer shows it
         for chat in (PERSON, OTHER):
             assert f"Next: {tomorrow:%a %d %b %Y, %H:%M}" in ask(telegram, chat, "/digest", "Next:")
@@ -279,3 +295,41 @@ def test_a_clock_change_neither_skips_nor_doubles_a_digest(
     for chat in (PERSON, OTHER):
         (digest,) = digests(telegram, chat)
         assert digest.startswith("📚 2 new papers since")
+
+
+@pytest.mark.real_clock
+@pytest.mark.skipif(
+    BACKEND != "sqlite",
+    reason="a minute of the wall clock, the same on every database; the tests above check the "
+    "digest's claims on each, on a clock they turn",
+)
+def test_on_the_wall_clock_a_digest_comes_at_its_minute_and_not_before(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The smoke test of the real clock: `arxiv-watcher run` itself, a digest at the next whole
+    minute of the wall clock, the papers held until then and listed in it once."""
+    with fakes() as (arxiv, telegram):
+        process = start(tmp_path, database_url, arxiv, telegram)
+        process.wait_for(lambda: "stored silently" in process.output)
+        ask(telegram, PERSON, "/subscribe", "now follows")
+        at = digest_minute(wall_clock, lead=15)
+        ask(telegram, PERSON, f"/digest daily {at:%H:%M}", f"daily at {at:%H:%M}")
+        before = len(telegram.sent(PERSON))
+        found = papers(200, 2)
+        for record in found:
+            arxiv.add(record)
+        polls = len(arxiv.api_requests())
+        process.wait_for(lambda: len(arxiv.api_requests()) >= polls + 3)
+        assert wall_clock() < at, "set-up too slow: raise the lead"
+        assert len(telegram.sent(PERSON)) == before  # held
+        telegram.wait_sync(
+            lambda: digests(telegram, PERSON), (at - wall_clock()).total_seconds() + PATIENCE
+        )
+        assert wall_clock() >= at
+        stopped(process)
+
+    (digest,) = digests(telegram, PERSON)
+    assert digest.startswith("📚 2 new papers since")
+    for record in found:
+        assert digest.count(record.title) == 1
+    assert len(telegram.sent(PERSON)) == before + 1

@@ -6,6 +6,10 @@ A followed person's new paper, a cross-list of his from another archive, a look-
 and a topic's hit are listed; the first, second and fourth reach their chats within seconds of
 the flip, the look-alike nowhere. Later the API shows the same papers (with its own metadata),
 the polls store them, and nothing is sent twice.
+
+The flip test runs the service and the fake listing on a clock it turns (`tests.harness.clocks`):
+the announcement comes when the set-up is done, not minutes later. The clock-change test is
+the family's smoke test of the wall clock (`real_clock`): it waits LEAD seconds for the instant.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from tests.fakes.listing import FakeListing
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.zones import write_zone
 from tests.harness.cli_helpers import service_on_fakes
+from tests.harness.clocks import TurnedClock
+from tests.harness.databases import BACKEND
 from tests.harness.patience import PATIENCE
 
-# Two wait for an announcement LEAD seconds ahead on the wall clock: started first
-# (tests/conftest.py). The lead covers a start, a first poll and a topic's, on a loaded machine.
-pytestmark = [pytest.mark.slow, pytest.mark.minutes]
+pytestmark = pytest.mark.slow
+# The announcement is LEAD seconds ahead: a start, a first poll and a topic's come before it, on
+# a loaded machine. On a turned clock the test turns it to the instant once they are done.
 LEAD = 45
+TURNED_LEAD = 600  # on a turned clock: the wall clock never gets there within the test
 
 TOKEN = "123456:TEST-listing-end-to-end"
 TOPIC = '"remote direct memory access" RDMA in cs.DC'
@@ -69,13 +76,14 @@ def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
 def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
     tmp_path: Path, database_url: str
 ) -> None:
-    now = datetime.now(UTC)
-    announced = (now + timedelta(seconds=LEAD)).replace(microsecond=0)
+    clock = TurnedClock(tmp_path / "clock")  # the service's and the listing's
+    now = clock()
+    announced = (now + timedelta(seconds=TURNED_LEAD)).replace(microsecond=0)
     mailing = announced.date() + timedelta(days=1)
     with (
         FakeArxiv(dezun_dong_records()) as arxiv,
         FakeTelegram(TOKEN) as telegram,
-        FakeListing(announced.date()) as listing,
+        FakeListing(announced.date(), clock=clock) as listing,
     ):
         listing.announce(mailing, new=[OWN, CROSS, LOOKALIKE, TOPICAL], flip_at=announced)
         settings = {
@@ -90,7 +98,7 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
             "HARVEST_SETS": "cs",  # the listings of cs alone
         }
         service = service_on_fakes(
-            arxiv, telegram, cwd=tmp_path, database_url=database_url, **settings
+            arxiv, telegram, cwd=tmp_path, database_url=database_url, clock=clock, **settings
         )
         try:
             service.wait_for(lambda: "stored silently" in service.output)
@@ -98,19 +106,22 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
             telegram.user_sends(WATCHER, f"/watch {TOPIC}")
             telegram.wait_sync(lambda: all(texts(telegram, c) for c in (PERSON, WATCHER)), PATIENCE)
             service.wait_for(lambda: f"polled {TOPIC_SHOWN}:" in service.output)
-            assert datetime.now(UTC) < announced, "the setup outlasted the lead: raise LEAD"
+            assert clock() < announced, "the setup outlasted the lead: raise LEAD"
             assert "next arXiv announcement" in service.output
+            assert listing.listing_requests() == []  # nothing read before the instant
 
             wanted = {PERSON: (OWN, CROSS), WATCHER: (TOPICAL,)}
+            clock.turn_to(announced)
             telegram.wait_sync(
                 lambda: all(
                     any(r.title in t for t in texts(telegram, chat))
                     for chat, records in wanted.items()
                     for r in records
                 ),
-                timeout=(announced - datetime.now(UTC)).total_seconds() + PATIENCE,
+                timeout=PATIENCE,
             )
-            arrived = datetime.now(UTC)
+            arrived = clock()
+            assert datetime.now(UTC) < announced  # the turned clock's instant, not the wall's
             # Probed every second from the instant: the papers came within seconds of the flip.
             assert arrived - announced < timedelta(seconds=30), arrived - announced
             assert listing.listing_requests("cs")[-1].status == 200
@@ -121,7 +132,7 @@ def test_listed_papers_reach_their_chats_minutes_after_the_flip_and_once(
             # at once, and what it announced already is not announced again.
             requests = len(listing.listing_requests())
             service = service_on_fakes(
-                arxiv, telegram, cwd=tmp_path, database_url=database_url, **settings
+                arxiv, telegram, cwd=tmp_path, database_url=database_url, clock=clock, **settings
             )
             service.wait_for(lambda: "read the listings of 1 archive(s)" in service.output)
             assert len(listing.listing_requests()) > requests
@@ -181,9 +192,17 @@ def test_on_a_holiday_the_listing_is_only_probed_a_few_times(
     assert listing.requests == []
 
 
+@pytest.mark.real_clock
+@pytest.mark.skipif(
+    BACKEND != "sqlite",
+    reason="LEAD seconds of the wall clock, the same on every database; the flip test reads the "
+    "listing on each, on a clock it turns",
+)
 def test_across_a_clock_change_the_listing_is_read_at_the_new_offset(
     tmp_path: Path, database_url: str
 ) -> None:
+    """The family's smoke test of the wall clock: `arxiv-watcher run` itself waits for the
+    instant."""
     # The zone's clocks go forward an hour 20 s from now; the announcement's wall time is read
     # with the new offset: the listing is probed at that UTC instant, not an hour off.
     now = datetime.now(UTC)

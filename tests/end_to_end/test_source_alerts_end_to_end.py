@@ -8,6 +8,9 @@ clocks a day less 20 s forward just after the first, so the next evening's annou
 listing does not parse: the admin chat gets one message naming it, /readyz says so and stays
 ready, the metric counts it, and the followed person's paper still reaches his chat once, from
 the API. At the second the listing parses again: the admin chat gets one message saying so.
+
+The service and the fake listing run on a clock the test turns (`tests.harness.clocks`): each
+announcement comes when the test is ready for it, not LEAD and GAP seconds later.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from tests.fakes.listing import FakeListing
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.zones import write_zone
 from tests.harness.cli_helpers import service_on_fakes
+from tests.harness.clocks import TurnedClock
 from tests.harness.http_probe import http_get, scrape, value
 from tests.harness.patience import PATIENCE
 
-pytestmark = [pytest.mark.slow, pytest.mark.minutes]
-LEAD = 45  # seconds to the first announcement: a start, a subscription and its first poll
+pytestmark = pytest.mark.slow
+LEAD = 600  # seconds to the first announcement: a start, a subscription and its first poll,
+# then the test turns the clock to it (the wall clock never gets there within the test)
 GAP = 20  # seconds from the first announcement to the second
 
 TOKEN = "123456:TEST-source-alerts-end-to-end"
@@ -59,7 +64,8 @@ def texts(telegram: FakeTelegram, chat_id: int) -> list[str]:
 def test_a_broken_listing_is_told_once_and_its_recovery_once_and_papers_come_once(
     tmp_path: Path, database_url: str
 ) -> None:
-    now = datetime.now(UTC)
+    clock = TurnedClock(tmp_path / "clock")  # the service's and the listing's
+    now = clock()
     first = (now + timedelta(seconds=LEAD)).replace(microsecond=0)
     second = first + timedelta(seconds=GAP)
     zones = tmp_path / "zones"
@@ -69,7 +75,7 @@ def test_a_broken_listing_is_told_once_and_its_recovery_once_and_papers_come_onc
     with (
         FakeArxiv(dezun_dong_records()) as arxiv,
         FakeTelegram(TOKEN) as telegram,
-        FakeListing(day) as listing,
+        FakeListing(day, clock=clock) as listing,
     ):
         listing.announce(day + timedelta(days=1), new=[OWN], flip_at=first)
         listing.announce(day + timedelta(days=2), new=[OTHER], flip_at=second)
@@ -79,6 +85,7 @@ def test_a_broken_listing_is_told_once_and_its_recovery_once_and_papers_come_onc
             telegram,
             cwd=tmp_path,
             database_url=database_url,
+            clock=clock,
             PYTHONTZPATH=str(zones),
             ADMIN_CHAT_IDS=str(ADMIN),
             ARXIV_ANNOUNCE_TIME=f"{first:%H:%M:%S}",
@@ -102,14 +109,14 @@ def test_a_broken_listing_is_told_once_and_its_recovery_once_and_papers_come_onc
             telegram.user_sends(PERSON, "/subscribe")
             telegram.wait_sync(lambda: bool(texts(telegram, PERSON)), PATIENCE)
             service.wait_for(lambda: "stored silently" in service.output)
-            assert datetime.now(UTC) < first, "the setup outlasted the lead: raise LEAD"
+            assert clock() < first, "the setup outlasted the lead: raise LEAD"
             assert f"next arXiv announcement: {first:%Y-%m-%d %H:%M} UTC" in service.output
+            assert texts(telegram, ADMIN) == []
 
             # The flip: the listing does not parse. One message to the admin chat.
-            telegram.wait_sync(
-                lambda: bool(texts(telegram, ADMIN)),
-                timeout=(first - datetime.now(UTC)).total_seconds() + PATIENCE,
-            )
+            clock.turn_to(first)
+            telegram.wait_sync(lambda: bool(texts(telegram, ADMIN)), timeout=PATIENCE)
+            assert datetime.now(UTC) < first  # the turned clock's instant, not the wall's
             (alert,) = texts(telegram, ADMIN)
             assert "arXiv's listing pages stopped parsing" in alert
             assert f"URL: {listing.url}cs/new" in alert
@@ -127,10 +134,8 @@ def test_a_broken_listing_is_told_once_and_its_recovery_once_and_papers_come_onc
             )
 
             # The next announcement's listing parses again: one message saying so.
-            telegram.wait_sync(
-                lambda: len(texts(telegram, ADMIN)) >= 2,
-                timeout=(second - datetime.now(UTC)).total_seconds() + PATIENCE,
-            )
+            clock.turn_to(second)
+            telegram.wait_sync(lambda: len(texts(telegram, ADMIN)) >= 2, timeout=PATIENCE)
             service.wait_for(lambda: "read the listings of 1 archive(s)" in service.output)
             status, ready = http_get(base + "/readyz")
             assert status == 200 and "not parsing" not in ready, ready

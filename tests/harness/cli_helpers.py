@@ -20,6 +20,8 @@ from typing import IO
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
+from tests.harness.clocks import TurnedClock
+from tests.harness.paths import REPO
 from tests.harness.patience import PATIENCE
 from watcher.settings import Settings
 
@@ -92,17 +94,24 @@ class ServiceProcess:
     Its DATABASE_URL is migrated here first: a start on a new database would otherwise migrate
     it in a child of its own, a third interpreter whose imports cost more than the migrations
     (that path has its own tests: tests/core/test_lean_start.py, tests/end_to_end/test_crash.py).
+    With a `clock`, the service runs on that clock, which the test turns
+    (`tests.harness.clocked_service`), instead of the wall clock.
     """
 
-    def __init__(self, *, cwd: Path, **settings: str) -> None:
+    def __init__(self, *, cwd: Path, clock: TurnedClock | None = None, **settings: str) -> None:
         if settings.get("DATABASE_URL"):
             from watcher.db import open_database  # Alembic, for the tests that start services
 
             open_database(settings["DATABASE_URL"]).dispose()
+        command = [sys.executable, "-m", "watcher", "run"]
+        env = clean_env(**settings)
+        if clock is not None:
+            command = [sys.executable, "-m", "tests.harness.clocked_service", str(clock.path)]
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "watcher", "run"],
+            command,
             cwd=cwd,
-            env=clean_env(**settings),
+            env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -152,10 +161,17 @@ class ServiceProcess:
 
 
 def service_on_fakes(
-    arxiv: FakeArxiv, telegram: FakeTelegram, *, cwd: Path, database_url: str, **settings: str
+    arxiv: FakeArxiv,
+    telegram: FakeTelegram,
+    *,
+    cwd: Path,
+    database_url: str,
+    clock: TurnedClock | None = None,
+    **settings: str,
 ) -> ServiceProcess:
     """`arxiv-watcher run` on `database_url` against the fakes: no politeness delay between arXiv
-    requests, a round a second; `settings` add to these or replace them."""
+    requests, a round a second; `settings` add to these or replace them. `clock`: the one the
+    test turns (`ServiceProcess`)."""
     environment = {
         "DATABASE_URL": database_url,
         "ARXIV_API_URL": arxiv.url,
@@ -164,4 +180,4 @@ def service_on_fakes(
         "TELEGRAM_BOT_TOKEN": telegram.token,
         "TELEGRAM_API_URL": telegram.base_url,
     }
-    return ServiceProcess(cwd=cwd, **{**environment, **settings})
+    return ServiceProcess(cwd=cwd, clock=clock, **{**environment, **settings})

@@ -1,6 +1,7 @@
 """The delivery sender's world: the real outbox and store on the real database, one followed
 author, chats subscribed through `Chats`, and a running `DeliverySender` on a real PTB bot whose
-requests go to the fake Bot API through the rate limiter."""
+requests go to the fake Bot API through the rate limiter. The core runs on the wall clock, or on
+the `clock` given (`tests.harness.clocks.TurnedClock`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
+from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core import Core
 from watcher.fetch import ArxivClient
 from watcher.poll import Poller
@@ -83,7 +85,12 @@ class World:
 
 @contextlib.asynccontextmanager
 async def make_world(
-    fake: FakeTelegram, engine: Engine, database_url: str, **overrides: Any
+    fake: FakeTelegram,
+    engine: Engine,
+    database_url: str,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
+    **overrides: Any,
 ) -> AsyncIterator[World]:
     settings = Settings(
         _env_file=None,
@@ -95,8 +102,8 @@ async def make_world(
     store = Store(engine)
     followed, _ = store.follow(["Dezun Dong"])
     async with ArxivClient("http://127.0.0.1:9/unused", min_interval=0) as client:
-        poller = Poller(store=store, client=client, poll_interval=3600)
-        context = Core(settings, store, Chats(engine), Outbox(engine), poller)
+        poller = Poller(store=store, client=client, poll_interval=3600, clock=clock)
+        context = Core(settings, store, Chats(engine), Outbox(engine), poller, clock=clock)
         yield World(fake, context, engine, followed.id)
 
 

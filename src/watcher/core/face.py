@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from watcher.clock import Clock, utcnow
+from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
 from watcher.core.delivery import Deliveries
@@ -43,7 +43,7 @@ class Core:
     chats: Chats
     outbox: Outbox
     poller: Poller
-    clock: Clock = utcnow
+    clock: Clock = SYSTEM_CLOCK
     poll_soon: Callable[[], None] = no_poll_request
     lookup_patience: float = LOOKUP_PATIENCE
     lookups: Lookups = field(init=False, repr=False, compare=False)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
@@ -105,8 +106,9 @@ class Chats:
                 return None
             return ChatInfo(chat.id, chat.kind, chat.title, chat.active, chat.notify_revisions)
 
-    def deactivate(self, chat_id: int, *, reason: str) -> None:
-        """The chat is gone for now: park its deliveries (they stay pending)."""
+    def deactivate(self, chat_id: int, *, reason: str, now: datetime | None = None) -> None:
+        """The chat is gone for now (since `now`, the caller's clock; the wall clock by
+        default): park its deliveries (they stay pending)."""
         with Session(self.engine) as session:
             session.exec(
                 update(Chat)
@@ -116,7 +118,7 @@ class Chats:
             session.exec(
                 update(Chat)  # gone since the first refusal, not the latest
                 .where(col(Chat.id) == chat_id, col(Chat.inactive_since).is_(None))
-                .values(inactive_since=utcnow())
+                .values(inactive_since=now or utcnow())
             )
             session.exec(
                 update(Delivery)

@@ -164,9 +164,10 @@ class Outbox:
                 session, [d for d in deliveries if d.chat_id not in gone], probing=probing
             )
 
-    def next_due(self) -> datetime | None:
+    def next_due(self, *, now: datetime | None = None) -> datetime | None:
         """When the earliest pending delivery of an active chat falls due, if any is pending
-        (for a parked destination: when its parking is due a probe).
+        (for a parked destination: when its parking is due a probe); `now` (the caller's clock,
+        the wall clock by default) says which destinations are paused or quiet.
 
         Two reads, so that neither visits the rows parked for inactive chats: the earliest row
         of a destination not parked, in `ix_delivery_due`'s order (one row read when idle), and
@@ -177,7 +178,7 @@ class Outbox:
         unparked = (
             col(Delivery.status) == DeliveryStatus.PENDING,
             col(Delivery.parked) == false(),
-            ~held_now(utcnow()),  # paused or quiet: `watcher.store.quiet` says when it ends
+            ~held_now(now or utcnow()),  # paused or quiet: `watcher.store.quiet` says when it ends
         )
         with Session(self.engine) as session:
             earliest = session.exec(

@@ -12,7 +12,8 @@ it); each answer has an `ETag` and `Last-Modified`, and a request with a matchin
 switches the markup to one the parser does not know ("markup") or drops an item per section
 while keeping its count ("counts"); `serve_garbage(body, until=...)` answers every listing
 request with `body` instead (a page in markup nobody knows, whatever the markup module renders)
-until a wall-clock instant. Every request is logged in `requests`.
+until a wall-clock instant. Every request is logged in `requests`. `clock` is the time the fake
+reads for all of this (the wall clock unless a test passes the one it turns, as the service's).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import format_datetime, parsedate_to_datetime
@@ -37,7 +38,8 @@ DEFAULT_SHOW = 2000  # arXiv's /new shows everything unless asked for less
 
 @dataclass(frozen=True)
 class ListingRequest:
-    """One request as the fake saw it: `time` is `time.monotonic()`, `wall` the UTC instant."""
+    """One request as the fake saw it: `time` is `time.monotonic()`, `wall` the UTC instant (on
+    the fake's clock)."""
 
     time: float
     wall: datetime
@@ -60,7 +62,15 @@ class FakeListing:
     """`with FakeListing(date(2026, 11, 30)) as listing:`, then `listing.url` (like
     `https://arxiv.org/list/`)."""
 
-    def __init__(self, shown: date, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        shown: date,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.clock = clock or (lambda: datetime.now(UTC))
         self._mailings = [_Mailing(shown)]
         self.broken: Literal["markup", "counts"] | None = None
         self.max_show = MAX_SHOW  # a test may cap pages lower to see paging with few papers
@@ -118,7 +128,7 @@ class FakeListing:
                     list(new),
                     list(crosses),
                     list(replaced),
-                    flip_at or datetime.now(UTC),
+                    flip_at or self.clock(),
                 )
             )
 
@@ -133,7 +143,7 @@ class FakeListing:
 
     def shown(self, now: datetime | None = None) -> _Mailing:
         """The mailing the page shows at `now`: the newest whose flip has come."""
-        now = now or datetime.now(UTC)
+        now = now or self.clock()
         with self._lock:
             return max((m for m in self._mailings if m.flips <= now), key=lambda m: m.flips)
 
@@ -159,7 +169,7 @@ class FakeListing:
         archive = parts[1]
         with self._lock:
             garbage = self._garbage
-        if garbage is not None and (garbage[1] is None or datetime.now(UTC) < garbage[1]):
+        if garbage is not None and (garbage[1] is None or self.clock() < garbage[1]):
             return _Answer(200, garbage[0])
         mailing = self.shown()
         skip = _number(params.get("skip"), 0)
@@ -215,7 +225,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         params = {k: v[-1] for k, v in parse_qs(split.query).items()}
         headers = dict(self.headers.items())
-        arrived, wall = time.monotonic(), datetime.now(UTC)
+        arrived, wall = time.monotonic(), fake.clock()
         answer = fake.answer(split.path, params, headers)
         with fake._lock:
             fake.requests.append(
