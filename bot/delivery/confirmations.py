@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from watcher.aio import in_db_thread
 from watcher.errors import first_line
 
 log = logging.getLogger(__name__)
@@ -31,14 +30,11 @@ _ERROR_SHOWN = 200
 
 
 class SentRows(Protocol):
-    """Where confirmations are written: the core's outbox (`Core.outbox`), called on the
-    database thread; the same call as `Core.delivery.mark_sent`, which awaits it there."""
+    """Where confirmations are written: the core's delivery side (`Core.delivery`), which marks
+    them sent in one transaction."""
 
-    def mark_sent_many(
-        self,
-        confirmed: Sequence[tuple[int, int | None]],
-        *,
-        versions: Mapping[int, int] | None = None,
+    async def mark_sent(
+        self, confirmed: Sequence[tuple[int, int | None]], *, versions: Mapping[int, int]
     ) -> None: ...
 
 
@@ -120,7 +116,7 @@ class ConfirmationWriter:
                 delivery_id: version for delivery_id, _, version, _ in batch if version is not None
             }
             try:
-                await in_db_thread(self.outbox.mark_sent_many, rows, versions=versions)
+                await self.outbox.mark_sent(rows, versions=versions)
             except Exception as error:
                 failures += 1
                 self._waiting = batch + self._waiting  # oldest first, written with the next

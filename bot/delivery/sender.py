@@ -52,11 +52,9 @@ from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
 from bot.delivery.counting import count_send
 from bot.delivery.messages import Carried, MessagePlanner
 from bot.digest import render_digest_parts
-from watcher.aio import in_db_thread
 from watcher.clock import sleep_until
 from watcher.core import Core
-from watcher.store import quiet
-from watcher.store.outbox import PendingDelivery
+from watcher.core.views import PendingDelivery
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +112,7 @@ class DeliverySender:
         self._stopped.set()
         self._planner = MessagePlanner(context)  # what each send carries (`bot.delivery.messages`)
         self._confirmations = ConfirmationWriter(
-            context.outbox, in_flight=lambda: len(self._in_flight), linger=confirm_linger
+            context.delivery, in_flight=lambda: len(self._in_flight), linger=confirm_linger
         )
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -203,14 +201,12 @@ class DeliverySender:
         now = self.clock()
         if self._next_digest is not None and self._next_digest > now:
             return
-        digests = self.context.chats.digests
-        claimed = await in_db_thread(
-            digests.claim_due, render=render_digest_parts, now=now, limit=DIGEST_CLAIMS
-        )
+        delivery = self.context.delivery
+        claimed = await delivery.claim_digests(render=render_digest_parts, limit=DIGEST_CLAIMS)
         if len(claimed) >= DIGEST_CLAIMS:
             self._next_digest = None  # more may be due: the next round claims on
         else:
-            upcoming = await in_db_thread(digests.next_due)
+            upcoming = await delivery.next_digest()
             # Still due: a claim failed (logged), and is tried again after the idle recheck.
             # None: no chat takes digests; `digests_changed` says when one starts.
             recheck = now + timedelta(seconds=IDLE_RECHECK)
@@ -224,10 +220,9 @@ class DeliverySender:
         now = self.clock()
         if self._next_quiet is not None and self._next_quiet > now:
             return
-        engine, threshold = self.context.chats.engine, self.context.chats.summary_threshold
-        if await in_db_thread(quiet.release_ended, engine, threshold=threshold, now=now):
+        if await self.context.delivery.release_quiet():
             self.refresh()
-        upcoming = await in_db_thread(quiet.next_end, engine)
+        upcoming = await self.context.delivery.next_quiet_end()
         recheck = now + timedelta(seconds=IDLE_RECHECK)  # still over: more than one call's worth
         self._next_quiet = recheck if upcoming is not None and upcoming <= now else upcoming
 
@@ -244,11 +239,7 @@ class DeliverySender:
             | self._summarized
         )
         generation = self._generation
-        due = await in_db_thread(
-            self.context.outbox.due,
-            limit=len(known) + self.batch + self.concurrency,
-            now=self.clock(),
-        )
+        due = await self.context.delivery.due(limit=len(known) + self.batch + self.concurrency)
         if generation != self._generation:
             self._wakeup.set()  # read before a forget() or refresh(): read again
             return
@@ -288,7 +279,7 @@ class DeliverySender:
         if self._in_flight or self._queue:
             return None  # a finishing send wakes the loop
         now = self.clock()
-        next_due = await in_db_thread(self.context.outbox.next_due, now=now)
+        next_due = await self.context.delivery.next_due()
         for wake in (self._next_digest, self._next_quiet):
             if wake is not None:
                 next_due = min(next_due or wake, wake)
@@ -395,7 +386,7 @@ class DeliverySender:
                 )
                 # The outbox row moves with the chat (or merges into one the new chat already
                 # owed); the next refill sends whatever is still pending, exactly once.
-                await in_db_thread(self.context.chats.migrate, delivery.chat_id, new_id)
+                await self.context.delivery.migrate(delivery.chat_id, new_id)
                 self._forget_chat(delivery.chat_id)
                 self.wake()
             case Retry(reason, wait) if wait is not None:
@@ -425,9 +416,7 @@ class DeliverySender:
                     what,
                     reason,
                 )
-                await in_db_thread(
-                    self.context.chats.deactivate, delivery.chat_id, reason=reason, now=self.clock()
-                )
+                await self.context.delivery.deactivate(delivery.chat_id, reason=reason)
                 self._forget_chat(delivery.chat_id)
             case Park(reason):
                 await self._park(delivery, reason)
@@ -439,7 +428,7 @@ class DeliverySender:
                     attempt,
                     reason,
                 )
-                await in_db_thread(self.context.outbox.mark_failed, ids, error=reason)
+                await self.context.delivery.mark_failed(ids, error=reason)
             case _:
                 assert_never(outcome)
 
@@ -462,24 +451,19 @@ class DeliverySender:
             delivery.id,
             delivery.attempts + 1,
         )
-        if delivery.probing:
-            parking = self.context.chats.parking
-            if await in_db_thread(parking.release, delivery.chat_id, delivery.thread_id):
-                log.info(
-                    "chat %d%s takes messages again; its parked deliveries go out",
-                    delivery.chat_id,
-                    topic_note(delivery.thread_id),
-                )
+        if delivery.probing and await self.context.delivery.unpark(
+            delivery.chat_id, delivery.thread_id
+        ):
+            log.info(
+                "chat %d%s takes messages again; its parked deliveries go out",
+                delivery.chat_id,
+                topic_note(delivery.thread_id),
+            )
 
     async def _park(self, delivery: PendingDelivery, reason: str) -> None:
         """The chat or topic refused for a reason of its own: hold its deliveries, probe later."""
-        parked = await in_db_thread(
-            self.context.chats.parking.park,
-            delivery.chat_id,
-            delivery.thread_id,
-            reason=reason,
-            first_retry=self.context.settings.parked_retry_first,
-            now=self.clock(),
+        parked = await self.context.delivery.park(
+            delivery.chat_id, delivery.thread_id, reason=reason
         )
         log.warning(
             "chat %d%s refused %s (%s): its deliveries are parked, refusal %d in a row; "
@@ -495,4 +479,4 @@ class DeliverySender:
 
     async def _retry_later(self, ids: list[int], error: str, seconds: float) -> None:
         at: datetime = self.clock() + timedelta(seconds=seconds)
-        await in_db_thread(self.context.outbox.retry_later, ids, error=error, at=at)
+        await self.context.delivery.retry_later(ids, error=error, at=at)

@@ -27,11 +27,6 @@ CHAT_SIDE = ("telegram", "bot")
 # What the chat side may not import: it asks the core's face (`watcher.core`), never the store
 # or the runtime behind it.
 BEHIND_THE_FACE = ("watcher.store", "watcher.service")
-# Bot modules that still import them while their use cases move into the core (issue 34); the
-# set only shrinks, and is empty once every front-end module asks `watcher.core`.
-NOT_YET: set[str] = {
-    "bot/delivery/sender.py",
-}
 
 
 @dataclass(frozen=True)
@@ -215,20 +210,11 @@ def test_the_bot_imports_neither_the_store_nor_the_service() -> None:
     offenders = [
         f"{module.shown} imports {', '.join(names)}"
         for module in BOT
-        if module.shown not in NOT_YET and (names := behind_the_face_imports(module))
+        if (names := behind_the_face_imports(module))
     ]
     assert offenders == [], "bot/ asks watcher.core, not the store or the runtime:\n" + (
         "\n".join(offenders)
     )
-
-
-def test_the_bot_modules_not_yet_moved_are_still_there_and_still_import_them() -> None:
-    """`NOT_YET` names only modules that exist and still need the exception."""
-    shown = {module.shown: module for module in BOT}
-    stale = sorted(
-        name for name in NOT_YET if name not in shown or not behind_the_face_imports(shown[name])
-    )
-    assert stale == [], "drop from NOT_YET:\n" + "\n".join(stale)
 
 
 def test_no_import_circle_among_the_projects_modules() -> None:

@@ -58,7 +58,8 @@ class Deliveries:
         return await in_db_thread(self._outbox.due, limit=limit, now=self._clock())
 
     async def next_due(self) -> datetime | None:
-        return await in_db_thread(self._outbox.next_due)
+        """When the earliest delivery not yet due falls due (None: none waits)."""
+        return await in_db_thread(self._outbox.next_due, now=self._clock())
 
     async def audience(self, chat_ids: set[int], arxiv_ids: Iterable[str]) -> Audience:
         """Whom these chats' topics follow, how those follows found these papers, and how the
@@ -120,7 +121,7 @@ class Deliveries:
         await in_db_thread(self._chats.migrate, old_id, new_id)
 
     async def deactivate(self, chat_id: int, *, reason: str) -> None:
-        await in_db_thread(self._chats.deactivate, chat_id, reason=reason)
+        await in_db_thread(self._chats.deactivate, chat_id, reason=reason, now=self._clock())
 
     async def park(self, chat_id: int, thread_id: int, *, reason: str) -> ParkedInfo:
         """One more refusal of this destination: its deliveries wait, and it is probed later."""
