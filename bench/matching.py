@@ -9,7 +9,10 @@ abstract of the synthetic day nearly exhausts, so these match often) and the
 rest from a synthetic one of 5,000 words, a fifth with an excluded word. Each record is matched
 as the harvest matches it (`FollowRules.match`: its authors, categories, title and abstract).
 
-    .venv/bin/python bench/matching.py [--persons 100000] [--topics 10000] [--rounds 5]
+    .venv/bin/python bench/matching.py [--persons 100000] [--topics 10000] [--rounds 5] [--cpu]
+
+`--cpu` times each round apart in this process's CPU time and reports the best round: on a
+shared machine, wall time over all rounds moves by tens of percent with the other jobs' load.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ def main() -> None:
     parser.add_argument("--persons", type=int, default=100_000)
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cpu", action="store_true", help="best round, in CPU time")
     args = parser.parse_args()
     records = harvested_day()
     rules = FollowRules()
@@ -95,13 +99,21 @@ def main() -> None:
             for index in range(args.persons):
                 rules.add(index, [person(index)])
             rules.add(args.persons, ["Wei Wang"])
-        began = time.perf_counter()
-        for _ in range(args.rounds):
-            by_person, by_topic = match_day()
-        seconds = time.perf_counter() - began
-        rate = args.rounds * len(records) / seconds
+        if args.cpu:
+            best = float("inf")
+            for _ in range(args.rounds):
+                began = time.process_time()
+                by_person, by_topic = match_day()
+                best = min(best, time.process_time() - began)
+            rate, how = len(records) / best, f"best of {args.rounds} rounds, CPU time"
+        else:
+            began = time.perf_counter()
+            for _ in range(args.rounds):
+                by_person, by_topic = match_day()
+            seconds = time.perf_counter() - began
+            rate, how = args.rounds * len(records) / seconds, "wall time"
         print(
-            f"{label}: {rate:,.0f} records/s ({len(records):,} records; "
+            f"{label}: {rate:,.0f} records/s ({len(records):,} records, {how}; "
             f"{by_person} matched a person, {by_topic} a topic)"
         )
 

@@ -150,7 +150,9 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "follow a topic",
         (
             'New papers whose title or abstract holds every word and "quoted phrase" (whole '
-            f"words, any case; -word excludes one; at most {MAX_TERMS} terms), in 1 to "
+            "words in any of their forms, as an English stemmer tells them: network also finds "
+            "networks, RDMA never RDMAX; any case; -word excludes one and its forms; at most "
+            f"{MAX_TERMS} terms), in 1 to "
             f"{MAX_TOPIC_CATEGORIES} categories: "
             '<code>/watch "remote direct memory access" RDMA in cs.DC</code>',
             "Papers from before the topic was created are not announced.",

@@ -17,5 +17,7 @@ UNDECOMPOSED_LETTERS = str.maketrans(
 
 def fold(text: str) -> str:
     """`text` case-folded, decomposed, with its accents (combining marks) dropped."""
+    if text.isascii():  # most titles and abstracts: nothing to decompose, no accent to drop
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold()).translate(UNDECOMPOSED_LETTERS)
     return "".join(c for c in decomposed if not unicodedata.combining(c))

@@ -2,9 +2,13 @@
 
 `"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI` is a topic: a paper matches when
 one of its categories (primary or cross-list) is one of the topic's, its title or abstract holds
-every quoted phrase and every word, and none of the `-`excluded ones. Matching is whole-word and
-ignores case and accents (`watcher.folding`): "RDMA" matches "rdma" and "RDMA-based", never
-"RDMAX"; a phrase is its words one after the other, so "peer-to-peer" and "peer to peer" agree.
+every quoted phrase and every word, and none of the `-`excluded ones. Matching is whole-word,
+ignores case and accents (`watcher.folding`) and compares words by their stems
+(`watcher.stemming`, the English Snowball stemmer): "network" matches "networks" and
+"Network", "RDMA" matches "rdma" and "RDMA-based", never "RDMAX"; a phrase is its words one
+after the other, stem by stem, so "peer-to-peer" and "peer to peer" agree, and "interconnection
+network" finds "Interconnection Networks". The stems are taken when matching, never stored:
+topics stored before stemming are read and shown as they were, and match word forms too.
 
 At least one category is required and at most `MAX_CATEGORIES` are allowed, so that a topic
 cannot flood a chat with all of arXiv. A topic of categories alone (`in cs.DC`, no words) is a
@@ -14,12 +18,13 @@ is one line saying what is wrong and what would be right.
 
 A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sorted), so that
 `RDMA "Remote Direct Memory Access"` and `"remote direct memory access" rdma` are one rule
-(`Topic.rule_key`). `TopicIndex` holds many topics, each under one of its required words (the
-longest: long words are the rare ones), so that matching a record costs one dict lookup per
+(`Topic.rule_key`); the text keeps the words as typed (folded), not their stems. `TopicIndex`
+holds many topics, each under the stem of one of its required words (the longest: long words
+are the rare ones), so that matching a record costs one dict lookup per
 distinct word of its title and abstract, then a check of the few topics found, however many
 topics are followed; a whole-category topic is filed under each of its categories instead.
-In API mode a topic becomes one arXiv query (`Topic.query`), whose answers are checked here
-again.
+In API mode a topic becomes one arXiv query (`Topic.query`) of its folded words, not their
+stems (arXiv's search stems them itself), whose answers are checked here again.
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from watcher.errors import UnknownCategory
 from watcher.folding import fold
 from watcher.rules import MAX_RULE_CATEGORIES, BadRule, parse_categories, with_categories
+from watcher.stemming import stems
 
 MAX_TOPIC_LENGTH = 100  # the canonical text is stored as the follow's name, 100 characters
 MAX_CATEGORIES = MAX_RULE_CATEGORIES
@@ -67,6 +73,13 @@ class Topic:
     required: tuple[Phrase, ...]
     excluded: tuple[Phrase, ...]
     categories: tuple[str, ...]  # canonical ids, sorted
+    # What matching compares: the phrases above, word by word as stems (`watcher.stemming`).
+    required_stems: tuple[Phrase, ...] = field(init=False, repr=False, compare=False)
+    excluded_stems: tuple[Phrase, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "required_stems", tuple(_stemmed(p) for p in self.required))
+        object.__setattr__(self, "excluded_stems", tuple(_stemmed(p) for p in self.excluded))
 
     @property
     def whole(self) -> bool:
@@ -105,6 +118,11 @@ class Topic:
         """The required word a `TopicIndex` files it under: the longest, the rarest likely."""
         return min((w for p in self.required for w in p), key=lambda w: (-len(w), w))
 
+    @property
+    def key_stem(self) -> str:
+        """The stem of `key_word`: what a `TopicIndex` looks it up by."""
+        return _stemmed((self.key_word,))[0]
+
     def matches(self, title: str, abstract: str, categories: Iterable[str]) -> bool:
         """Whether a paper with this title, abstract and categories is one of the topic's."""
         return self.matches_text(RecordText(title, abstract), categories)
@@ -112,8 +130,8 @@ class Topic:
     def matches_text(self, text: RecordText, categories: Iterable[str]) -> bool:
         if not any(category in self.categories for category in categories):
             return False
-        return all(text.has(p) for p in self.required) and not any(
-            text.has(p) for p in self.excluded
+        return all(text.has(p) for p in self.required_stems) and not any(
+            text.has(p) for p in self.excluded_stems
         )
 
     @property
@@ -132,17 +150,18 @@ class Topic:
 
 
 class RecordText:
-    """A paper's title and abstract as folded words, with what matching needs built lazily."""
+    """A paper's title and abstract as the stems of their folded words, with what matching
+    needs built lazily."""
 
     __slots__ = ("_positions", "distinct", "sequence")
 
     def __init__(self, title: str, abstract: str) -> None:
-        self.sequence = [*words_of(title), _GAP, *words_of(abstract)]
+        self.sequence = [*stems(words_of(title)), _GAP, *stems(words_of(abstract))]
         self.distinct = frozenset(self.sequence)
         self._positions: dict[str, list[int]] | None = None
 
     def has(self, phrase: Phrase) -> bool:
-        """Whether the words of `phrase` appear one after the other (a word: anywhere)."""
+        """Whether the stems of `phrase` appear one after the other (one stem: anywhere)."""
         if any(word not in self.distinct for word in phrase):
             return False
         if len(phrase) == 1:
@@ -159,7 +178,7 @@ class RecordText:
 
 
 class TopicIndex:
-    """Many followed topics, matched against a record at once."""
+    """Many followed topics, matched against a record at once, each filed under a stem."""
 
     def __init__(self, topics: Iterable[tuple[int, Topic]] = ()) -> None:
         self._by_word: dict[str, list[tuple[int, Topic]]] = {}
@@ -173,7 +192,7 @@ class TopicIndex:
             for category in topic.categories:
                 self._by_category.setdefault(category, []).append(followed_id)
         else:
-            self._by_word.setdefault(topic.key_word, []).append((followed_id, topic))
+            self._by_word.setdefault(topic.key_stem, []).append((followed_id, topic))
         self._count += 1
 
     def __len__(self) -> int:
@@ -187,8 +206,8 @@ class TopicIndex:
         if not self._by_word:
             return frozenset(found)
         text = RecordText(title, abstract)
-        for word in text.distinct:
-            for followed_id, topic in self._by_word.get(word, ()):
+        for stem in text.distinct:
+            for followed_id, topic in self._by_word.get(stem, ()):
                 if followed_id not in found and topic.matches_text(text, categories):
                     found.add(followed_id)
         return frozenset(found)
@@ -232,6 +251,7 @@ def parse_topic(text: str) -> Topic:
         part for token in wanted for part in token.group(0).strip('"-').split(",") if part
     ]
     topic = Topic(required=required, excluded=excluded, categories=_categories(raw_categories))
+    _refuse_forms_both_ways(topic)
     if len(topic.text) > MAX_TOPIC_LENGTH:  # punctuation inside a word makes it a quoted phrase
         raise TopicError(
             f"that topic is too long ({len(topic.text)} characters as stored; at most "
@@ -309,6 +329,22 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
         ) from error
     except BadRule as error:
         raise TopicError(str(error)) from error
+
+
+def _refuse_forms_both_ways(topic: Topic) -> None:
+    """A new topic that requires and excludes two forms of one term (`network -networks`)
+    could never match: refused as the same term both ways is. A stored one is read as it is."""
+    for excluded, excluded_stems in zip(topic.excluded, topic.excluded_stems, strict=True):
+        for required, required_stems in zip(topic.required, topic.required_stems, strict=True):
+            if excluded_stems == required_stems:
+                raise TopicError(
+                    f"{_shown(excluded)!r} is a form of {_shown(required)!r}, which is required: "
+                    "keep one of them"
+                )
+
+
+def _stemmed(phrase: Phrase) -> Phrase:
+    return tuple(stems(phrase))
 
 
 def _bare(token: re.Match[str]) -> bool:

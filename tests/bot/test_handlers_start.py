@@ -81,6 +81,7 @@ async def test_help_command_shows_that_command_in_full(bot: Bot, asked: str) -> 
     assert answer.startswith("/watch TOPIC in CATEGORY: follow a topic\n")
     assert f"in 1 to {MAX_TOPIC_CATEGORIES} categories" in answer
     assert f"at most {MAX_TERMS} terms" in answer
+    assert "network also finds networks, RDMA never RDMAX" in answer  # word forms, issue 30
     assert '<code>/watch "remote direct memory access" RDMA in cs.DC</code>' in bot.last(USER).html
 
 

@@ -182,3 +182,45 @@ async def test_a_topic_announces_a_new_paper_once_and_never_its_past(
         assert parse_topic(WATCH.removeprefix("/watch ")).matches(
             new.title, new.abstract, ["cs.DC"]
         )
+
+
+async def test_a_topic_announces_the_plural_of_its_words_and_never_a_longer_word(
+    engine: Engine, database_url: str
+) -> None:
+    """Issue 30: `interconnection network` missed "…Interconnection Networks"; "RDMA" must still
+    never match "RDMAX"."""
+    async with running_front_end(engine, database_url) as bot:
+        now = datetime.now(UTC)
+        await bot.ask_one(USER, "/watch interconnection network in cs.NI")
+        await bot.ask_one(USER, "/watch RDMA in cs.NI")
+        await bot.service.poller.poll(force=True)
+        plural = make_record(
+            arxiv_id="2611.50011",
+            title="Adaptive Routing for Low-Latency Interconnection Networks",
+            abstract="Interconnection networks carry the traffic of large machines.",
+            published=now,
+            authors=["Ada Topicwriter"],
+            primary_category="cs.NI",
+            categories=("cs.NI",),
+        )
+        longer = make_record(
+            arxiv_id="2611.50012",
+            title="RDMAX: Memory Semantics for Interconnect",
+            abstract="RDMAX extends memory access across hosts.",
+            published=now,
+            authors=["Ada Topicwriter"],
+            primary_category="cs.NI",
+            categories=("cs.NI",),
+        )
+        bot.arxiv.add(plural)
+        bot.arxiv.add(longer)
+        await bot.service.poller.poll(force=True)
+        await bot.until(lambda: any(plural.title in m.text for m in bot.telegram.sent(USER)))
+        await bot.settled()
+
+        sent = [m.text for m in bot.telegram.sent(USER)]
+        announced = [text for text in sent if plural.title in text]
+        assert len(announced) == 1 and "interconnection network" in announced[0]
+        assert not any(longer.title in text for text in sent)
+        listing = await bot.ask_one(USER, "/unwatch")
+        assert "1. interconnection network in cs.NI" in listing  # shown as typed, not stemmed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from datetime import datetime
 from urllib.parse import quote
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.fakes.corpus import make_record as corpus_record
 from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
-from watcher.folding import fold
+from watcher.folding import UNDECOMPOSED_LETTERS, fold
 from watcher.match import record_matches
 from watcher.names import (
     _ascii_name_key,
@@ -361,3 +362,9 @@ def test_these_names_cannot_be_followed(name: str, problem: str) -> None:
     found = check_person_name(name)
     assert found is not None
     assert problem in found
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_folding_ascii_text_takes_a_shortcut_to_what_the_full_fold_gives(text: str) -> None:
+    decomposed = unicodedata.normalize("NFKD", text.casefold()).translate(UNDECOMPOSED_LETTERS)
+    assert fold(text) == "".join(c for c in decomposed if not unicodedata.combining(c))

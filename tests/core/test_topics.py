@@ -9,6 +9,7 @@ import pytest
 from tests.fakes.arxiv_api.query import parse_search_query
 from tests.fakes.corpus import make_record as corpus_record
 from watcher.records import Record
+from watcher.stemming import stem
 from watcher.topics import (
     MAX_CATEGORIES,
     MAX_TERMS,
@@ -124,17 +125,77 @@ def test_words_fold_case_accents_and_split_at_punctuation() -> None:
         ("rdma-based storage", "REMOTE DIRECT MEMORY ACCESS, again.", True),
         ("A study", "Rémote dïrect memory áccess with RDMA.", True),  # accents ignored
         ("RDMAX storage", "remote direct memory access", False),  # whole words only
-        ("RDMA storage", "remote direct memory accesses", False),
+        ("RDMA storage", "remote direct memory accesses", True),  # a word form: its stem
         ("RDMA storage", "remote memory direct access", False),  # a phrase keeps its order
         ("RDMA storage remote direct", "memory access", False),  # no phrase across title/abstract
         ("RDMA over Ethernet", "remote direct memory access", False),  # excluded
-        ("RDMA", "remote direct memory access, not ethernets", True),  # whole-word exclusion
+        ("RDMA", "remote direct memory access, not ethernets", False),  # forms excluded too
+        ("RDMA", "remote direct memory access, not ethernetx", True),  # whole-word exclusion
     ],
 )
 def test_a_topic_matches_whole_words_ignoring_case_and_accents(
     title: str, abstract: str, matches: bool
 ) -> None:
     assert RDMA.matches(title, abstract, ["cs.DC"]) is matches
+
+
+NETWORKS = (
+    "Adaptive Routing for Low-Latency Interconnection Networks",
+    "Interconnection networks …",
+)
+
+
+def test_words_match_by_their_stems_and_phrases_stem_by_stem() -> None:
+    topic = parse_topic("interconnection network in cs.NI")
+    assert topic.matches(*NETWORKS, ["cs.NI"])
+    assert parse_topic('"interconnection network" in cs.NI').matches(*NETWORKS, ["cs.NI"])
+    assert parse_topic('"interconnection networks" in cs.NI').matches(
+        "An Interconnection Network for Chiplets", "", ["cs.NI"]
+    )
+    assert not parse_topic('"network interconnection" in cs.NI').matches(*NETWORKS, ["cs.NI"])
+    # "routing" finds "route" only because the Snowball stemmer gives both one stem.
+    assert parse_topic("routing in cs.NI").matches("Route planning", "", ["cs.NI"]) is (
+        stem("routing") == stem("route")
+    )
+    assert not parse_topic("router in cs.NI").matches("Route planning", "", ["cs.NI"])
+
+
+@pytest.mark.parametrize("text", ["RDMAX", "RDMAXs", "rdmax-based", "xRDMA", "RDMA2"])
+def test_a_stem_is_of_one_whole_word_so_rdma_never_matches_a_longer_word(text: str) -> None:
+    assert not parse_topic("RDMA in cs.DC").matches(text, f"{text} transports", ["cs.DC"])
+    index = TopicIndex([(1, parse_topic("RDMA in cs.DC"))])
+    assert index.match(text, f"{text} transports", ["cs.DC"]) == frozenset()
+    assert index.match("RDMA", "", ["cs.DC"]) == {1}
+
+
+def test_the_canonical_text_and_api_query_keep_the_words_not_their_stems() -> None:
+    topic = parse_topic("Interconnection Networks routing in cs.NI")
+    assert topic.text == "interconnection networks routing"
+    assert topic_from_stored(topic.text, topic.categories) == topic
+    assert topic.key_word == "interconnection" and topic.key_stem == stem("interconnection")
+    assert topic.query == (
+        '(ti:"interconnection" OR abs:"interconnection") AND '
+        '(ti:"networks" OR abs:"networks") AND (ti:"routing" OR abs:"routing") AND (cat:cs.NI)'
+    )
+    # arXiv stems the query itself (the fake with another stemmer, Porter): still found.
+    singular = parse_topic("interconnection network in cs.NI")
+    assert parse_search_query(singular.query)(make_record(*NETWORKS, ("cs.NI",)))
+
+
+def test_a_topic_stored_before_stems_matches_word_forms_as_read() -> None:
+    stored = topic_from_stored('"interconnection network" -ethernet', ["cs.NI"])
+    assert stored.text == '"interconnection network" -ethernet'
+    assert stored.matches(*NETWORKS, ["cs.NI"])
+    index = TopicIndex([(7, stored)])
+    assert index.match(*NETWORKS, ["cs.NI"]) == {7}
+    assert index.match(NETWORKS[0], "over Ethernets", ["cs.NI"]) == frozenset()
+
+
+def test_requiring_and_excluding_two_forms_of_one_word_is_refused() -> None:
+    with pytest.raises(TopicError, match="'networks' is a form of 'network', which is required"):
+        parse_topic("network -networks in cs.NI")
+    # a stored one is read, not refused
+    assert topic_from_stored("network -networks", ["cs.NI"]).excluded == (("networks",),)
 
 
 def test_a_topic_matches_only_papers_in_one_of_its_categories_primary_or_cross_list() -> None:
