@@ -41,20 +41,24 @@ lock: $(UV_STAMP)
 run: $(STAMP)
 	$(BIN)/arxiv-watcher run
 
-## Lint, type-check, then side by side the whole suite on SQLite and, on PostgreSQL, the tests that
-## reach a database (see tests/conftest.py: the database_url fixture or the `database` marker).
-## Much of a test's time is spent waiting on sockets, processes and the wall clock, so the two
-## passes together take little longer than the longer one; each one's output is printed whole
-## when it ends, and either failing fails the run.
-test: lint typecheck
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
+## Lint, then side by side the type-check, the whole suite on SQLite and, on PostgreSQL, the tests
+## that reach a database (see tests/conftest.py: the database_url fixture or the `database`
+## marker). Much of a test's time is spent waiting on sockets and processes, so the passes
+## together take little longer than the longer one, and a cold mypy (half a minute of one core)
+## hides beside them; each one's output is printed whole when it ends, and any failing fails the run.
+test: lint
+	$(MAKE) --no-print-directory -j3 --output-sync=target typecheck test-sqlite test-postgres
+
+# worksteal: a worker that runs out of tests takes queued ones from a worker still busy with a
+# slow one, so the run does not end waiting on tests queued behind it.
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 test-sqlite: $(STAMP)
-	TEST_DATABASE=sqlite $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=15
+	TEST_DATABASE=sqlite $(PYTEST)
 
 test-postgres: $(STAMP)
 	scripts/ensure-postgres
-	TEST_DATABASE=postgres $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=15
+	TEST_DATABASE=postgres $(PYTEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
