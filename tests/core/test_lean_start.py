@@ -34,11 +34,13 @@ BUILD_THE_CORE = (
     "build_context(settings, engine, arxiv_client(settings))"
 )
 
-# Imported only by the runs that use them: the listing pages' parser (lxml), the webhook listener
-# (tornado, also PTB's own webhook server), LaTeX in a paper (pylatexenc), LOG_FORMAT=json
-# (python-json-logger), METRICS_LISTEN (the operators' listener).
+# Imported only by the runs that use them: the listing pages' parser (lxml), the OAI-PMH and
+# OPML parser (defusedxml), the webhook listener (tornado, also PTB's own webhook server), LaTeX in
+# a paper (pylatexenc), LOG_FORMAT=json (python-json-logger), METRICS_LISTEN (the operators'
+# listener).
 LAZY = (
     "lxml",
+    "defusedxml",
     "tornado",
     "telegram.ext._utils.webhookhandler",
     "bot.webhook",
@@ -97,6 +99,7 @@ def test_each_lazy_import_is_loaded_when_its_path_runs() -> None:
         "from watcher.errors import ArxivBadListing\n"
         "try:\n    parse_listing_page(b'<html></html>', url='u')\n"
         "except ArxivBadListing:\n    pass",
+        "defusedxml": "from watcher.follow_opml import read_opml\nread_opml('<opml/>')",
         "bot.webhook": "import bot.webhook",
         "pylatexenc": "from watcher.latex import latex_to_text\nlatex_to_text('$\\\\alpha$')",
         "watcher.json_lines": "from watcher.logs import setup_logging\n"
