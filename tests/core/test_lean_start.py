@@ -169,3 +169,23 @@ def test_a_database_one_migration_behind_is_brought_to_the_head(engine: Engine) 
             ]
     finally:
         check.dispose()
+
+
+def test_the_service_and_the_bot_share_one_tls_context(database_url: str) -> None:
+    """Each TLS context holds its own copy of the certificate roots (0.8-2.9 MB, bench/README.md,
+    "Lighter at rest"): the arXiv client and PTB's two clients take the one of `watcher.tls`."""
+    keep_the_application = START_THE_SERVICE.replace(
+        "build_application(", "app = build_application("
+    )
+    count = (
+        "\nimport gc, ssl\n"
+        "print(len({id(o) for o in gc.get_objects() if isinstance(o, ssl.SSLContext)}))"
+    )
+    answer = subprocess.run(
+        [sys.executable, "-c", keep_the_application + count, database_url],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert answer.stdout.split()[-1] == "1"
