@@ -35,7 +35,6 @@ from sqlalchemy import (
     tuple_,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
@@ -49,6 +48,7 @@ from watcher.store.tables import (
     UTCDateTime,
     utcnow,
 )
+from watcher.store.upsert import upsert_into
 
 # Papers per read of their waiting deliveries: well below the databases' bound parameters.
 _PAPERS_PER_READ = 500
@@ -311,7 +311,7 @@ def _told_statement(kind: NewsKind, dialect: str) -> Executable:
         .distinct()
     )
     table: Table = AnnouncedPaper.__table__  # type: ignore[attr-defined]
-    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    upsert = upsert_into(dialect, table)
     statement = upsert.from_select(["chat_id", "thread_id", "paper_id", "version"], rows)
     key = ["chat_id", "thread_id", "paper_id"]
     if kind == NewsKind.NEW:
