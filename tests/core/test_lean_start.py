@@ -194,7 +194,7 @@ def test_the_service_and_the_bot_share_one_tls_context(database_url: str) -> Non
 def test_sqlalchemys_postgresql_dialect_is_loaded_only_on_postgresql(database_url: str) -> None:
     """About 2 MB resident (bench/README.md, "Lighter at rest"): the upserts import their
     dialect's statement when they run, and the partial index names only SQLite's `where` until
-    `with_postgresql_options`. The start, then an upsert (a source's health is saved)."""
+    `with_postgresql_options`. The start, then an upsert (a listing's probes are saved)."""
     upsert = "\nimport datetime\ncore.store.record_listing_probes(datetime.date(2026, 12, 3), 1)"
     dialect = ("sqlalchemy.dialects.postgresql",)
     expected = list(dialect) if BACKEND == "postgres" else []

@@ -24,7 +24,7 @@ from watcher.db import (
     upgrade,
 )
 from watcher.store import Store
-from watcher.store.tables import with_postgresql_options
+from watcher.store.dialects import with_postgresql_options
 
 
 def differences(engine: Engine) -> list[object]:

@@ -38,6 +38,7 @@ from sqlalchemy import (
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import (
     WAITING,
     AnnouncedPaper,
@@ -48,7 +49,6 @@ from watcher.store.tables import (
     UTCDateTime,
     utcnow,
 )
-from watcher.store.upsert import upsert_into
 
 # Papers per read of their waiting deliveries: well below the databases' bound parameters.
 _PAPERS_PER_READ = 500

@@ -30,8 +30,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, Table, delete, func
 from sqlmodel import Session, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import LookupAllowance, utcnow
-from watcher.store.upsert import upsert_into
 
 FIRST_ALLOWANCE = 10  # new follows a new chat may start at once
 LOOKUPS_PER_FOLLOW = 2  # arXiv look-ups a chat may ask per new follow it may start

@@ -14,8 +14,8 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Engine, Table, delete
 from sqlmodel import Session, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import MailingSeen
-from watcher.store.upsert import upsert_into
 
 SOURCES = ("listing", "OAI", "API")
 KEPT_DAYS = 60

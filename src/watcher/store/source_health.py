@@ -24,8 +24,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import BigInteger, Column, Engine, Index, Table, Text, delete, false, or_
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import UTCDateTime
-from watcher.store.upsert import upsert_into
 
 SOURCES = ("listing", "oai", "api", "author_feed")
 ALERT_EVERY = timedelta(days=1)  # at most one failure notice a source in this time

@@ -160,7 +160,7 @@ class FollowedAuthor(SQLModel, table=True):
             "id",
             "categories",
             sqlite_where=text("topic = ''"),
-            # postgresql_where: added by `with_postgresql_options`, as naming it here loads
+            # postgresql_where: added by `dialects.with_postgresql_options`, as naming it here loads
             # SQLAlchemy's PostgreSQL dialect on SQLite runs too (about 2 MB resident).
         ),
     )
@@ -496,12 +496,3 @@ class HomonymOffer(SQLModel, table=True):
     anyway: bool
     total: int
     made: datetime = Field(sa_column=_timestamp(index=True))
-
-
-def with_postgresql_options() -> None:
-    """Give the indexes their PostgreSQL-only options (loading that dialect): for what compares
-    or creates the schema on PostgreSQL (the migrations' environment, their tests). The service's
-    queries do not need them: the index is in the database, made by its migration."""
-    for index in FollowedAuthor.__table__.indexes:  # type: ignore[attr-defined]
-        if index.name == "ix_followed_author_whole_topic":
-            index.dialect_kwargs["postgresql_where"] = text("topic = ''")
