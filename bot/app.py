@@ -19,10 +19,12 @@ from typing import Any
 
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseUpdateProcessor
+from telegram.request import HTTPXRequest
 
 from bot.handlers import CommandBudget, DeliveryEvents, register
 from watcher.core import Core
 from watcher.errors import ConfigError
+from watcher.tls import shared_ssl_context
 
 # Whatever the rate limiter's argument type, the application is used the same way.
 BotApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -95,6 +97,7 @@ def build_application(
     `events` hears what the delivery side must act on (see `bot.handlers.register`).
     """
     settings = context.settings
+    shared_tls = {"verify": shared_ssl_context()}
     if settings.telegram_bot_token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
     builder = (
@@ -104,6 +107,10 @@ def build_application(
         # Files (/import) come from the same server: `…/bot` becomes `…/file/bot`.
         .base_file_url(file_url(str(settings.telegram_api_url)))
         .concurrent_updates(PerChatUpdates())
+        # PTB's two clients (sending, getUpdates) share the process's TLS context instead of
+        # loading certifi's roots into one each (watcher.tls). Pool sizes are PTB's defaults.
+        .request(HTTPXRequest(connection_pool_size=256, httpx_kwargs=shared_tls))
+        .get_updates_request(HTTPXRequest(connection_pool_size=1, httpx_kwargs=shared_tls))
     )
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)

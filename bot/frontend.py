@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
@@ -22,10 +23,12 @@ from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
 from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
-from bot.webhook import WebhookListener, start_webhook
 from watcher.core import Core
 from watcher.errors import ConfigError
 from watcher.poll import PollReport
+
+if TYPE_CHECKING:
+    from bot.webhook import WebhookListener
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,9 @@ class TelegramFrontend:
             await app.updater.start_polling(drop_pending_updates=False)
             mode = "long polling"
         else:
+            # Only here: the listener brings tornado, which long polling never needs.
+            from bot.webhook import start_webhook
+
             self._webhook = await start_webhook(app.bot, app.update_queue, settings)
             host, port = settings.webhook_listen
             mode = f"webhook {settings.telegram_webhook_url}, listening on {host}:{port}"

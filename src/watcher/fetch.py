@@ -44,6 +44,7 @@ from watcher.errors import (
 )
 from watcher.metrics import count_request
 from watcher.parse import parse_feed
+from watcher.tls import shared_ssl_context
 
 USER_AGENT = f"arxiv-watcher/{__version__} (+https://github.com/arxiv-watcher/arxiv-watcher)"
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
@@ -84,6 +85,7 @@ class ArxivClient:
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             follow_redirects=True,
             transport=transport,
+            verify=shared_ssl_context(),  # one context for all clients: watcher.tls says why
         )
         self._turn = asyncio.Lock()
         self._next_start = 0.0  # time.monotonic() before which no request may start

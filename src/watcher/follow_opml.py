@@ -28,9 +28,6 @@ from email.utils import format_datetime
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 from xml.etree.ElementTree import Element, ParseError, SubElement, indent, tostring
 
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
-
 from watcher.errors import WatcherError
 from watcher.follow_list import Entry, FollowRule, ReadList, Skipped, clip, parse_rule, rule_line
 from watcher.identity import Identity, IdentityError, parse_identity
@@ -98,6 +95,10 @@ def render_opml(
 def read_opml(text: str) -> ReadList:
     """The follows, settings and skipped outlines of an OPML document; BadOpml when the
     document is malformed, declares entities, or is no OPML."""
+    # Imported at the first OPML file read (an /import): no other path needs it.
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import fromstring
+
     try:
         root = fromstring(text)
     except DefusedXmlException:

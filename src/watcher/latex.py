@@ -9,9 +9,8 @@ malformed, so a notification is never lost to a stray `$` or a cut-off `\\frac{`
 from __future__ import annotations
 
 import re
-
-from pylatexenc.latex2text import LatexNodes2Text
-from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
+from functools import cache
+from typing import Any
 
 __all__ = ["latex_to_text"]
 
@@ -60,9 +59,17 @@ _SUBSCRIPTS = dict(
     zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
 )
 
-_CONVERTER = LatexNodes2Text()
-# Built once: pylatexenc would otherwise rebuild its macro table for every abstract.
-_LATEX_CONTEXT = get_default_latex_context_db()
+
+@cache
+def _pylatexenc() -> tuple[Any, Any, Any]:
+    """pylatexenc's walker class, its macro table and a converter, made at the first text that
+    has LaTeX in it: pylatexenc and its tables are about 2 MB resident, which a service whose
+    papers hold no LaTeX never needs (bench/README.md). Built once: pylatexenc would otherwise
+    rebuild its macro table for every abstract."""
+    from pylatexenc.latex2text import LatexNodes2Text
+    from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
+
+    return LatexWalker, get_default_latex_context_db(), LatexNodes2Text()
 
 
 def latex_to_text(text: str) -> str:
@@ -91,12 +98,13 @@ def latex_to_text(text: str) -> str:
         )
     except _OutOfMarks:  # far longer than any abstract arXiv accepts: not worth converting
         return plain
+    walker, latex_context, converter = _pylatexenc()
     try:
         # Strict parsing makes an unbalanced $ or brace an error instead of a silent loss of text.
-        nodes = LatexWalker(
-            prepared, latex_context=_LATEX_CONTEXT, tolerant_parsing=False
+        nodes = walker(
+            prepared, latex_context=latex_context, tolerant_parsing=False
         ).get_latex_nodes()[0]
-        converted: str = _CONVERTER.nodelist_to_text(nodes)
+        converted: str = converter.nodelist_to_text(nodes)
     except Exception:  # third-party code on untrusted text: any failure means "keep the original"
         return plain
     restored = _MARK.sub(lambda match: set_aside[ord(match.group()) - _FIRST_MARK], converted)

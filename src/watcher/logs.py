@@ -15,18 +15,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from types import TracebackType
 from typing import Literal
-
-from pythonjsonlogger.json import JsonFormatter
 
 # A Telegram bot token: the bot's numeric id, a colon, then 30-odd URL-safe characters.
 BOT_TOKEN_PATTERN = re.compile(r"\b\d{5,}:[A-Za-z0-9_-]{20,}")
 REDACTED = "[REDACTED]"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 LogFormat = Literal["text", "json"]
-_JSON_NAMES = {"asctime": "time", "levelname": "level", "name": "logger"}
-_ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None] | tuple[None, None, None]
 
 
 class RedactingFilter(logging.Filter):
@@ -51,29 +46,19 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-class JsonLines(JsonFormatter):
-    """One JSON object a line; the traceback, formatted here from the exception, is redacted."""
-
-    def __init__(self, redacting: RedactingFilter) -> None:
-        super().__init__(
-            "%(asctime)s %(levelname)s %(name)s %(message)s", rename_fields=_JSON_NAMES
-        )
-        self.redacting = redacting
-
-    def formatException(self, ei: _ExcInfo) -> str:
-        text = super().formatException(ei)
-        return self.redacting.redact(text if isinstance(text, str) else "\n".join(text))
-
-
 def setup_logging(
     level: str, *, secrets: Iterable[str] = (), log_format: LogFormat = "text"
 ) -> None:
     """Configure the root logger once, in the entry point."""
     redacting = RedactingFilter(secrets)
     handler = logging.StreamHandler()
-    handler.setFormatter(
-        JsonLines(redacting) if log_format == "json" else logging.Formatter(FORMAT)
-    )
+    formatter = logging.Formatter(FORMAT)
+    if log_format == "json":
+        # Only for LOG_FORMAT=json: python-json-logger is not imported otherwise.
+        from watcher.json_lines import JsonLines
+
+        formatter = JsonLines(redacting.redact)
+    handler.setFormatter(formatter)
     handler.addFilter(redacting)
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -44,7 +44,6 @@ from watcher.db import at_head, open_database, upgrade_in_child
 from watcher.fetch import ArxivClient
 from watcher.identity_check import IdentityCheck
 from watcher.leader import Leadership, Role, leader_lock
-from watcher.observability import Observability
 from watcher.poll import Poller, PollReport
 from watcher.settings import Settings
 from watcher.sources.listing import HOLIDAY_PROBES
@@ -277,6 +276,9 @@ async def run_service(
     loop = asyncio.get_running_loop()
     listener = None
     if settings.metrics_address is not None:
+        # Only with METRICS_LISTEN: the listener brings the WSGI server and the exposition.
+        from watcher.observability import Observability
+
         listener = Observability(settings, engine, loop)
         listener.start()
 

@@ -24,9 +24,11 @@ from watcher.db import (
     upgrade,
 )
 from watcher.store import Store
+from watcher.store.dialects import with_postgresql_options
 
 
 def differences(engine: Engine) -> list[object]:
+    with_postgresql_options()  # the schema as the migrations' environment sees it
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         return list(compare_metadata(context, SQLModel.metadata))

@@ -11,7 +11,8 @@ import pytest
 
 from watcher.errors import ConfigError
 from watcher.identity import Identity
-from watcher.logs import REDACTED, JsonLines, RedactingFilter
+from watcher.json_lines import JsonLines
+from watcher.logs import REDACTED, RedactingFilter
 from watcher.rules import PersonRule
 from watcher.settings import Settings, load_settings
 
@@ -134,7 +135,7 @@ def test_json_logs_redact_the_token_in_the_message_and_the_traceback() -> None:
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     redacting = RedactingFilter([TOKEN])
-    handler.setFormatter(JsonLines(redacting))
+    handler.setFormatter(JsonLines(redacting.redact))
     handler.addFilter(redacting)
     logger = logging.getLogger("test.json")
     logger.addHandler(handler)

@@ -6,9 +6,11 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import watcher.store.destinations  # registers destination_setting on SQLModel.metadata
+import watcher.store.dialects
 import watcher.store.source_health  # registers source_state and admin_notice
-import watcher.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+import watcher.store.tables
 
+watcher.store.dialects.with_postgresql_options()  # the whole schema, as migrations see it
 target_metadata = SQLModel.metadata
 engine = context.config.attributes["engine"]
 

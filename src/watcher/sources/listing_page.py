@@ -31,12 +31,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Literal
-
-import lxml.etree
-import lxml.html
+from typing import TYPE_CHECKING, Literal
 
 from watcher.errors import ArxivBadListing
+
+if TYPE_CHECKING:
+    import lxml.html
 
 Section = Literal["new", "cross", "rep"]
 _SECTIONS: dict[str, Section] = {"New": "new", "Cross": "cross", "Replacement": "rep"}
@@ -92,6 +92,11 @@ class ListingPage:
 
 def parse_listing_page(body: bytes, *, url: str) -> ListingPage:
     """The page at `url`; `ArxivBadListing` when it is not arXiv's listing as known."""
+    # Imported at the first page: lxml is about 5 MB resident, and a service with
+    # EARLY_LISTINGS off, or before its first announcement, reads no listing (bench/README.md).
+    import lxml.etree
+    import lxml.html
+
     try:
         root = lxml.html.document_fromstring(body, parser=lxml.html.HTMLParser(encoding=_ENCODING))
     except (lxml.etree.ParserError, ValueError) as error:

@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from datetime import date
 from xml.etree.ElementTree import Element, ParseError
 
-import defusedxml.ElementTree as SafeElementTree
-from defusedxml import DefusedXmlException
-
 from watcher.errors import ArxivBadFeed, ArxivOAIError
 from watcher.parse import normalise_whitespace
 
@@ -97,6 +94,10 @@ def _root(body: bytes, *, url: str) -> Element:
         raise ArxivBadFeed("arXiv's OAI-PMH service answered with an empty body", url=url)
     if head.startswith((b"<!doctype", b"<html")):
         raise ArxivBadFeed("arXiv's OAI-PMH service answered with an HTML page", url=url)
+    # Imported at the first harvest page: a service polling by the API never needs it.
+    import defusedxml.ElementTree as SafeElementTree
+    from defusedxml import DefusedXmlException
+
     try:
         root: Element = SafeElementTree.fromstring(body)
     except ParseError as error:

@@ -35,10 +35,10 @@ from sqlalchemy import (
     tuple_,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import (
     WAITING,
     AnnouncedPaper,
@@ -311,7 +311,7 @@ def _told_statement(kind: NewsKind, dialect: str) -> Executable:
         .distinct()
     )
     table: Table = AnnouncedPaper.__table__  # type: ignore[attr-defined]
-    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    upsert = upsert_into(dialect, table)
     statement = upsert.from_select(["chat_id", "thread_id", "paper_id", "version"], rows)
     key = ["chat_id", "thread_id", "paper_id"]
     if kind == NewsKind.NEW:

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, Table, delete, func
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import LookupAllowance, utcnow
 
 FIRST_ALLOWANCE = 10  # new follows a new chat may start at once
@@ -157,7 +157,7 @@ class LookupBudgets:
         """The chat's row, a fresh one for a new chat, locked until the transaction ends."""
         table: Table = LookupAllowance.__table__  # type: ignore[attr-defined]
         dialect = session.get_bind().dialect.name
-        insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        insert = upsert_into(dialect, table)
         fresh = insert.values(
             chat_id=chat_id,
             follows=float(self.first),

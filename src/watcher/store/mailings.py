@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import Engine, Table, delete
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import MailingSeen
 
 SOURCES = ("listing", "OAI", "API")
@@ -90,7 +90,7 @@ def _locked_row(session: Session, mailing: date) -> MailingSeen:
     recording one mailing at once neither collide on the key nor both count as its first."""
     table: Table = MailingSeen.__table__  # type: ignore[attr-defined]
     dialect = session.get_bind().dialect.name
-    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    insert = upsert_into(dialect, table)
     session.execute(
         insert.values(mailing=mailing).on_conflict_do_nothing(index_elements=["mailing"])
     )

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import BigInteger, Column, Engine, Index, Table, Text, delete, false, or_
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from watcher.store.dialects import upsert_into
 from watcher.store.tables import UTCDateTime
 
 SOURCES = ("listing", "oai", "api", "author_feed")
@@ -216,7 +216,7 @@ def _locked_row(session: Session, source: str) -> SourceState:
     recording at once neither collide on the key nor both open (or close) one spell."""
     table: Table = SourceState.__table__  # type: ignore[attr-defined]
     dialect = session.get_bind().dialect.name
-    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    insert = upsert_into(dialect, table)
     session.execute(
         insert.values(source=source, failures=0, spell_alerted=False).on_conflict_do_nothing(
             index_elements=["source"]
