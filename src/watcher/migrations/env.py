@@ -8,6 +8,7 @@ from sqlmodel import SQLModel
 import watcher.store.destinations  # registers destination_setting on SQLModel.metadata
 import watcher.store.source_health  # registers source_state and admin_notice
 import watcher.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+from watcher.db import compared_by_autogenerate
 
 target_metadata = SQLModel.metadata
 engine = context.config.attributes["engine"]
@@ -27,6 +28,7 @@ with engine.connect() as connection:
             target_metadata=target_metadata,
             render_as_batch=sqlite,
             compare_type=True,
+            include_name=compared_by_autogenerate,
         )
         with context.begin_transaction():
             context.run_migrations()
