@@ -6,7 +6,13 @@ generated `paper.search_words` (`to_tsvector('english', ...)`, Snowball English 
 GIN index. A query's words (`watcher.search.SearchQuery`, letters and digits only, so nothing can
 break out of a quote) must all be in the title or the abstract; with a category, the paper is
 in it (primary or cross-list). Newest first is (published DESC, arxiv_id DESC), as in /recent.
-Each database's planner chooses between walking the matches and walking the newest papers.
+
+So that a page costs about the same at a million papers as at a thousand, matches are counted
+up to `MAX_FOUND` only (a search finding more shows the newest `MAX_FOUND`), and a page is read
+one of two ways: a few matches are fetched from the index and ordered; many are found by
+walking the newest papers (of the category) and asking the index about each, which stops after
+the page. PostgreSQL's planner makes that choice itself from its statistics; on SQLite, which
+has none for FTS5, the capped count makes it.
 """
 
 from __future__ import annotations
@@ -22,21 +28,51 @@ from watcher.search import SearchQuery
 from watcher.store.rows import load_records
 from watcher.store.tables import Paper
 
-_SQLITE_MATCHES = "p.id IN (SELECT rowid FROM paper_search WHERE paper_search MATCH :words)"
-_POSTGRES_MATCHES = "p.search_words @@ plainto_tsquery('english', :words)"
-_NEWEST_PAGE = "ORDER BY p.published DESC, p.arxiv_id DESC LIMIT :limit OFFSET :offset"
+MAX_FOUND = 1000
+# Below this many matches SQLite orders the index's matches; at or above it walks the newest.
+_FEW = 1000
+
 _IN_CATEGORY = (
-    " AND EXISTS (SELECT 1 FROM paper_category c "
-    "WHERE c.paper_id = p.id AND c.category = :category)"
+    "EXISTS (SELECT 1 FROM paper_category c WHERE c.paper_id = p.id AND c.category = :category)"
+)
+
+_POSTGRES_MATCHES = "p.search_words @@ plainto_tsquery('english', :words)"
+_POSTGRES_COUNT = "SELECT count(*) FROM (SELECT 1 FROM paper p WHERE {where} LIMIT :most) AS m"
+_POSTGRES_PAGE = (
+    "SELECT p.id FROM paper p WHERE {where} "
+    "ORDER BY p.published DESC, p.arxiv_id DESC LIMIT :limit OFFSET :offset"
+)
+
+# SQLite: the index's own matches (its rowid is the paper's id), then the two ways to a page.
+_SQLITE_COUNT = (
+    "SELECT count(*) FROM (SELECT 1 FROM paper_search WHERE paper_search MATCH :words "
+    "LIMIT :most) AS m"
+)
+_SQLITE_COUNT_IN_CATEGORY = (
+    "SELECT count(*) FROM (SELECT 1 FROM paper_search s JOIN paper_category c "
+    "ON c.paper_id = s.rowid AND c.category = :category "
+    "WHERE paper_search MATCH :words LIMIT :most) AS m"
+)
+_SQLITE_FEW = (
+    "SELECT p.id FROM paper_search s JOIN paper p ON p.id = s.rowid "
+    "WHERE paper_search MATCH :words AND {where} "
+    "ORDER BY p.published DESC, p.arxiv_id DESC LIMIT :limit OFFSET :offset"
+)
+_SQLITE_MANY = (
+    "SELECT p.id FROM paper p INDEXED BY ix_paper_newest WHERE {where} AND EXISTS "
+    "(SELECT 1 FROM paper_search WHERE paper_search MATCH :words AND rowid = p.id) "
+    "ORDER BY p.published DESC, p.arxiv_id DESC LIMIT :limit OFFSET :offset"
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """One page of a search: `records`, newest first, of `total` matching papers."""
+    """One page of a search: `records`, newest first, of `total` matching papers counted up to
+    `MAX_FOUND` (`more`: there are more than that, and only the newest `MAX_FOUND` page)."""
 
     records: tuple[records.Record, ...]
     total: int
+    more: bool = False
 
 
 class SearchStore:
@@ -46,32 +82,30 @@ class SearchStore:
 
     def search(self, query: SearchQuery, *, limit: int, offset: int = 0) -> Found:
         """Page (`limit` from `offset`) of the stored papers matching `query`, and their count."""
-        where, values = self._where(query)  # constant fragments only; the words are values
-        page = text(f"SELECT p.id FROM paper p WHERE {where} {_NEWEST_PAGE}")  # noqa: S608
-        count = text(f"SELECT count(*) FROM paper p WHERE {where}")  # noqa: S608
+        values: dict[str, Any] = {"most": MAX_FOUND + 1}
+        where = "1 = 1"
+        if query.category is not None:
+            where, values["category"] = _IN_CATEGORY, query.category
+        sqlite = self.engine.dialect.name == "sqlite"
+        if sqlite:
+            # Each word quoted: FTS5 reads it as a term (never an operator) and stems it.
+            values["words"] = " ".join(f'"{word}"' for word in query.words)
+            count = _SQLITE_COUNT if query.category is None else _SQLITE_COUNT_IN_CATEGORY
+        else:
+            values["words"] = query.text
+            where = f"{_POSTGRES_MATCHES} AND {where}"
+            count = _POSTGRES_COUNT
         with Session(self.engine) as session:
-            total = int(session.execute(count, values).scalar_one())
+            found = int(session.execute(text(count.format(where=where)), values).scalar_one())
+            total = min(found, MAX_FOUND)
             if total <= offset:
-                return Found((), total)
-            ids = [
-                row[0]
-                for row in session.execute(page, {**values, "limit": limit, "offset": offset})
-            ]
+                return Found((), total, found > MAX_FOUND)
+            page = (_SQLITE_FEW if found < _FEW else _SQLITE_MANY) if sqlite else _POSTGRES_PAGE
+            values |= {"limit": min(limit, total - offset), "offset": offset}
+            ids = [row[0] for row in session.execute(text(page.format(where=where)), values)]
             papers = {
                 paper.id: paper
                 for paper in session.exec(select(Paper).where(col(Paper.id).in_(ids))).all()
             }
             ordered = [papers[paper_id] for paper_id in ids if paper_id in papers]
-            return Found(tuple(load_records(session, ordered)), total)
-
-    def _where(self, query: SearchQuery) -> tuple[str, dict[str, Any]]:
-        if self.engine.dialect.name == "sqlite":
-            # Each word quoted: FTS5 reads it as a term (never an operator) and stems it.
-            where, words = _SQLITE_MATCHES, " ".join(f'"{word}"' for word in query.words)
-        else:
-            where, words = _POSTGRES_MATCHES, query.text
-        values: dict[str, Any] = {"words": words}
-        if query.category is not None:
-            where += _IN_CATEGORY
-            values["category"] = query.category
-        return where, values
+            return Found(tuple(load_records(session, ordered)), total, found > MAX_FOUND)
