@@ -211,9 +211,10 @@ def _search_list(found: SearchPage, page: int) -> Message | str:
             "of arXiv; fewer words find more."
         )
     people = found.people
+    newest = " · the newest" if found.more else ""  # "Search · network · the newest · 1000"
     return render_paper_list(
         list(found.records),
-        title=f"Search · {found.query}",
+        title=f"Search · {found.query}{newest}",
         page=page,
         per_page=DEFAULT_COUNT,
         total=found.total,

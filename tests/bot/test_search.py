@@ -5,7 +5,7 @@ tsvector, migration 0028), which the database keeps in step with every save.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -13,6 +13,7 @@ from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot
 from watcher.records import Record
 from watcher.store import MatchedRecord
+from watcher.store.search import MAX_FOUND
 
 # Six papers with the word (one of them in its plural, in the title), newest first; two without.
 _WITH = [
@@ -48,8 +49,8 @@ def _store(bot: Bot) -> list[Record]:
     return records
 
 
-def _ids(text: str) -> list[str]:
-    return [word[:10] for word in text.split() if word.startswith("2605.00")]
+def _ids(text: str, month: str = "2605.") -> list[str]:
+    return [word[:10] for word in text.split() if word.startswith(month)]
 
 
 async def test_search_finds_the_stored_papers_with_the_word_newest_first_and_pages(
@@ -113,3 +114,36 @@ async def test_bad_searches_get_one_sentence_and_an_example(
     first, example = answer.split("\n")
     assert first.startswith(wrong), first
     assert example == "For example: /search allreduce in cs.DC"
+
+
+async def test_a_search_finding_more_than_a_thousand_pages_the_newest_thousand(bot: Bot) -> None:
+    """Many matches are read by walking the newest papers (SQLite; PostgreSQL's planner picks
+    its own way), and counted only up to 1,000: the order is the same as for a few."""
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    records = [
+        make_record(
+            arxiv_id=f"2604.{index:05d}",
+            published=datetime(2026, 4, 1, tzinfo=UTC) + timedelta(minutes=index),
+            title=f"Allreduce variant {index}",
+            categories=("cs.DC",) if index % 500 else ("cs.DC", "cs.NI"),
+        )
+        for index in range(1, MAX_FOUND + 4)
+    ]
+    bot.store.save_records(
+        [MatchedRecord(record, frozenset({dezun.id})) for record in records],
+        announce_for=frozenset(),
+    )
+
+    answer = await bot.ask_one(USER, "/search allreduce in cs.dc")
+
+    assert answer.split("\n")[0] == f"Search · allreduce in cs.DC · the newest · {MAX_FOUND}"
+    assert _ids(answer, "2604.") == [f"2604.{index:05d}" for index in range(1003, 998, -1)]
+    bot.telegram.press_button(USER, bot.last(USER).message_id, f"f:cs.DC:allreduce:{199}")
+    await bot.until(lambda: bot.telegram.edits)
+    last_page = bot.telegram.edits[-1].text
+    assert last_page is not None
+    assert _ids(last_page, "2604.") == [f"2604.{index:05d}" for index in range(8, 3, -1)]
+    assert "Older" not in str(bot.telegram.edits[-1].reply_markup)
+    few = await bot.ask_one(USER, "/search allreduce in cs.NI")
+    assert _ids(few, "2604.") == ["2604.01000", "2604.00500"]

@@ -99,12 +99,15 @@ class FollowsSummary:
 @dataclass(frozen=True, slots=True)
 class SearchPage:
     """One page of /search: `records` of `total` stored papers matching `query`, newest first
-    (none when nothing matches, or the page is past the last); `people`: the names to mark ★."""
+    (none when nothing matches, or the page is past the last); `people`: the names to mark ★.
+    `more`: more papers match than are counted (`watcher.store.search.MAX_FOUND`), and the
+    pages hold the newest of them."""
 
     query: SearchQuery
     records: tuple[Record, ...]
     total: int
     people: tuple[str, ...]
+    more: bool = False
 
 
 PapersAnswer = PapersPage | NobodyFollowed | NoneStored | NoneInCategory
@@ -175,7 +178,7 @@ class Questions:
         def read() -> SearchPage:
             found = self.store.search(query, limit=per_page, offset=page * per_page)
             people = tuple(self.scope(chat_id, thread_id).people)
-            return SearchPage(query, found.records, found.total, people)
+            return SearchPage(query, found.records, found.total, people, more=found.more)
 
         return await in_db_thread(read)
 
