@@ -251,7 +251,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "stored papers with these words",
         (
             "The stored papers (those of every chat's follows, not all of arXiv) whose title or "
-            "abstract holds every word, newest first, 5 a page: <code>/search allreduce</code>, "
+            "abstract holds every word, newest first, 5 a page (the newest 1,000 at most): "
+            "<code>/search allreduce</code>, "
             "<code>/search gradient compression in cs.DC</code>.",
             "Words match by their stems, as topics do (network finds networks); common words "
             "such as the or of are left out. At most "
