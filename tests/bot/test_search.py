@@ -147,3 +147,21 @@ async def test_a_search_finding_more_than_a_thousand_pages_the_newest_thousand(b
     assert "Older" not in str(bot.telegram.edits[-1].reply_markup)
     few = await bot.ask_one(USER, "/search allreduce in cs.NI")
     assert _ids(few, "2604.") == ["2604.01000", "2604.00500"]
+
+
+async def test_a_new_version_is_searched_by_its_own_words(bot: Bot) -> None:
+    """The database re-indexes a paper whose revision changed its title: no code of ours does."""
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None
+    first = make_record(arxiv_id="2605.00201", title="Allreduce on rings", abstract="Rings.")
+    second = make_record(arxiv_id="2605.00201", version=2, title="Broadcast on rings")
+    for record in (first, second):
+        bot.store.save_records(
+            [MatchedRecord(record, frozenset({dezun.id}))], announce_for=frozenset()
+        )
+
+    gone = await bot.ask_one(USER, "/search allreduce")
+    found = await bot.ask_one(USER, "/search broadcasts")
+
+    assert gone.startswith("No stored paper holds every word of allreduce")
+    assert _ids(found) == ["2605.00201"]
