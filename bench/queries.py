@@ -5,6 +5,8 @@ SQLite, COPY on PostgreSQL; never the save path, which is benchmarked by `pipeli
 shape of a big public instance: N/5 distinct authors with a skewed popularity, 4 authors a paper,
 1-3 categories a paper from a skewed mix of the arXiv taxonomy, v1 dates spread over 15 years,
 and min(2,000, N/10) followed authors with their `paper_match` rows. A chat follows 50 of them.
+Titles and abstracts (8 and 60 words) are drawn from a Zipf-like vocabulary of 30,000 made-up
+words, with a few real ones at set shares of the papers (`SEARCHED`), which /search looks for.
 Then it times every question through `Store`, exactly as the handlers call it, RUNS times each
 after a warm-up, and prints p50 and p99 in ms, and the ratio of the largest N to the smallest.
 
@@ -56,6 +58,12 @@ PER_PAGE = 5
 START = datetime(2011, 1, 1, tzinfo=UTC)
 CHUNK = 20_000
 BUDGET = 20.0  # seconds of runs a question gets at most
+# The words /search looks for, and the share of papers whose abstract holds each (as "allreduce"
+# is rare on arXiv, and "networks" and "learning" common).
+SEARCHED = {"allreduce": 0.001, "gradient": 0.03, "networks": 0.1, "learning": 0.2}
+VOCABULARY = 30_000
+TITLE_WORDS = 8
+ABSTRACT_WORDS = 60
 
 
 def name_digest(name: str) -> str:
@@ -87,12 +95,25 @@ class Shape:
         self.categories = categories()
         self.weights = [1 / (rank + 1) for rank in range(len(self.categories))]
         self.span = timedelta(days=365 * YEARS).total_seconds()
+        self.words = [f"w{rank}x" for rank in range(VOCABULARY)]
+        self.word_weights = [0.0] * VOCABULARY
+        total = 0.0
+        for rank in range(VOCABULARY):
+            total += 1 / (rank + 10)
+            self.word_weights[rank] = total
+
+    def text(self, words: int) -> str:
+        return " ".join(self.rng.choices(self.words, cum_weights=self.word_weights, k=words))
+
+    def abstract(self) -> str:
+        searched = [word for word, share in SEARCHED.items() if self.rng.random() < share]
+        return f"{self.text(ABSTRACT_WORDS - len(searched))} {' '.join(searched)}".strip() + "."
 
     def author(self) -> int:
         # Popularity skewed by a power: a few authors write many papers, most write few.
         return int(self.authors * self.rng.random() ** 2.5)
 
-    def papers(self) -> Iterator[tuple[int, datetime, list[str], list[int]]]:
+    def papers(self) -> Iterator[tuple[int, datetime, list[str], list[int], str, str]]:
         for paper_id in range(1, self.n + 1):
             published = START + timedelta(seconds=int(self.rng.random() * self.span))
             wanted = self.rng.choice((1, 1, 2, 2, 3))
@@ -102,7 +123,7 @@ class Shape:
                 author = self.author()
                 if author not in authors:
                     authors.append(author)
-            yield paper_id, published, cats, authors
+            yield paper_id, published, cats, authors, self.text(TITLE_WORDS), self.abstract()
 
 
 def load(engine: Engine, shape: Shape) -> None:
@@ -172,12 +193,12 @@ def load(engine: Engine, shape: Shape) -> None:
             for rows in (papers, cats, links, matches):
                 rows.clear()
 
-        for paper_id, published, categories_of, authors in shape.papers():
+        for paper_id, published, categories_of, authors, title, abstract in shape.papers():
             when = stamp(published)
             arxiv_id = f"{published:%y%m}.{paper_id:07d}"
             abs_url = f"https://arxiv.org/abs/{arxiv_id}v1"
-            papers.append((paper_id, arxiv_id, 1, f"Paper {paper_id} on {categories_of[0]}",
-                           "An abstract of some length. " * 20, categories_of[0], when, when,
+            title = f"Paper {paper_id} on {categories_of[0]}: {title}"
+            papers.append((paper_id, arxiv_id, 1, title, abstract, categories_of[0], when, when,
                            abs_url, abs_url.replace("abs", "pdf"), when))  # fmt: skip
             dated = (when,) if linked_dates else ()
             cats.extend((paper_id, c, p, *dated) for p, c in enumerate(categories_of))
@@ -263,7 +284,36 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
         # NAME and `recent --author` find a follow by name.
         "the chat's follows": lambda: store.followed(chat),
         "a follow by name": lambda: store.find_followed(name),
+        **searches(store, later),
     }
+
+
+def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
+    """/search of a rare, a middling and a common word, of two common ones, within a category,
+    and a later page; on code before migration 0027, none."""
+    if not _has_search(store.engine):
+        return {}
+    from watcher.search import parse_search
+
+    def search(words: str, offset: int = 0) -> Callable[[], object]:
+        query = parse_search(words)
+        return lambda: store.search(query, limit=PER_PAGE, offset=offset)
+
+    return {
+        "search, rare word": search("allreduce"),
+        "search, 3% word": search("gradient"),
+        "search, 10% word": search("network"),
+        "search, 10% and 20%": search("networks learning"),
+        "search, rare in cs.DC": search(f"allreduce in {CATEGORY}"),
+        "search, 10% in cs.DC": search(f"network in {CATEGORY}"),
+        "search, 10%, page 50": search("network", later),
+    }
+
+
+def _has_search(engine: Engine) -> bool:
+    if engine.dialect.name == "sqlite":
+        return inspect(engine).has_table("paper_search")
+    return "search_words" in {c["name"] for c in inspect(engine).get_columns("paper")}
 
 
 def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]:

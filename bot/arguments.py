@@ -39,6 +39,8 @@ from watcher.schedule import (
     parse_wall_time,
     parse_weekdays,
 )
+from watcher.search import EXAMPLE as SEARCH_EXAMPLE
+from watcher.search import SearchError, SearchQuery, parse_search, search_words
 from watcher.taxonomy import resolve_category
 
 DEFAULT_COUNT = 5
@@ -85,6 +87,7 @@ EXAMPLES = {
     "quiet": "/quiet 22:00-07:00",
     "silent": "/silent on",
     "format": "/format compact",
+    "search": SEARCH_EXAMPLE,
 }
 
 
@@ -279,6 +282,7 @@ class ListButton:
 
 RECENT_PREFIX = "r"
 SUBJECT_PREFIX = "s"
+SEARCH_PREFIX = "f"
 
 
 def list_prefix(categories: Sequence[str] | None, per_page: int) -> str:
@@ -324,6 +328,37 @@ def list_button(data: str) -> ListButton | None:
     if not 1 <= len(categories) <= MAX_RULE_CATEGORIES:
         return None
     return ListButton(tuple(categories), per_page, page)
+
+
+def search(args: Sequence[str]) -> SearchQuery:
+    """/search's `WORDS [in CATEGORY]` (`watcher.search.parse_search`)."""
+    try:
+        return parse_search(" ".join(args))
+    except UnknownCategory as error:
+        raise Refused(unknown_category(error), EXAMPLES["search"]) from None
+    except SearchError as error:
+        raise Refused(str(error), EXAMPLES["search"]) from None
+
+
+def search_prefix(query: SearchQuery) -> str:
+    """The callback prefix of a /search list (`f:CATEGORY:WORDS`): the renderer appends `:PAGE`.
+    The words are letters and digits, so no ":" can be among them."""
+    return f"{SEARCH_PREFIX}:{query.category or ''}:{query.text}"
+
+
+def search_button(data: str) -> tuple[SearchQuery, int] | None:
+    """A /search paging button's query and page; None for anything else (old or forged data)."""
+    parts = data.split(":")
+    if len(parts) != 4 or parts[0] != SEARCH_PREFIX:
+        return None
+    written, words, page_text = parts[1], parts[2], parts[3]
+    if not (page_text.isascii() and page_text.isdigit()) or int(page_text) > 10_000:
+        return None
+    try:
+        category = resolve_category(written) if written else None
+        return SearchQuery(search_words(words), category), int(page_text)
+    except (UnknownCategory, SearchError):
+        return None
 
 
 def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:

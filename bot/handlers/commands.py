@@ -26,6 +26,7 @@ from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
 from watcher.core.views import MAX_SUBSCRIPTIONS
 from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.search import MAX_SEARCH_BYTES, MAX_SEARCH_WORDS
 from watcher.subscribing import FIRST_ALLOWANCE
 from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 from watcher.topics import MAX_TERMS
@@ -242,6 +243,23 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "",
         "the categories of the papers",
         ("The categories of this chat's papers, with how many each: <code>/subjects</code>",),
+    ),
+    Command(
+        "search",
+        "Search the stored papers: /search allreduce",
+        lambda h: h.questions.search,
+        Group.READING,
+        "WORDS",
+        "stored papers with these words",
+        (
+            "The stored papers (those of every chat's follows, not all of arXiv) whose title or "
+            "abstract holds every word, newest first, 5 a page (the newest 1,000 at most): "
+            "<code>/search allreduce</code>, "
+            "<code>/search gradient compression in cs.DC</code>.",
+            "Words match by their stems, as topics do (network finds networks); common words "
+            "such as the or of are left out. At most "
+            f"{MAX_SEARCH_WORDS} words and {MAX_SEARCH_BYTES} letters.",
+        ),
     ),
     Command(
         "paper",

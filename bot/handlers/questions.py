@@ -1,5 +1,6 @@
 """Questions about the papers: /recent, /subject (up to 3 categories, as /watch takes them),
-/subjects, /paper (any arXiv paper: `watcher.lookup`, answered by `paper_answers`), and the
+/subjects, /search (words in every stored paper's title or abstract, `Core.questions.search`),
+/paper (any arXiv paper: `watcher.lookup`, answered by `paper_answers`), and the
 paging buttons under a list.
 
 They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import html
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot import arguments
+from bot.arguments import DEFAULT_COUNT
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
@@ -31,7 +33,13 @@ from bot.handlers.common import (
 from bot.handlers.paper_answers import paper_answer
 from bot.render import MAX_PER_PAGE, Message, render_paper_list
 from watcher.core import Core
-from watcher.core.questions import NobodyFollowed, NoneInCategory, NoneStored, PapersAnswer
+from watcher.core.questions import (
+    NobodyFollowed,
+    NoneInCategory,
+    NoneStored,
+    PapersAnswer,
+    SearchPage,
+)
 from watcher.errors import UsageError
 from watcher.names import is_same_person
 from watcher.taxonomy import category_name
@@ -82,11 +90,37 @@ class Questions(ServiceHandlers):
         )
         await reply(update, context, _list(answer, categories, per_page, 0))
 
+    async def search(self, update: Update, context: Context) -> None:
+        """/search WORDS [in CATEGORY]: the newest stored papers holding every word."""
+        try:
+            wanted = arguments.search(context.args or [])
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        place = place_of(update)
+        found = await self.questions.search(
+            place.chat_id, place.thread_id, wanted, per_page=DEFAULT_COUNT, page=0
+        )
+        await reply(update, context, _search_list(found, 0))
+
     async def page(self, update: Update, context: Context) -> None:
         """A "Newer"/"Older" button under a list: edit that message to the asked page."""
         query = update.callback_query
         chat = update.effective_chat
         assert query is not None
+        searched = arguments.search_button(query.data or "")
+        if searched is not None and chat is not None and query.message is not None:
+            await query.answer()
+            place = place_of(update)
+            hits = await self.questions.search(
+                place.chat_id,
+                place.thread_id,
+                searched[0],
+                per_page=DEFAULT_COUNT,
+                page=searched[1],
+            )
+            await _edit(query, _search_list(hits, searched[1]))
+            return
         wanted = arguments.list_button(query.data or "")
         if wanted is None or chat is None or query.message is None:
             await query.answer("This button no longer works; send the command again.")
@@ -100,18 +134,7 @@ class Questions(ServiceHandlers):
             per_page=wanted.per_page,
             page=wanted.page,
         )
-        answer = _list(found, wanted.categories, wanted.per_page, wanted.page)
-        message = answer if isinstance(answer, Message) else Message.from_html(answer)
-        try:
-            await query.edit_message_text(
-                message.html,
-                parse_mode=ParseMode.HTML,
-                link_preview_options=NO_PREVIEW,
-                reply_markup=keyboard(message),
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise  # a double press asks for the page already shown: nothing to do
+        await _edit(query, _list(found, wanted.categories, wanted.per_page, wanted.page))
 
     async def subjects(self, update: Update, context: Context) -> None:
         """/subjects: the categories of the stored papers, with names and counts."""
@@ -161,6 +184,43 @@ class Questions(ServiceHandlers):
         names = await self.questions.marked_names(place.chat_id, place.thread_id)
         answer = paper_answer(outcome, marked=lambda author: is_same_person(author, names))
         await reply(update, context, answer)
+
+
+async def _edit(query: CallbackQuery, answer: Message | str) -> None:
+    """Edit the list a paging button is under to show `answer`."""
+    message = answer if isinstance(answer, Message) else Message.from_html(answer)
+    try:
+        await query.edit_message_text(
+            message.html,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW,
+            reply_markup=keyboard(message),
+        )
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise  # a double press asks for the page already shown: nothing to do
+
+
+def _search_list(found: SearchPage, page: int) -> Message | str:
+    """One page of /search, or the answer that nothing stored matches."""
+    searched = html.escape(str(found.query))
+    if found.total == 0:
+        return (
+            f"No stored paper holds every word of <b>{searched}</b> in its title or abstract. "
+            "I search the papers I have stored (those of the follows of every chat), not all "
+            "of arXiv; fewer words find more."
+        )
+    people = found.people
+    newest = " · the newest" if found.more else ""  # "Search · network · the newest · 1000"
+    return render_paper_list(
+        list(found.records),
+        title=f"Search · {found.query}{newest}",
+        page=page,
+        per_page=DEFAULT_COUNT,
+        total=found.total,
+        callback_prefix=arguments.search_prefix(found.query),
+        marked=lambda author: is_same_person(author, people),
+    )
 
 
 def _list(found: PapersAnswer, categories: Categories, per_page: int, page: int) -> Message | str:

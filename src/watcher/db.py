@@ -96,7 +96,8 @@ def create_db_engine(url: str, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEO
 
 
 # What the store asks of SQLite: RETURNING (3.35) and the JSON functions (`json_each`, built in
-# since 3.38 and in most builds before), which read the announcements a save owes.
+# since 3.38 and in most builds before), which read the announcements a save owes, and FTS5
+# (in the usual builds), which /search reads.
 SQLITE_MINIMUM = (3, 35, 0)
 
 
@@ -118,6 +119,15 @@ def check_sqlite_library() -> None:
             f"{needs} with its JSON functions; this Python's SQLite {sqlite3.sqlite_version} was "
             "built without them. Use another Python build, or PostgreSQL"
         ) from None
+    try:
+        with closing(sqlite3.connect(":memory:")) as connection:
+            connection.execute("CREATE VIRTUAL TABLE probe USING fts5(text)")
+    except sqlite3.OperationalError:
+        raise ConfigError(
+            f"{needs} with full-text search (FTS5, for /search); this Python's SQLite "
+            f"{sqlite3.sqlite_version} was built without it. Use another Python build, or "
+            "PostgreSQL"
+        ) from None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -138,6 +148,17 @@ def check_connection(engine: Engine) -> None:
         raise ConfigError(
             f"DATABASE_URL {safe_url(str(engine.url))} cannot be opened: {reason}"
         ) from None
+
+
+# The full-text index of /search (0027) lives beside the tables, not in them: SQLite's FTS5
+# tables (the virtual table and its shadows), PostgreSQL's generated column and its GIN index.
+_FULL_TEXT = ("paper_search", "search_words", "ix_paper_search_words")
+
+
+def compared_by_autogenerate(name: str | None, _type: str, _parents: object) -> bool:
+    """Whether Alembic's comparison of models and schema looks at this object: all but the
+    full-text index, which no model declares."""
+    return name is None or not name.startswith(_FULL_TEXT)
 
 
 def alembic_config(engine: Engine) -> Config:

@@ -36,6 +36,8 @@ here with where it lives and why.
     │   │                               that cannot be read; a ValueError, likewise
     │   ├── SettingRefused              in `watcher.store.chat_settings`: an imported setting's
     │   │                               value that cannot be set
+    │   ├── SearchError                 in `watcher.search`: /search words that cannot be searched;
+    │   │                               the message is one sentence saying why
     │   └── FileRefused                 in `watcher.takeout`: a file that cannot be imported at
     │                                   all; the message is the answer
     └── _OutOfMarks                     in `watcher.latex`: private, stops a walk of a LaTeX tree

@@ -241,3 +241,17 @@ def test_list_buttons_round_trip(
 )
 def test_list_button_refuses_other_data(data: str) -> None:
     assert arguments.list_button(data) is None
+
+
+def test_search_reads_words_and_a_category_and_refuses_in_one_sentence() -> None:
+    wanted = arguments.search(["The", "Allreduce", "of", "GPUs", "in", "CS.dc"])
+    assert (wanted.words, wanted.category) == (("allreduce", "gpus"), "cs.DC")
+    in_words = arguments.search(["routing", "in", "practice"])  # "in practice": no category
+    assert (in_words.words, in_words.category) == (("routing", "practice"), None)
+    with pytest.raises(arguments.Refused, match="not an arXiv category"):
+        arguments.search(["allreduce", "in", "hep-xx"])
+    with pytest.raises(arguments.Refused, match="at most 8"):
+        arguments.search([f"w{n}" for n in range(9)])
+    assert arguments.search_button("f:cs.DC:allreduce gpus:3") == (wanted, 3)
+    assert arguments.search_button("f:cs.XX:allreduce:3") is None
+    assert arguments.search_button("f::the:3") is None

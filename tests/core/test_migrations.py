@@ -10,19 +10,21 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 import watcher.store.tables  # noqa: F401  (registers the tables)
 from watcher.db import (
     alembic_config,
+    compared_by_autogenerate,
     create_db_engine,
     open_database,
     pending_migrations,
     script_head,
     upgrade,
 )
+from watcher.search import parse_search
 from watcher.store import Store
 from watcher.store.dialects import with_postgresql_options
 
@@ -30,7 +32,10 @@ from watcher.store.dialects import with_postgresql_options
 def differences(engine: Engine) -> list[object]:
     with_postgresql_options()  # the schema as the migrations' environment sees it
     with engine.connect() as connection:
-        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        context = MigrationContext.configure(
+            connection,
+            opts={"compare_type": True, "include_name": compared_by_autogenerate},
+        )
         return list(compare_metadata(context, SQLModel.metadata))
 
 
@@ -66,6 +71,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0024",
             "0025",
             "0026",
+            "0027",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -349,5 +355,63 @@ def test_0026_keys_a_person_with_aliases_by_them_and_back(database_url: str) -> 
         with engine.begin() as connection:
             keys = connection.execute(text("SELECT id, rule_key FROM followed_author ORDER BY id"))
             assert [tuple(row) for row in keys] == [(1, "dezun dong"), (2, "ann other")]
+    finally:
+        engine.dispose()
+
+
+def _insert_paper(connection: Connection, paper_id: int, title: str, abstract: str) -> None:
+    connection.execute(
+        text(
+            "INSERT INTO paper (id, arxiv_id, version, title, abstract, primary_category, "
+            "published, updated, abs_url, pdf_url, first_seen) VALUES (:id, :arxiv_id, 1, "
+            ":title, :abstract, 'cs.DC', :now, :now, 'https://arxiv.org/abs/x', "
+            "'https://arxiv.org/pdf/x', :now)"
+        ),
+        {
+            "id": paper_id,
+            "arxiv_id": f"2611.{paper_id:05d}",
+            "title": title,
+            "abstract": abstract,
+            "now": f"2026-11-0{paper_id} 12:00:00",
+        },
+    )
+
+
+def _found(engine: Engine, words: str) -> list[str]:
+    return [r.arxiv_id for r in Store(engine).search(parse_search(words), limit=5).records]
+
+
+def test_0027_indexes_the_stored_papers_and_keeps_step_with_saves_and_back(
+    database_url: str,
+) -> None:
+    """The papers stored before 0027 are found by a word of their abstract (as a stem: the
+    index's words are "networks", the search's "network"); afterwards the database itself keeps
+    the index in step with inserts, changed titles and deletes; down again, no trace is left."""
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0026")
+        with engine.begin() as connection:
+            _insert_paper(
+                connection, 1, "Ring collectives", "Allreduce over interconnection networks."
+            )
+            _insert_paper(connection, 2, "Graph colouring", "Colourings of planar graphs.")
+        command.upgrade(config, "head")
+        assert _found(engine, "interconnection network") == ["2611.00001"]
+        with engine.begin() as connection:
+            _insert_paper(connection, 3, "Faster Allreduce", "Collectives on GPUs.")
+        assert _found(engine, "allreduce") == ["2611.00003", "2611.00001"]
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE paper SET title = 'Faster Broadcast' WHERE id = 3"))
+            connection.execute(text("DELETE FROM paper WHERE id = 1"))
+        assert _found(engine, "allreduce") == []
+        assert _found(engine, "broadcast") == ["2611.00003"]
+        command.downgrade(config, "0026")
+        names = set(inspect(engine).get_table_names())
+        assert not {name for name in names if name.startswith("paper_search")}
+        columns = {column["name"] for column in inspect(engine).get_columns("paper")}
+        assert "search_words" not in columns
+        command.upgrade(config, "head")
+        assert _found(engine, "colourings planar") == ["2611.00002"]
     finally:
         engine.dispose()

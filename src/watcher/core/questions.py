@@ -5,7 +5,8 @@ Their scope rule: a chat's (forum topic's) questions are about the authors it fo
 it follows nobody, about the operator's watched ones (WATCH_AUTHORS): `Scope`. /recent and
 /subject read one page of their papers (`papers`), /subjects their categories, and /paper marks
 their names (`marked_names`). /subscriptions, /unwatch and /start read what the chat follows,
-/watch how busy a category is, and a paper's "Cite" button one stored paper.
+/watch how busy a category is, and a paper's "Cite" button one stored paper. /search reads
+every stored paper, whoever's it is (`search`), and marks the scope's people in the answer.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from watcher.clock import Clock
 from watcher.followed import Followed
 from watcher.kinds import FollowKind
 from watcher.records import Record
+from watcher.search import SearchQuery
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
@@ -94,6 +96,20 @@ class FollowsSummary:
     revisions: bool
 
 
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    """One page of /search: `records` of `total` stored papers matching `query`, newest first
+    (none when nothing matches, or the page is past the last); `people`: the names to mark ★.
+    `more`: more papers match than are counted (`watcher.store.search.MAX_FOUND`), and the
+    pages hold the newest of them."""
+
+    query: SearchQuery
+    records: tuple[Record, ...]
+    total: int
+    people: tuple[str, ...]
+    more: bool = False
+
+
 PapersAnswer = PapersPage | NobodyFollowed | NoneStored | NoneInCategory
 
 
@@ -153,6 +169,18 @@ class Questions:
         if total == 0:
             return NoneInCategory(scope, tuple(self.store.category_counts(followed_ids=ids)))
         return PapersPage(scope, tuple(records), total)
+
+    async def search(
+        self, chat_id: int, thread_id: int, query: SearchQuery, *, per_page: int, page: int
+    ) -> SearchPage:
+        """/search: page `page` of the stored papers (all of them) matching `query`."""
+
+        def read() -> SearchPage:
+            found = self.store.search(query, limit=per_page, offset=page * per_page)
+            people = tuple(self.scope(chat_id, thread_id).people)
+            return SearchPage(query, found.records, found.total, people, more=found.more)
+
+        return await in_db_thread(read)
 
     async def subjects(self, chat_id: int, thread_id: int) -> Subjects:
         """/subjects: the categories of the scope's stored papers."""

@@ -9,6 +9,7 @@ import watcher.store.destinations  # registers destination_setting on SQLModel.m
 import watcher.store.dialects
 import watcher.store.source_health  # registers source_state and admin_notice
 import watcher.store.tables
+from watcher.db import compared_by_autogenerate
 
 watcher.store.dialects.with_postgresql_options()  # the whole schema, as migrations see it
 target_metadata = SQLModel.metadata
@@ -29,6 +30,7 @@ with engine.connect() as connection:
             target_metadata=target_metadata,
             render_as_batch=sqlite,
             compare_type=True,
+            include_name=compared_by_autogenerate,
         )
         with context.begin_transaction():
             context.run_migrations()

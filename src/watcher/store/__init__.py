@@ -16,15 +16,16 @@ One module per thing it owns:
 - `imports`: an imported follow list applied in one transaction, with `chat_settings` (the
   settings an export writes and an import sets);
 - `questions`: the lists and counts the bot and the CLI ask for;
+- `search`: /search, through the databases' own full-text index (migration 0027);
 - `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
   paused, quiet hours, silent, compact;
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
 - `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed.
 
-`Store` joins follows, papers, questions, mailings and source health over one engine, so callers
-hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore` and `ImportStore` stand apart,
-each over the same engine.
+`Store` joins follows, papers, questions, search, mailings and source health over one engine, so
+callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore` and `ImportStore`
+stand apart, each over the same engine.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ from watcher.store.follows import FollowStore, key_of
 from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
 from watcher.store.questions import QuestionStore
+from watcher.store.search import SearchStore
 from watcher.store.source_health import SourceHealthStore
 
 __all__ = ["MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
 
 
-class Store(FollowStore, PaperStore, QuestionStore, MailingStore, SourceHealthStore):
+class Store(FollowStore, PaperStore, QuestionStore, SearchStore, MailingStore, SourceHealthStore):
     """Every read and write of papers and followed authors. Each method is one transaction."""
 
     def __init__(self, engine: Engine) -> None:
