@@ -2,7 +2,8 @@
 opens a database session (`watcher.db` only opens the engine and runs the migrations).
 
 One module per thing it owns:
-- `tables`: the tables (SQLModel), `DeliveryStatus`, and the column types they share;
+- `tables`: the tables (SQLModel), `DeliveryStatus`, and the column types they share, with
+  `dialects` (what differs between SQLite and PostgreSQL: partial indexes, upserts);
 - `follows`: follow rules (persons, identities, topics) and their poll state;
 - `papers`: saving records (new, revised, silent) and the harvest's high-water mark, with
   `saving` (the rows a batch of records writes) and `rows` (records read back from rows);
