@@ -29,9 +29,9 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from watcher.aio import in_db_thread  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.fetch import ArxivClient  # noqa: E402
-from watcher.poll import Poller  # noqa: E402
+from watcher.arxiv.fetch import ArxivClient  # noqa: E402
+from watcher.polling.poll import Poller  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 

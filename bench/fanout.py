@@ -36,7 +36,7 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
 from tests.harness.databases import fresh_postgres_schema  # noqa: E402
-from watcher.db import open_database  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
 from watcher.store.outbox import Outbox  # noqa: E402
 from watcher.store.tables import Chat, Subscription  # noqa: E402

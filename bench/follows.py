@@ -33,11 +33,11 @@ sys.path.insert(0, str(REPO))
 from sqlalchemy import Engine, text  # noqa: E402
 
 from tests.harness.databases import empty_database  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.fetch import ArxivClient  # noqa: E402
-from watcher.poll import Poller, WatchSource  # noqa: E402
-from watcher.rules import rule_key  # noqa: E402
-from watcher.sources.harvest import _chunks  # noqa: E402
+from watcher.arxiv.fetch import ArxivClient  # noqa: E402
+from watcher.follows.rules import rule_key  # noqa: E402
+from watcher.polling.poll import Poller, WatchSource  # noqa: E402
+from watcher.polling.sources.harvest import _chunks  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.harness.databases import fresh_postgres_schema  # noqa: E402
-from watcher.db import open_database  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store.outbox import Outbox  # noqa: E402
 from watcher.store.tables import UTCDateTime  # noqa: E402
 

@@ -61,13 +61,13 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.listing import FakeListing  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
-from watcher.announcements import DEFAULT_DAYS, Announcement, AnnouncementCalendar  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.fetch import ArxivClient  # noqa: E402
-from watcher.poll import Poller, WatchSource  # noqa: E402
-from watcher.poll_calendar import PollCalendar  # noqa: E402
-from watcher.queries import group_queries  # noqa: E402
-from watcher.records import Record  # noqa: E402
+from watcher.arxiv.fetch import ArxivClient  # noqa: E402
+from watcher.arxiv.queries import group_queries  # noqa: E402
+from watcher.arxiv.records import Record  # noqa: E402
+from watcher.calendars.announcements import DEFAULT_DAYS, Announcement, AnnouncementCalendar  # noqa: E402
+from watcher.calendars.poll_calendar import PollCalendar  # noqa: E402
+from watcher.polling.poll import Poller, WatchSource  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 EASTERN = ZoneInfo("America/New_York")

@@ -2,7 +2,7 @@
 
 The realistic day of 2,500 records (`tests/fakes/day.py`, seeded) is served by the fake arXiv
 in this process and parsed from its OAI-PMH answer, as a harvest sees it. The rules
-(`watcher.match.FollowRules`) hold `--persons` followed names (synthetic, none of the day's
+(`watcher.follows.match.FollowRules`) hold `--persons` followed names (synthetic, none of the day's
 authors, plus "Wei Wang", a common name of the day) and `--topics` topics: 1 to 3 words or
 phrases in 1 to 3 categories, one in 200 drawn from the day's 44-word vocabulary (which every
 abstract of the synthetic day nearly exhausts, so these match often) and the
@@ -32,9 +32,9 @@ import httpx  # noqa: E402
 from bench.requests import person  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.day import _CATEGORIES, _WORDS, realistic_day  # noqa: E402
-from watcher.match import FollowRules  # noqa: E402
-from watcher.sources.oai import OaiRecord, parse_list_records  # noqa: E402
-from watcher.topics import Topic, TopicError, parse_topic  # noqa: E402
+from watcher.arxiv.oai import OaiRecord, parse_list_records  # noqa: E402
+from watcher.follows.match import FollowRules  # noqa: E402
+from watcher.follows.topics import Topic, TopicError, parse_topic  # noqa: E402
 
 
 def harvested_day() -> list[OaiRecord]:

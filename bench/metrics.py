@@ -5,7 +5,7 @@ Loads N papers with their authors, categories and 2,000 followed authors in bulk
 followed authors (half of which are no longer the operator's, so the follows gauge has to look
 for their subscribers), and an outbox of `SENT` sent rows, `PENDING` pending rows and `PARKED`
 rows parked for the inactive chats. Then it starts the real listener
-(`watcher.observability.Observability`, an event loop running in a thread as in the service)
+(`watcher.runtime.observability.Observability`, an event loop running in a thread as in the service)
 and times, median and p99 over RUNS each after a warm-up:
 
 - `GET /metrics` over loopback HTTP: the whole scrape, in-memory metrics and store gauges;
@@ -44,8 +44,8 @@ from sqlalchemy import Engine, bindparam, text  # noqa: E402
 from bench.queries import Shape, load  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.observability import Observability  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
+from watcher.runtime.observability import Observability  # noqa: E402
 from watcher.settings import load_settings  # noqa: E402
 from watcher.store import Store  # noqa: E402
 from watcher.store.gauges import read_gauges  # noqa: E402

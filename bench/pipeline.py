@@ -70,13 +70,13 @@ from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.day import realistic_day  # noqa: E402
 from tests.fakes.oai import OaiItem, render_page  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.followed import Followed  # noqa: E402
-from watcher.match import record_matches  # noqa: E402
-from watcher.parse import parse_feed  # noqa: E402
-from watcher.poll import SAVE_CHUNK_MAX, SAVE_CHUNK_MIN, Poller, PollReport  # noqa: E402
-from watcher.records import Author, Record  # noqa: E402
-from watcher.sources.oai import parse_list_records  # noqa: E402
+from watcher.arxiv.oai import parse_list_records  # noqa: E402
+from watcher.arxiv.parse import parse_feed  # noqa: E402
+from watcher.arxiv.records import Author, Record  # noqa: E402
+from watcher.follows.followed import Followed  # noqa: E402
+from watcher.follows.match import record_matches  # noqa: E402
+from watcher.polling.poll import SAVE_CHUNK_MAX, SAVE_CHUNK_MIN, Poller, PollReport  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import MatchedRecord, SaveResult, Store  # noqa: E402
 
 FOLLOWED = [f"Followed Person{n}" for n in range(10)]

@@ -45,8 +45,8 @@ from sqlalchemy import Engine, inspect, text  # noqa: E402
 
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.rules import rule_key  # noqa: E402
+from watcher.follows.rules import rule_key  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
 
 CHAT_AUTHORS = 50
@@ -293,7 +293,7 @@ def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
     and a later page; on code before migration 0027, none."""
     if not _has_search(store.engine):
         return {}
-    from watcher.search import parse_search
+    from watcher.follows.search_words import parse_search
 
     def search(words: str, offset: int = 0) -> Callable[[], object]:
         query = parse_search(words)

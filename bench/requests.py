@@ -36,13 +36,13 @@ from sqlalchemy import insert  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import make_record  # noqa: E402
 from tests.fakes.day import realistic_day  # noqa: E402
-from watcher.db import open_database  # noqa: E402
-from watcher.fetch import ArxivClient  # noqa: E402
-from watcher.match import FollowRules  # noqa: E402
-from watcher.poll import Poller  # noqa: E402
-from watcher.queries import group_queries  # noqa: E402
-from watcher.records import Record  # noqa: E402
-from watcher.sources.oai import parse_list_records  # noqa: E402
+from watcher.arxiv.fetch import ArxivClient  # noqa: E402
+from watcher.arxiv.oai import parse_list_records  # noqa: E402
+from watcher.arxiv.queries import group_queries  # noqa: E402
+from watcher.arxiv.records import Record  # noqa: E402
+from watcher.follows.match import FollowRules  # noqa: E402
+from watcher.polling.poll import Poller  # noqa: E402
+from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store, key_of  # noqa: E402
 from watcher.store.tables import FollowedAuthor, PollState  # noqa: E402
 

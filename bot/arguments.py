@@ -11,27 +11,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from watcher.errors import UnknownCategory, UsageError
-from watcher.identity import (
-    EXAMPLE_ARXIV_PAGE,
-    EXAMPLE_ORCID,
-    Identity,
-    IdentityError,
-    parse_identity,
-)
-from watcher.kinds import MessageFormat
-from watcher.names import MAX_NAME_LENGTH, check_person_name, unquote
-from watcher.parse import split_arxiv_id
-from watcher.quiet_hours import QuietHours, parse_quiet
-from watcher.rules import (
-    MAX_RULE_CATEGORIES,
-    BadRule,
-    PersonRule,
-    parse_categories,
-    split_categories,
-    split_rules,
-)
-from watcher.schedule import (
+from watcher.arxiv.parse import split_arxiv_id
+from watcher.arxiv.taxonomy import resolve_category
+from watcher.calendars.quiet_hours import QuietHours, parse_quiet
+from watcher.calendars.schedule import (
     MONDAY_TO_FRIDAY,
     BadSchedule,
     DigestSchedule,
@@ -39,9 +22,26 @@ from watcher.schedule import (
     parse_wall_time,
     parse_weekdays,
 )
-from watcher.search import EXAMPLE as SEARCH_EXAMPLE
-from watcher.search import SearchError, SearchQuery, parse_search, search_words
-from watcher.taxonomy import resolve_category
+from watcher.errors import UnknownCategory, UsageError
+from watcher.follows.identity import (
+    EXAMPLE_ARXIV_PAGE,
+    EXAMPLE_ORCID,
+    Identity,
+    IdentityError,
+    parse_identity,
+)
+from watcher.follows.names import MAX_NAME_LENGTH, check_person_name, unquote
+from watcher.follows.rules import (
+    MAX_RULE_CATEGORIES,
+    BadRule,
+    PersonRule,
+    parse_categories,
+    split_categories,
+    split_rules,
+)
+from watcher.follows.search_words import EXAMPLE as SEARCH_EXAMPLE
+from watcher.follows.search_words import SearchError, SearchQuery, parse_search, search_words
+from watcher.kinds import MessageFormat
 
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
@@ -103,7 +103,7 @@ def unknown_category(error: UnknownCategory) -> str:
 def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
     """The person in `args`, "NAME" or "NAME in CAT,CAT", whitespace tidied; None if none.
 
-    /subscribe takes only names that can be followed (`watcher.names.check_person_name`).
+    /subscribe takes only names that can be followed (`watcher.follows.names.check_person_name`).
     /unsubscribe only looks a name up, so any followed name, even one followed before that
     rule, can be stopped: it is held to the length limit alone.
     """
@@ -331,7 +331,7 @@ def list_button(data: str) -> ListButton | None:
 
 
 def search(args: Sequence[str]) -> SearchQuery:
-    """/search's `WORDS [in CATEGORY]` (`watcher.search.parse_search`)."""
+    """/search's `WORDS [in CATEGORY]` (`watcher.follows.search_words.parse_search`)."""
     try:
         return parse_search(" ".join(args))
     except UnknownCategory as error:

@@ -1,15 +1,15 @@
 """The digest renderer the core calls when it claims a digest (`watcher.store.digests`): what one
 chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
-renderers: the followed authors are marked by `watcher.names.is_same_person`.
+renderers: the followed authors are marked by `watcher.follows.names.is_same_person`.
 """
 
 from __future__ import annotations
 
 from bot.render import render_digest
+from watcher.arxiv.taxonomy import category_name
 from watcher.core.views import DigestContent, RenderedPart
+from watcher.follows.names import is_same_person
 from watcher.kinds import NewsKind
-from watcher.names import is_same_person
-from watcher.taxonomy import category_name
 
 
 def render_digest_parts(content: DigestContent) -> list[RenderedPart]:

@@ -1,10 +1,10 @@
 """One message to the administrators (`ADMIN_CHAT_IDS`) when a follow keeps failing on its own:
 a name arXiv errors on, or an author id arXiv stopped knowing (issue 29.3).
 
-Such a follow never makes the service unhealthy (`watcher.health`): it is one follow's fault,
-not the service's, so the administrators are told of it once, with arXiv's answer, at the end
+Such a follow never makes the service unhealthy (`watcher.runtime.health`): it is one follow's
+fault, not the service's, so the administrators are told of it once, with arXiv's answer, at the end
 of the poll cycle that finds it so. A name shares OR-queries with others
-(`watcher.failing_groups`), so it is told once it is polled alone and still fails
+(`watcher.polling.failing_groups`), so it is told once it is polled alone and still fails
 (`NAME_NOTICE_AT` failures in a row), never while its innocent query mates fail with it; an
 author id is polled alone from the start and is told from `UNHEALTHY_FAILURES` on. While no
 follow polls well, arXiv is failing everyone: `health` says so, and nothing is sent here (it
@@ -32,11 +32,11 @@ from telegram.error import RetryAfter, TelegramError
 from bot.ratelimit import retry_after_seconds
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
-from watcher.failing_groups import ALONE_AFTER
-from watcher.followed import Followed
-from watcher.health import UNHEALTHY_FAILURES
+from watcher.follows.followed import Followed
 from watcher.kinds import FollowKind
-from watcher.poll import PollReport
+from watcher.polling.failing_groups import ALONE_AFTER
+from watcher.polling.failures import UNHEALTHY_FAILURES
+from watcher.polling.poll import PollReport
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from bot.handlers import COMMANDS
 from bot.ratelimit import TelegramRateLimiter
 from watcher.core import Core
 from watcher.errors import ConfigError
-from watcher.poll import PollReport
+from watcher.polling.poll import PollReport
 
 if TYPE_CHECKING:
     from bot.webhook import WebhookListener

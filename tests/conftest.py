@@ -31,7 +31,7 @@ from tests.harness.databases import (
     migrated_copy,
     migrated_template,
 )
-from watcher.db import open_database
+from watcher.runtime.db import open_database
 
 # PTB 22 warns about int `retry_after` unless opted in (see bot/__init__.py); warnings are errors.
 os.environ.setdefault("PTB_TIMEDELTA", "true")

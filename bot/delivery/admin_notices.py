@@ -1,5 +1,5 @@
 """The admin notices: messages the core owes the admin chats (`ADMIN_CHAT_IDS`), such as "arXiv's
-listing pages stopped parsing" (`watcher.source_alerts`), sent here.
+listing pages stopped parsing" (`watcher.polling.source_alerts`), sent here.
 
 The core queues them as rows (`watcher.store.source_health`), in the transaction that decided
 them; this loop sends each as plain text (it quotes URLs and arXiv's own words, which no HTML

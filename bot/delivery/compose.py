@@ -35,12 +35,12 @@ from telegram.error import TelegramError
 from bot.delivery.answers import cannot_parse
 from bot.render import Message, render_paper, render_summary
 from bot.render.actions import Cause
+from watcher.arxiv.records import Record
+from watcher.arxiv.taxonomy import category_name
 from watcher.core.delivery import Audience
 from watcher.core.views import PendingDelivery, PendingDigestPart
+from watcher.follows.names import is_same_person
 from watcher.kinds import FollowKind, NewsKind
-from watcher.names import is_same_person
-from watcher.records import Record
-from watcher.taxonomy import category_name
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `commands`: the one table of commands: the menu, the routing below, and /help;
 - `welcome`: /start, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions, and their answers
-  (`follow_answers`) to what the core decided (`watcher.subscribing`); /unsubscribe alone asks
+  (`follow_answers`) to what the core decided (`watcher.core.subscribing`); /unsubscribe alone asks
   first (`unfollow_all`); a name that looks like several people gets a question (`offers`);
 - `digest`: /digest and /timezone;
 - `speaking`: /pause, /resume, /quiet, /silent, /format;

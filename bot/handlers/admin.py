@@ -2,8 +2,8 @@
 anyone: the ids of the chat, the sender and the forum topic, the first for ADMIN_CHAT_IDS.
 
 A source of arXiv whose answers stopped parsing is listed near the top, since the service then
-finds papers hours late (`watcher.source_alerts`). Parked chats (the bot may not post there for
-now: no rights, a closed topic) are listed with the reason Telegram gave, since an admin of that
+finds papers hours late (`watcher.polling.source_alerts`). Parked chats (the bot may not post there
+for now: no rights, a closed topic) are listed with the reason Telegram gave, since an admin of that
 chat has to act on it.
 """
 
@@ -26,11 +26,11 @@ from bot.handlers.common import (
 )
 from bot.handlers.permissions import STAND_INS
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
-from watcher.announcements import AnnouncementCalendar
+from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.core.admin import ServiceStats
+from watcher.core.mailing_report import describe_mailing
 from watcher.core.views import NO_THREAD, MailingNews, ParkedInfo, SourceHealth
-from watcher.followed import Followed
-from watcher.mailings import describe_mailing
+from watcher.follows.followed import Followed
 
 STATS_REFUSED = refusal(
     "/stats is for the service's administrators: the operator adds this chat's id "

@@ -24,12 +24,12 @@ from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
-from watcher.rules import MAX_RULE_CATEGORIES
-from watcher.search import MAX_SEARCH_BYTES, MAX_SEARCH_WORDS
-from watcher.subscribing import FIRST_ALLOWANCE
-from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
-from watcher.topics import MAX_TERMS
+from watcher.follows.rules import MAX_RULE_CATEGORIES
+from watcher.follows.search_words import MAX_SEARCH_BYTES, MAX_SEARCH_WORDS
+from watcher.follows.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
+from watcher.follows.topics import MAX_TERMS
 
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 

@@ -41,7 +41,7 @@ from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
 from watcher.errors import UsageError
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 
 log = logging.getLogger(__name__)
 

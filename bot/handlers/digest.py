@@ -23,10 +23,10 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
+from watcher.calendars.schedule import local_time_text
 from watcher.core import Core
 from watcher.core.views import DigestSettings
 from watcher.errors import UsageError
-from watcher.schedule import local_time_text
 
 ZONE_HINT = (
     "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code>, "

@@ -1,5 +1,5 @@
 """What a chat is told when it asks to follow someone or something: the one answer to each outcome
-of `watcher.subscribing`, for /subscribe (alone, NAME, AUTHOR-ID), the homonym question's
+of `watcher.core.subscribing`, for /subscribe (alone, NAME, AUTHOR-ID), the homonym question's
 buttons and /watch. Pure functions: HTML text, whatever the user typed escaped.
 """
 
@@ -9,13 +9,7 @@ import html
 
 from bot.handlers.budget import minutes
 from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers, refusal
-from watcher.core.views import MAX_SUBSCRIPTIONS
-from watcher.errors import ArxivError
-from watcher.followed import Followed
-from watcher.identity import EXAMPLE_ARXIV_PAGE, Identity
-from watcher.rules import PersonRule
-from watcher.settings import Settings
-from watcher.subscribing import (
+from watcher.core.subscribing import (
     AllFollowed,
     Already,
     BudgetSpent,
@@ -32,7 +26,13 @@ from watcher.subscribing import (
     Unreachable,
     WatchedOutcome,
 )
-from watcher.topics import Topic
+from watcher.core.views import MAX_SUBSCRIPTIONS
+from watcher.errors import ArxivError
+from watcher.follows.followed import Followed
+from watcher.follows.identity import EXAMPLE_ARXIV_PAGE, Identity
+from watcher.follows.rules import PersonRule
+from watcher.follows.topics import Topic
+from watcher.settings import Settings
 
 FULL = refusal(
     f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed, so "

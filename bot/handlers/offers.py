@@ -1,7 +1,7 @@
 """The homonym question's buttons: "this name looks like several people; which one?"
 
-When `/subscribe NAME` finds a name that looks like several people (`watcher.homonyms`), the core
-keeps the question (`watcher.core.homonym_question`) and gives its token; the chat gets one
+When `/subscribe NAME` finds a name that looks like several people (`watcher.follows.homonyms`), the
+core keeps the question (`watcher.core.homonym_question`) and gives its token; the chat gets one
 button per common category of the name, each showing the name, the category and its papers, and
 one to follow the name in any category when it may be followed whole. The button's callback
 data is `h:<token>:<choice>` (a category's index, or `a` for any category), a few bytes whatever
@@ -16,7 +16,7 @@ import html
 
 from bot.render import Button, Message
 from watcher.core.homonym_question import ANY_CATEGORY, Asked
-from watcher.homonyms import MANY_PAPERS, SURVEY_SAMPLE
+from watcher.follows.homonyms import MANY_PAPERS, SURVEY_SAMPLE
 
 PREFIX = "h:"
 ANYWAY = "a"

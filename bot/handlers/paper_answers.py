@@ -1,4 +1,4 @@
-"""The answers to /paper: what the look-up (`watcher.lookup`) decided, as one reply.
+"""The answers to /paper: what the look-up (`watcher.core.lookup`) decided, as one reply.
 
 Pure: the outcome and the names to mark ★ in, a message or an HTML text out.
 """
@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from bot.handlers.budget import minutes
 from bot.render import Message, render_paper_lookup
-from watcher.lookup import Found, LookupOutcome, Missing, NoSuchVersion
-from watcher.subscribing import BudgetSpent, TooSlow, Unreachable
-from watcher.taxonomy import category_name
+from watcher.arxiv.taxonomy import category_name
+from watcher.core.lookup import Found, LookupOutcome, Missing, NoSuchVersion
+from watcher.core.subscribing import BudgetSpent, TooSlow, Unreachable
 
 TRY_LATER = "Please try again in a few minutes."
 

@@ -2,7 +2,7 @@
 "Unfollow NAME" / "Mute topic" with its confirmation.
 
 "Cite" reads only, so anyone may press it: it answers with the paper's BibTeX, built from the
-stored record (`watcher.bibtex`). "Unfollow …" asks first, with "Yes" and "Keep"; "Yes" stops
+stored record (`watcher.arxiv.bibtex`). "Unfollow …" asks first, with "Yes" and "Keep"; "Yes" stops
 that one follow for the chat (or forum topic) the message is in, nowhere else. In groups and
 channels only administrators may press those, "Keep" too (`refuse_press`, see
 `bot.handlers.permissions`).
@@ -30,10 +30,10 @@ from bot.handlers.common import (
 )
 from bot.render import Message
 from bot.render.actions import CITE, CONFIRM, KEEP, UNFOLLOW, Action, confirm_row, parse_action
-from watcher.bibtex import bibtex_entry
+from watcher.arxiv.bibtex import bibtex_entry
 from watcher.core import Core
 from watcher.core.unfollowing import Stopped
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 from watcher.kinds import FollowKind
 
 STALE = "This button no longer works; the message is too old."

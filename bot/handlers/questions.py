@@ -1,6 +1,6 @@
 """Questions about the papers: /recent, /subject (up to 3 categories, as /watch takes them),
 /subjects, /search (words in every stored paper's title or abstract, `Core.questions.search`),
-/paper (any arXiv paper: `watcher.lookup`, answered by `paper_answers`), and the
+/paper (any arXiv paper: `watcher.core.lookup`, answered by `paper_answers`), and the
 paging buttons under a list.
 
 They are about the chat's own authors, or the watched ones (WATCH_AUTHORS) while it follows
@@ -32,6 +32,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.paper_answers import paper_answer
 from bot.render import MAX_PER_PAGE, Message, render_paper_list
+from watcher.arxiv.taxonomy import category_name
 from watcher.core import Core
 from watcher.core.questions import (
     NobodyFollowed,
@@ -41,8 +42,7 @@ from watcher.core.questions import (
     SearchPage,
 )
 from watcher.errors import UsageError
-from watcher.names import is_same_person
-from watcher.taxonomy import category_name
+from watcher.follows.names import is_same_person
 
 _MAX_LISTED_CATEGORIES = 40
 Categories = tuple[str, ...] | None  # those of /subject; None for /recent

@@ -25,12 +25,12 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
+from watcher.calendars.schedule import local_time_text
 from watcher.clock import utcnow
 from watcher.core import Core
 from watcher.core.views import DigestSettings, SpeakingSettings
 from watcher.errors import UsageError
 from watcher.kinds import MessageFormat
-from watcher.schedule import local_time_text
 
 _WHAT = "how I speak here"
 

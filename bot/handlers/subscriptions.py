@@ -12,7 +12,7 @@ one answer line each. /unsubscribe reads names the same way.
 /subscribe NAME never waits on a poll. A name nobody follows yet costs one small arXiv request
 (its number of results and the categories of its newest hundred, run as a task of its own so
 the chat is served meanwhile): no results, and the name is refused; a name that looks like
-several people (`watcher.homonyms`) gets the homonym question, buttons for its most common
+several people (`watcher.follows.homonyms`) gets the homonym question, buttons for its most common
 categories and one to go ahead anyway (kept by the core, `watcher.core.homonym_question`, in
 the database, so they work after a restart; shown by `bot.handlers.offers`); otherwise the chat
 subscribes at once and the runtime is asked for a round of polls now to fetch the history, the
@@ -21,7 +21,7 @@ AUTHOR-ID (an arXiv author id or an ORCID iD) reads the person's author feed onc
 arXiv does not know is refused at once. A chat may start `FIRST_ALLOWANCE` new follows at
 first, then `BACKFILLS_PER_CHAT_HOUR` an hour; only a follow started counts
 (`watcher.store.budgets`). What may be followed is decided in the core (`Core.follows`:
-`watcher.subscribing`, and for /unsubscribe `watcher.core.unfollowing`); each outcome has its
+`watcher.core.subscribing`, and for /unsubscribe `watcher.core.unfollowing`); each outcome has its
 one answer (`bot.handlers.follow_answers`).
 """
 
@@ -64,13 +64,13 @@ from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
 from watcher.core.homonym_question import Answered, Asked, Expired
 from watcher.core.questions import FollowsSummary
+from watcher.core.subscribing import BudgetSpent
 from watcher.core.unfollowing import NotFollowed, Stopped
 from watcher.errors import UNKNOWN_AUTHOR, UsageError
-from watcher.followed import Followed
-from watcher.identity import Identity
+from watcher.follows.followed import Followed
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
 from watcher.kinds import FollowKind
-from watcher.rules import PersonRule
-from watcher.subscribing import BudgetSpent
 
 # Failed polls in a row from which a chat is shown arXiv's answer (one or two are a blip).
 FAILURE_SHOWN = 3

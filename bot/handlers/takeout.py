@@ -1,7 +1,7 @@
 """Take the follows elsewhere, or bring them here: /export [opml] and /import.
 
 /export sends a file of this chat's (forum topic's) follows and settings: plain text, or with
-`opml` an OPML of arXiv feeds (`watcher.takeout`). Anyone may ask, as anyone may see
+`opml` an OPML of arXiv feeds (`watcher.core.takeout`). Anyone may ask, as anyone may see
 /subscriptions.
 
 /import reads such a file, or an OPML of arXiv feeds from another reader: sent as a reply to the
@@ -11,7 +11,7 @@ holds the token: it is never logged. A file refused (wrong type, too large, not 
 XML, entities) gets one sentence saying why. Otherwise the answer, a reply to the file, says what
 will be followed, what is skipped and why, which settings change, and asks with two buttons.
 An author id nobody follows is first asked of arXiv, as /subscribe asks (each question one of
-the chat's look-ups, `watcher.identity_check`): one arXiv does not know is skipped, with the
+the chat's look-ups, `watcher.core.identity_check`): one arXiv does not know is skipped, with the
 reason /subscribe gives.
 
 The question is stateless: "Import" carries the plan's digest, and a press reads the file again
@@ -52,8 +52,8 @@ from bot.handlers.common import (
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.core import Core
 from watcher.core.imports import ImportOutdated
-from watcher.follow_list import ReadList
-from watcher.takeout import MAX_FILE_BYTES, FileRefused, ImportPlan, read_file
+from watcher.core.takeout import MAX_FILE_BYTES, FileRefused, ImportPlan, read_file
+from watcher.follows.follow_list import ReadList
 
 log = logging.getLogger(__name__)
 

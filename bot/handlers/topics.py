@@ -1,12 +1,12 @@
 """What a chat watches by topic: /watch and /unwatch.
 
 `/watch "remote direct memory access" RDMA in cs.DC` follows the new papers in cs.DC whose title or
-abstract holds the phrase and the word (`watcher.topics`). A topic is a follow like a person (it
-counts towards `MAX_SUBSCRIPTIONS`, and /subscriptions lists it); as for /subscribe, only a group's
-administrators may change it, and in a forum each topic watches its own. A topic nobody watched yet
-has its recent papers fetched once, silently (a round of polls asked for now; that costs arXiv
-requests, so it spends one of the chat's new follows like a new name, `watcher.store.budgets`):
-a topic never announces the papers that came before it.
+abstract holds the phrase and the word (`watcher.follows.topics`). A topic is a follow like a person
+(it counts towards `MAX_SUBSCRIPTIONS`, and /subscriptions lists it); as for /subscribe, only a
+group's administrators may change it, and in a forum each topic watches its own. A topic nobody
+watched yet has its recent papers fetched once, silently (a round of polls asked for now; that costs
+arXiv requests, so it spends one of the chat's new follows like a new name,
+`watcher.store.budgets`): a topic never announces the papers that came before it.
 
 `/watch in cs.DC` (no words) follows every new paper of up to 3 categories; the answer says how
 many papers a day that usually is, from the last week in the store (`Store.category_week`), or
@@ -41,8 +41,8 @@ from bot.render import MAX_MESSAGE_LENGTH
 from watcher.core import Core
 from watcher.core.unfollowing import NoSuchNumber, NotFollowed, Stopped
 from watcher.errors import UsageError
-from watcher.followed import Followed
-from watcher.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
+from watcher.follows.followed import Followed
+from watcher.follows.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
 
 WATCH_EXAMPLE = f"/watch {EXAMPLE}"
 UNWATCH_EXAMPLE = "/unwatch 1"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.render.styled import MAX_CALLBACK_DATA_BYTES, Button, clip
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 PREFIX = "a:"
 CITE, UNFOLLOW, CONFIRM, KEEP = "c", "u", "y", "k"

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from bot.render.paper import author_name
 from bot.render.styled import BUDGET, Line, Message, Span, clip, line_units, message_of
+from watcher.arxiv.latex import latex_to_text
+from watcher.arxiv.records import Record
 from watcher.kinds import NewsKind
-from watcher.latex import latex_to_text
-from watcher.records import Record
 
 TITLE_LIMIT = 300  # a title longer than this is cut: a line must leave room for others
 NAME_LIMIT = 60

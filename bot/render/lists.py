@@ -23,9 +23,9 @@ from bot.render.styled import (
     message_of,
     units,
 )
+from watcher.arxiv.latex import latex_to_text
+from watcher.arxiv.records import Record
 from watcher.kinds import NewsKind
-from watcher.latex import latex_to_text
-from watcher.records import Record
 
 MAX_PER_PAGE = 20  # each list entry gets its share of one message, so twenty always fit
 _LIST_TITLE_LIMIT = 120  # at most; on a crowded page a title gets what its entry has left

@@ -22,9 +22,9 @@ from bot.render.styled import (
     message_of,
     units,
 )
+from watcher.arxiv.latex import latex_to_text
+from watcher.arxiv.records import Author, Record
 from watcher.kinds import NewsKind
-from watcher.latex import latex_to_text
-from watcher.records import Author, Record
 
 ID_LIMIT = 40  # an arXiv id with its version, as shown
 MARKER = (

@@ -6,7 +6,7 @@ thread, so the event loop never blocks on the database and SQLite never sees two
 Calls run one at a time, first come first served, so every call is also a wait for all the
 callers queued behind it: the bot's commands, the sender, the poll. Keep each call short (about
 0.1 s at most); long work is split into several calls, as the poll saves a big fetch in parts
-(`watcher.poll`), so that others are served between them.
+(`watcher.polling.poll`), so that others are served between them.
 """
 
 from __future__ import annotations

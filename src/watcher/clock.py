@@ -1,7 +1,7 @@
 """The time the service runs on.
 
-The runtime owns one clock, built in `run_service` (`watcher.service`) and passed down: the poll,
-the listing read and its scheduling, the outbox's pruning, the sender (what is due, digests,
+The runtime owns one clock, built in `run_service` (`watcher.runtime.service`) and passed down: the
+poll, the listing read and its scheduling, the outbox's pruning, the sender (what is due, digests,
 quiet hours, retries) and the store calls they make take it, so a test can turn it (seconds of
 a simulated day instead of real minutes). A clock answers now (`clock()`, aware UTC) and sleeps
 on its own time (`await clock.sleep(seconds)`): a wait for an instant ends when the clock

@@ -20,28 +20,31 @@ here with where it lives and why.
     │   │   ├── ArxivTooManyResults(total, limit)  more results than a history may hold
     │   │   └── UnknownAuthorId(author_id)  an author feed arXiv does not know (HTTP 400 or 404)
     │   ├── UnknownCategory(category, suggestions)
-    │   ├── BadRule                     in `watcher.rules`: a follow rule that cannot be followed;
-    │   │   │                           beside the parser that raises it
-    │   │   └── TopicError              in `watcher.topics`: a /watch topic that cannot be watched
+    │   ├── BadRule                     in `watcher.follows.rules`: a follow rule that cannot be
+    │   │   │                           followed; beside the parser that raises it
+    │   │   └── TopicError              in `watcher.follows.topics`: a /watch topic that cannot be
+    │   │                               watched
     │   ├── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
     │   │                               allowed; raised and caught inside the core
-    │   │                               (`watcher.subscribing`)
-    │   ├── ImportStale                 in `watcher.store.imports`: what an import was planned
-    │   │                               on changed before it was confirmed; nothing stored
-    │   └── BadOpml                     in `watcher.follow_opml`: a file that is no readable OPML
+    │   │                               (`watcher.core.subscribing`)
+    │   ├── ImportStale                 in `watcher.store.applied_imports`: what an import was
+    │   │                               planned on changed before it was confirmed; nothing stored
+    │   └── BadOpml                     in `watcher.follows.follow_opml`: a file that is no readable
+    │                                   OPML
     ├── ValueError
-    │   ├── IdentityError               in `watcher.identity`: text meant as an author id or ORCID
-    │   │                               iD, but wrong; a ValueError, as its parser is a converter
-    │   ├── BadSchedule                 in `watcher.schedule`: a digest time, day or time zone
-    │   │                               that cannot be read; a ValueError, likewise
-    │   ├── SettingRefused              in `watcher.store.chat_settings`: an imported setting's
+    │   ├── IdentityError               in `watcher.follows.identity`: text meant as an author id or
+    │   │                               ORCID iD, but wrong; a ValueError, as its parser is a
+    │   │                               converter
+    │   ├── BadSchedule                 in `watcher.calendars.schedule`: a digest time, day or time
+    │   │                               zone that cannot be read; a ValueError, likewise
+    │   ├── SettingRefused              in `watcher.store.exported_settings`: an imported setting's
     │   │                               value that cannot be set
-    │   ├── SearchError                 in `watcher.search`: /search words that cannot be searched;
-    │   │                               the message is one sentence saying why
-    │   └── FileRefused                 in `watcher.takeout`: a file that cannot be imported at
+    │   ├── SearchError                 in `watcher.follows.search_words`: /search words that cannot
+    │   │                               be searched; the message is one sentence saying why
+    │   └── FileRefused                 in `watcher.core.takeout`: a file that cannot be imported at
     │                                   all; the message is the answer
-    └── _OutOfMarks                     in `watcher.latex`: private, stops a walk of a LaTeX tree
-                                        early; it never leaves the module
+    └── _OutOfMarks                     in `watcher.arxiv.latex`: private, stops a walk of a LaTeX
+                                        tree early; it never leaves the module
 
 Callers catch these at the boundaries (the CLI, the bot handlers, the scheduler job), nowhere else.
 Where an error is told in a log line or an answer, `first_line` gives its first line.

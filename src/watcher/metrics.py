@@ -1,17 +1,18 @@
 """The service's Prometheus metrics: every metric object, its name, and the helpers that move them.
 
 The counters, the histogram and the in-memory gauges live here, created unregistered; each
-exposition (`watcher.observability`) builds a `CollectorRegistry` of its own holding them and
-the store gauges read at scrape time (`StoreGauges`, through `watcher.store.gauges`), so
+exposition (`watcher.runtime.observability`) builds a `CollectorRegistry` of its own holding them
+and the store gauges read at scrape time (`StoreGauges`, through `watcher.store.gauges`), so
 nothing lands in prometheus-client's global registry. Each is moved where the thing happens:
 
 - `arxiv_watcher_arxiv_requests_total{source, outcome}`: each attempt of a request to arXiv
-  (`watcher.fetch`); outcome `ok` (answered), `retried` (failed, tried again), `failed`
+  (`watcher.arxiv.fetch`); outcome `ok` (answered), `retried` (failed, tried again), `failed`
   (failed, given up). A request answered at its third attempt counts retried twice, ok once.
 - `arxiv_watcher_polls_total{source, outcome}`: each source's part of a poll cycle
-  (`watcher.poll`), `ok` or `failed` (some follow failed); a cycle with nothing due counts none.
+  (`watcher.polling.poll`), `ok` or `failed` (some follow failed); a cycle with nothing due counts
+  none.
 - `arxiv_watcher_source_parse_failures_total{source}`: each answer of an interface that did not
-  parse (`watcher.source_alerts`): listing, oai, api, author_feed.
+  parse (`watcher.polling.source_alerts`): listing, oai, api, author_feed.
 - `arxiv_watcher_papers_found_total{kind}`: papers reported `new` and `revision` by the saves.
 - `arxiv_watcher_deliveries_total{outcome}`: each outbox row a send carried, by Telegram's
   answer (`bot.delivery.answers`): sent, retried, parked, failed.

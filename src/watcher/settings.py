@@ -23,23 +23,23 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from watcher.announcements import (
+from watcher.arxiv.fetch import ARXIV_PAGING_CAP
+from watcher.calendars.announcements import (
     DEFAULT_DAYS,
     AnnouncementCalendar,
     parse_announce_time,
     parse_days,
     parse_holidays,
 )
-from watcher.errors import ConfigError, WatcherError
-from watcher.fetch import ARXIV_PAGING_CAP
-from watcher.logs import LogFormat
-from watcher.poll_calendar import (
+from watcher.calendars.poll_calendar import (
     DEFAULT_API_AFTER,
     DEFAULT_HARVEST_AFTER,
     DEFAULT_HARVEST_EVERY,
     PollCalendar,
 )
-from watcher.rules import WatchedRule, parse_watched, split_rules
+from watcher.errors import ConfigError, WatcherError
+from watcher.follows.rules import WatchedRule, parse_watched, split_rules
+from watcher.logs import LogFormat
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 WatchSource = Literal["api", "harvest", "auto"]
@@ -409,7 +409,7 @@ class Settings(BaseSettings):
 
     @property
     def poll_calendar(self) -> PollCalendar | None:
-        """When the structured sources poll (`watcher.poll_calendar`); None with
+        """When the structured sources poll (`watcher.calendars.poll_calendar`); None with
         POLL_SCHEDULE=interval, when they poll every POLL_INTERVAL."""
         if self.poll_schedule == "interval":
             return None

@@ -1,6 +1,6 @@
 """Plain-text and JSON views of records, for the command line and the console front end.
 
-Titles and abstracts are shown with their LaTeX made readable (`watcher.latex`), as the bot
+Titles and abstracts are shown with their LaTeX made readable (`watcher.arxiv.latex`), as the bot
 shows them; the JSON keeps arXiv's own text.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from watcher.arxiv.latex import latex_to_text
+from watcher.arxiv.records import Record
 from watcher.kinds import NewsKind
-from watcher.latex import latex_to_text
-from watcher.records import Record
 
 
 def summary_line(record: Record) -> str:

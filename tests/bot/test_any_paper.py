@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import GROUP, USER, Bot
-from watcher.records import Record
+from watcher.arxiv.records import Record
 from watcher.store.budgets import FIRST_ALLOWANCE, LOOKUPS_PER_FOLLOW, LookupBudgets
 
 

@@ -7,7 +7,7 @@ import pytest
 from bot import arguments
 from bot.arguments import ListButton, PaperArguments, SubjectArguments
 from watcher.errors import UsageError
-from watcher.rules import PersonRule
+from watcher.follows.rules import PersonRule
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 OTHER = USER + 1  # another private chat
 

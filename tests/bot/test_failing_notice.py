@@ -17,9 +17,9 @@ from sqlalchemy import Engine
 from bot.failing_notice import FailingNotices
 from tests.fakes.telegram.faults import Fault
 from tests.harness.bots import ADMIN_CHAT, USER, Bot, running_front_end
-from watcher.failing_groups import ALONE_AFTER
-from watcher.health import UNHEALTHY_FAILURES
-from watcher.identity import Identity
+from watcher.follows.identity import Identity
+from watcher.polling.failing_groups import ALONE_AFTER
+from watcher.polling.failures import UNHEALTHY_FAILURES
 
 FORUM = -1001
 PAUSED, PARKED, GONE, BLOCKED = 51, 52, 53, 54

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tests.harness.bots import USER, Bot
 from tests.harness.paths import REPO
-from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.follows.rules import MAX_RULE_CATEGORIES
 from watcher.store.budgets import FIRST_ALLOWANCE
 
 MOST = 300  # characters of a refusal, as the person reads it

@@ -21,10 +21,11 @@ from bot.failing_notice import FailingNotices
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
 from tests.harness.bots import ADMIN_CHAT, USER, Bot, running_front_end
-from watcher.failing_groups import ALONE_AFTER
-from watcher.health import UNHEALTHY_FAILURES, verdict
-from watcher.identity import Identity
-from watcher.rules import PersonRule
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
+from watcher.polling.failing_groups import ALONE_AFTER
+from watcher.polling.failures import UNHEALTHY_FAILURES
+from watcher.runtime.health import verdict
 
 OTHER = 43  # a chat following the watched author, which must not feel USER's import
 

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from bot.handlers.offers import STALE
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.bots import GROUP, USER, Bot, running_bot
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 
 DONG_FEED = "dong_d_1"
 

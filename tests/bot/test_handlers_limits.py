@@ -20,7 +20,7 @@ from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.telegram import Fault
 from tests.fakes.telegram.html_markup import parse_html, utf16_length
 from tests.harness.bots import ADMIN_CHAT, BOT, USER, Bot, running_bot
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 from watcher.store.chats import MAX_SUBSCRIPTIONS
 
 # --- answers too long for one message --------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import GROUP, USER, Bot, dezun_count
-from watcher.records import Record
+from watcher.arxiv.records import Record
 from watcher.store import MatchedRecord
 
 # --- /recent and paging -----------------------------------------------------------------------

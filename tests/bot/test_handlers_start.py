@@ -15,11 +15,11 @@ from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers import COMMANDS
 from tests.fakes.corpus import make_record
 from tests.harness.bots import BOT, GROUP, USER, Bot, dezun_count, running_front_end
-from watcher.rules import MAX_RULE_CATEGORIES
+from watcher.follows.rules import MAX_RULE_CATEGORIES
+from watcher.follows.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
+from watcher.follows.topics import MAX_TERMS
 from watcher.store import MatchedRecord
 from watcher.store.chats import MAX_SUBSCRIPTIONS
-from watcher.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
-from watcher.topics import MAX_TERMS
 
 CHANNEL = -1001234567890
 ONLY_ADMINS = (

@@ -13,10 +13,10 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, RateLimits
 from tests.harness.bots import BOT, USER, Bot, running_bot
 from watcher.core.homonym_question import HomonymQuestions
-from watcher.homonyms import NameSurvey
+from watcher.core.subscribing import NeedsChoice
+from watcher.follows.homonyms import NameSurvey
 from watcher.store.offers import OFFER_LIFETIME, OfferStore
 from watcher.store.tables import utcnow
-from watcher.subscribing import NeedsChoice
 
 
 def add_namesakes(bot: Bot) -> None:

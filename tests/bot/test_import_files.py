@@ -17,12 +17,12 @@ from sqlalchemy import Engine
 
 from bot.handlers.takeout import ask
 from tests.harness.import_corpus import import_files
-from watcher.follow_list import ReadList
+from watcher.core.takeout import FileRefused, Target, plan_import, read_file
+from watcher.follows.follow_list import ReadList
 from watcher.store import Store
+from watcher.store.applied_imports import ImportStore
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import Chats
-from watcher.store.imports import ImportStore
-from watcher.takeout import FileRefused, Target, plan_import, read_file
 
 CHAT = 42
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)

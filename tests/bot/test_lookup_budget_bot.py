@@ -11,8 +11,8 @@ from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot, running_bot
+from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.store.offers import OfferStore
-from watcher.subscribing import FIRST_ALLOWANCE
 
 REFUSED = "This chat has asked for enough new names and topics for now; try again in 12 minutes."
 

@@ -12,9 +12,9 @@ from sqlalchemy import Engine
 from bot.handlers.offers import parse_press, question
 from bot.render import MAX_CALLBACK_DATA_BYTES, Message
 from watcher.core.homonym_question import HomonymQuestions, Picked
-from watcher.homonyms import NameSurvey
+from watcher.core.subscribing import NeedsChoice
+from watcher.follows.homonyms import NameSurvey
 from watcher.store.offers import KEEP_EXPIRED, OFFER_LIFETIME, Expired, OfferStore
-from watcher.subscribing import NeedsChoice
 
 SURVEY = NameSurvey(
     total=4000, categories=(("cs.DC", 40), ("cond-mat.mtrl-sci", 30), ("math.OC", 9), ("hep-th", 2))

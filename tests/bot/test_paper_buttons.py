@@ -21,8 +21,8 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
 from tests.harness.bibtex_reader import read_entry
 from tests.harness.bots import GROUP, USER, Bot
+from watcher.arxiv.records import Record
 from watcher.kinds import FollowKind
-from watcher.records import Record
 from watcher.store import MatchedRecord
 
 OTHER = 43  # a second private chat following the same author

@@ -22,9 +22,9 @@ from bot.handlers.follow_answers import (
     watched_answer,
 )
 from tests.harness.bots import GROUP, USER, Bot
-from watcher.identity import Identity
-from watcher.rules import PersonRule
-from watcher.subscribing import NotFound, NothingWatched, TooCommon
+from watcher.core.subscribing import NotFound, NothingWatched, TooCommon
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
 
 MOST = 300  # characters of a refusal, as the person reads it
 _EXAMPLE = re.compile(r"\n[^\n<]*<code>[^<\n]+</code>$")

@@ -22,9 +22,9 @@ from bot.render import (
     render_summary,
 )
 from tests.harness.rendering import check_message, follows, lines_of, make_record, real_record
-from watcher.latex import latex_to_text
-from watcher.records import Record
-from watcher.taxonomy import category_name
+from watcher.arxiv.latex import latex_to_text
+from watcher.arxiv.records import Record
+from watcher.arxiv.taxonomy import category_name
 
 # --- the compact list -----------------------------------------------------------------------
 

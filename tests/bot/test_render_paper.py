@@ -23,7 +23,7 @@ from tests.harness.rendering import (
     real_record,
     utf16_units,
 )
-from watcher.taxonomy import category_name
+from watcher.arxiv.taxonomy import category_name
 
 # --- one paper: content -----------------------------------------------------------------------
 

@@ -11,8 +11,8 @@ import pytest
 from bot.render import render_paper
 from bot.render.actions import Cause, html_url, parse_action
 from tests.harness.rendering import check_message, follows, lines_of, make_record
+from watcher.arxiv.records import CHANGEABLE
 from watcher.kinds import NewsKind
-from watcher.records import CHANGEABLE
 
 SHOWN = {
     "title": "title", "authors": "authors", "abstract": "abstract", "categories": "categories",

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot
-from watcher.records import Record
+from watcher.arxiv.records import Record
 from watcher.store import MatchedRecord
 from watcher.store.search import MAX_FOUND
 

@@ -18,8 +18,8 @@ from bot.digest import render_digest_parts
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.clocks import TurnedClock
 from tests.harness.delivery import World, eventually, make_world, sending, sent_count
-from watcher.quiet_hours import QuietHours
-from watcher.schedule import DigestSchedule
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.calendars.schedule import DigestSchedule
 from watcher.store.destinations import DestinationSetting
 from watcher.store.tables import NO_THREAD
 

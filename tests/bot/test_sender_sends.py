@@ -23,7 +23,7 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram, Fault
 from tests.harness.delivery import GROUP, World, eventually, make_world, sending, sent_count
 from watcher.aio import in_db_thread
-from watcher.db import create_db_engine
+from watcher.runtime.db import create_db_engine
 from watcher.store import MatchedRecord
 from watcher.store.tables import utcnow
 

@@ -11,8 +11,8 @@ import pytest
 from sqlmodel import Session
 
 from tests.harness.delivery import World, eventually, sending, sent_count
+from watcher.calendars.quiet_hours import QuietHours
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours
 from watcher.store import quiet
 from watcher.store.destinations import DestinationSetting
 from watcher.store.tables import NO_THREAD, DeliveryStatus

@@ -1,12 +1,12 @@
 """/stats when arXiv keeps failing one followed name: once its query is split, that name alone
 is listed failing, first, with arXiv's answer; its former query mates are not (see
-`watcher.failing_groups`). The real bot and poller, the fake arXiv and Bot API over HTTP."""
+`watcher.polling.failing_groups`). The real bot and poller, the fake arXiv and Bot API over HTTP."""
 
 from __future__ import annotations
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import ADMIN_CHAT, Bot
-from watcher.failing_groups import ALONE_AFTER
+from watcher.polling.failing_groups import ALONE_AFTER
 
 NAMES = [f"Given{chr(97 + n)} Family" for n in range(12)]
 FAILING = NAMES[3]

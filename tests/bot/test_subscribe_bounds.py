@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot, running_bot
-from watcher.homonyms import SURVEY_SAMPLE
+from watcher.follows.homonyms import SURVEY_SAMPLE
 from watcher.store.budgets import FIRST_ALLOWANCE, LOOKUPS_PER_FOLLOW
 
 OTHER = USER + 1

@@ -15,15 +15,15 @@ from bot.handlers.takeout import CANCELLED, NO_FILE, STALE
 from tests.fakes.corpus import dezun_dong_records
 from tests.fakes.telegram import SentDocument
 from tests.harness.bots import GROUP, USER, Bot
-from watcher.identity import Identity
+from watcher.calendars.quiet_hours import QuietHours, parse_quiet
+from watcher.calendars.schedule import DigestSchedule, parse_wall_time
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
+from watcher.follows.topics import parse_topic
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours, parse_quiet
-from watcher.rules import PersonRule
-from watcher.schedule import DigestSchedule, parse_wall_time
 from watcher.store.budgets import LookupBudgets
 from watcher.store.speaking import Style
 from watcher.store.tables import NO_THREAD
-from watcher.topics import parse_topic
 
 OTHER = 43  # another person's private chat, which imports the first one's file
 ADMIN = 7

@@ -5,7 +5,7 @@ the real store."""
 from __future__ import annotations
 
 from tests.harness.bots import USER, Bot
-from watcher.topics import parse_topic
+from watcher.follows.topics import parse_topic
 
 
 async def test_tags_in_a_topic_are_left_out_and_the_answer_says_what_was_read(bot: Bot) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
 from tests.harness.bots import GROUP, USER, Bot, running_front_end
-from watcher.topics import parse_topic
+from watcher.follows.topics import parse_topic
 
 WATCH = '/watch "remote direct memory access" RDMA in cs.DC'
 SHOWN = '"remote direct memory access" rdma'

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.fetch import ArxivClient
+from watcher.arxiv.fetch import ArxivClient
 from watcher.store import Store
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.harness.paths import DATA
-from watcher.parse import parse_feed
-from watcher.records import Record
-from watcher.taxonomy import is_paper_category
+from watcher.arxiv.parse import parse_feed
+from watcher.arxiv.records import Record
+from watcher.arxiv.taxonomy import is_paper_category
 
 TESTING_FEED = DATA / "arxiv-api" / "query_all-testing_start0_max10.xml"
 CS_LG = b'<category term="cs.LG" scheme="http://arxiv.org/schemas/atom"/>'

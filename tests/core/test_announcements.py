@@ -1,4 +1,5 @@
-"""arXiv's announcement calendar (`watcher.announcements`): pure, no clock, no database."""
+"""arXiv's announcement calendar (`watcher.calendars.announcements`): pure, no clock, no
+database."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 
-from watcher.announcements import (
+from watcher.calendars.announcements import (
     Announcement,
     AnnouncementCalendar,
     parse_announce_time,

@@ -18,14 +18,14 @@ from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
-from watcher.sources.api import REFRESH_EVERY
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.follows.topics import parse_topic
+from watcher.polling.poll import Poller
+from watcher.polling.sources.api import REFRESH_EVERY
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.tables import Delivery, FollowedAuthor, Paper, utcnow
-from watcher.topics import parse_topic
 
 CHAT = 707
 RDMA = parse_topic('"remote direct memory access" RDMA in cs.DC,cs.NI')

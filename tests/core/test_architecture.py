@@ -1,6 +1,7 @@
 """Guards of the project's structure, read from the code (nothing is imported or run): the core
 never imports the chat side, no import circles, no module over 500 lines, and only the store
-opens database sessions. Each failure names the offenders.
+opens database sessions; arxiv/, follows/ and calendars/ import nothing of the
+stateful side. Each failure names the offenders.
 
 Imports count wherever they are written: at the top, inside functions, under TYPE_CHECKING. An
 import of a package counts as importing its `__init__`; `from package import name` also counts
@@ -26,7 +27,7 @@ MAX_LINES = 500
 CHAT_SIDE = ("telegram", "bot")
 # What the chat side may not import: it asks the core's face (`watcher.core`), never the store
 # or the runtime behind it.
-BEHIND_THE_FACE = ("watcher.store", "watcher.service")
+BEHIND_THE_FACE = ("watcher.store", "watcher.runtime")
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def may_open_sessions(module: Module) -> bool:
     return (
         module.name == "watcher.store"
         or module.name.startswith("watcher.store.")
-        or module.name == "watcher.db"
+        or module.name == "watcher.runtime.db"
         or is_migration(module)
     )
 
@@ -321,11 +322,11 @@ def test_a_front_end_importing_the_store_or_the_service_is_named(tmp_path: Path)
         {
             "bot/__init__.py": "",
             "bot/a.py": "from watcher.store.chats import Chats\n",
-            "bot/b.py": "def later():\n    import watcher.service\n",
+            "bot/b.py": "def later():\n    import watcher.runtime.service\n",
             "bot/c.py": "from watcher import store\n",
             "bot/d.py": "from watcher.core import Core\nfrom watcher.storage import x\n",
             "bot/e.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-            "    from watcher.service import run\n",
+            "    from watcher.runtime.service import run\n",
         },
     )
     found = {m.name: m for m in modules_under(tmp_path, "bot")}
@@ -334,7 +335,76 @@ def test_a_front_end_importing_the_store_or_the_service_is_named(tmp_path: Path)
         "watcher.store.chats",
         "watcher.store.chats.Chats",
     ]
-    assert behind_the_face_imports(found["bot.b"]) == ["watcher.service"]
+    assert behind_the_face_imports(found["bot.b"]) == ["watcher.runtime.service"]
     assert behind_the_face_imports(found["bot.c"]) == ["watcher.store"]
     assert behind_the_face_imports(found["bot.d"]) == []  # the face, and a mere prefix, pass
-    assert behind_the_face_imports(found["bot.e"]) == ["watcher.service", "watcher.service.run"]
+    assert behind_the_face_imports(found["bot.e"]) == [
+        "watcher.runtime.service",
+        "watcher.runtime.service.run",
+    ]
+
+
+# --- the pure packages stay pure ----------------------------------------------------------------
+
+PURE_PACKAGES = ("watcher.arxiv", "watcher.follows", "watcher.calendars")
+STATEFUL_PACKAGES = (
+    "watcher.store",
+    "watcher.polling",
+    "watcher.runtime",
+    "watcher.core",
+    "watcher.cli",
+)
+
+
+def within(name: str, packages: Iterable[str]) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
+
+
+def stateful_imports(
+    modules: Iterable[Module], pure: Iterable[str], stateful: Iterable[str]
+) -> list[str]:
+    """Each module of a `pure` package that imports from a `stateful` one, with what it imports."""
+    pure, stateful = tuple(pure), tuple(stateful)
+    return [
+        f"{module.name} imports {', '.join(names)}"
+        for module in modules
+        if within(module.name, pure)
+        and (names := sorted({n for n in imported_names(module) if within(n, stateful)}))
+    ]
+
+
+def test_arxiv_follows_and_calendars_import_nothing_of_the_stateful_side() -> None:
+    offenders = stateful_imports(CORE, PURE_PACKAGES, STATEFUL_PACKAGES)
+    assert offenders == [], (
+        "arxiv/, follows/ and calendars/ must not import store/, polling/, runtime/, core/ or "
+        "cli/:\n" + "\n".join(offenders)
+    )
+
+
+def test_a_pure_package_importing_the_store_or_the_runtime_is_named(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "w/__init__.py": "",
+            "w/errors.py": "",
+            "w/storehouse.py": "",
+            "w/arxiv/__init__.py": "",
+            "w/arxiv/fetch.py": "from w import errors, storehouse\n",  # neither is stateful
+            "w/arxiv/parse.py": "def later():\n    from w.store import Store\n",
+            "w/follows/__init__.py": "",
+            "w/follows/match.py": "from w import store\n",  # the package itself
+            "w/calendars/__init__.py": "",
+            "w/calendars/days.py": "import w.runtime.db\n",
+            "w/store/__init__.py": "from w.follows import match\n",  # the other way is fine
+            "w/runtime/__init__.py": "",
+            "w/runtime/db.py": "",
+        },
+    )
+    found = modules_under(tmp_path, "w")
+    pure = ("w.arxiv", "w.follows", "w.calendars")
+
+    assert stateful_imports(found, pure, ("w.store", "w.runtime")) == [
+        "w.arxiv.parse imports w.store, w.store.Store",
+        "w.calendars.days imports w.runtime.db",
+        "w.follows.match imports w.store",
+    ]

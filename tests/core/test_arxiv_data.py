@@ -13,10 +13,10 @@ from sqlalchemy import Engine
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.arxiv_api.atom import render_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.fetch import ArxivClient
-from watcher.parse import parse_feed
-from watcher.poll import Poller
-from watcher.records import Author, Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.parse import parse_feed
+from watcher.arxiv.records import Author, Record
+from watcher.polling.poll import Poller
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

@@ -1,4 +1,5 @@
-"""arXiv's holiday list in the calendar (`watcher.announcements`): pure, no clock, no database.
+"""arXiv's holiday list in the calendar (`watcher.calendars.announcements`): pure, no clock, no
+database.
 
 The dates below are arXiv's own, typed from its newest sources, not read from our data file:
 arXiv/arxiv-docs `source/help/availability.md` ("2026 Holidays", commit 8332d7e6, 2026-07-24)
@@ -14,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from watcher.announcements import AnnouncementCalendar
+from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.settings import load_settings
 
 ARXIV = AnnouncementCalendar()

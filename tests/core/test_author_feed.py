@@ -13,14 +13,14 @@ from sqlalchemy import Engine
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, lookalike_records, make_record
 from tests.harness.patience import LOOPBACK_TIMEOUT
+from watcher.arxiv.fetch import USER_AGENT, ArxivClient
+from watcher.arxiv.parse import parse_feed
+from watcher.arxiv.records import Record
 from watcher.errors import UnknownAuthorId
-from watcher.fetch import USER_AGENT, ArxivClient
-from watcher.followed import Followed
-from watcher.identity import Identity
-from watcher.names import likely_name
-from watcher.parse import parse_feed
-from watcher.poll import Poller, WatchSource
-from watcher.records import Record
+from watcher.follows.followed import Followed
+from watcher.follows.identity import Identity
+from watcher.follows.names import likely_name
+from watcher.polling.poll import Poller, WatchSource
 from watcher.store import MatchedRecord, Store
 
 DONG = Identity("arxiv", "dong_d_1")

@@ -1,4 +1,4 @@
-"""`watcher.bibtex`: the entry the "Cite" button answers with, from a stored record alone; its
+"""`watcher.arxiv.bibtex`: the entry the "Cite" button answers with, from a stored record alone; its
 key in arXiv's style, the DOI and journal reference when known, and odd characters (braces,
 backslashes, accents, TeX, `%`, `&`) escaped so that the entry still parses. Pure: no database."""
 
@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 from tests.fakes.corpus import make_record
 from tests.harness.bibtex_reader import people, read_entry
-from watcher.bibtex import bibtex_entry, bibtex_key, escape_field
-from watcher.records import Author
+from watcher.arxiv.bibtex import bibtex_entry, bibtex_key, escape_field
+from watcher.arxiv.records import Author
 
 WHEN = datetime(2026, 3, 2, 12, tzinfo=UTC)
 

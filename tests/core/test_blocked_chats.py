@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 from watcher.store import Store
 from watcher.store.chats import Chats
 

@@ -11,8 +11,8 @@ from alembic import command
 from sqlalchemy import Engine, text
 
 from tests.fakes.corpus import make_record
-from watcher.db import alembic_config
-from watcher.records import Record
+from watcher.arxiv.records import Record
+from watcher.runtime.db import alembic_config
 from watcher.store import MatchedRecord, Store
 
 START = datetime(2024, 1, 1, tzinfo=UTC)

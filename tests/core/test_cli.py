@@ -1,6 +1,6 @@
-"""The command line against the fake arXiv: its commands run by `watcher.cli.main` in the test's
-process (`run_cli_here`), and through its real entry point (`python -m watcher`, the `entry_point`
-fixture) where the process itself is the point: --version, --help, db upgrade."""
+"""The command line against the fake arXiv: its commands run by `watcher.cli.command_line.main` in
+the test's process (`run_cli_here`), and through its real entry point (`python -m watcher`, the
+`entry_point` fixture) where the process itself is the point: --version, --help, db upgrade."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from tests.fakes.corpus import (
     make_record,
 )
 from tests.harness.cli_helpers import run_cli, run_cli_here
-from watcher.db import MIGRATIONS, create_db_engine
+from watcher.runtime.db import MIGRATIONS, create_db_engine
 from watcher.store import Store
 
 JSON_KEYS = {

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
 from tests.harness.cli_helpers import SETTING_NAMES
-from watcher.cli import main
+from watcher.cli.command_line import main
 from watcher.store import Store
 from watcher.store.chats import Chats
 

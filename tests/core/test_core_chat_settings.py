@@ -15,10 +15,10 @@ from sqlmodel import Session
 from bot.digest import render_digest_parts
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.harness.core_face import core_on
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.calendars.schedule import DigestSchedule
 from watcher.core import Core
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours
-from watcher.schedule import DigestSchedule
 from watcher.store.destinations import DestinationSetting
 
 CHAT, TOPIC = 10, 7

@@ -14,11 +14,11 @@ from bot.digest import render_digest_parts
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.core_face import core_on
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.calendars.schedule import DigestSchedule
 from watcher.core import Core
 from watcher.core.views import Style
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours
-from watcher.schedule import DigestSchedule
 from watcher.store import MatchedRecord
 
 HERE, TOPIC = 10, 4

@@ -18,8 +18,11 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.matched import matched
 from tests.harness.patience import LOOPBACK_TIMEOUT
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
 from watcher.core import Core
 from watcher.core.homonym_question import ANY_CATEGORY, Answered, Asked, Expired, Stale
+from watcher.core.subscribing import Subscribed
 from watcher.core.unfollowing import (
     EVERYWHERE,
     NoSuchNumber,
@@ -29,17 +32,14 @@ from watcher.core.unfollowing import (
     StoppedAll,
     Unfollowing,
 )
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
-from watcher.rules import PersonRule
+from watcher.follows.rules import PersonRule
+from watcher.follows.topics import parse_topic
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.offers import OFFER_LIFETIME
 from watcher.store.outbox import Outbox
-from watcher.subscribing import Subscribed
-from watcher.topics import parse_topic
 
 CHAT = 42
 OTHER_CHAT = 43

@@ -15,7 +15,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.harness.core_face import core_on
 from watcher.core import Core
 from watcher.core.imports import Imported, ImportOutdated
-from watcher.follow_list import read_text
+from watcher.follows.follow_list import read_text
 from watcher.store.budgets import LookupBudgets
 
 CHAT, TOPIC = 42, 3

@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
 from tests.harness.matched import matched
+from watcher.arxiv.fetch import ArxivClient
 from watcher.core import Core
 from watcher.core.questions import (
     NobodyFollowed,
@@ -20,9 +21,8 @@ from watcher.core.questions import (
     PapersPage,
     Subjects,
 )
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.rules import PersonRule
+from watcher.follows.rules import PersonRule
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats

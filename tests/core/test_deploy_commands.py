@@ -24,7 +24,7 @@ def test_the_files_run_the_service_the_migrations_and_the_health_check() -> None
 
 def test_the_command_the_files_call_is_the_packaged_console_script() -> None:
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["scripts"][COMMAND] == "watcher.cli:main"
+    assert pyproject["project"]["scripts"][COMMAND] == "watcher.cli.command_line:main"
 
 
 @pytest.mark.slow

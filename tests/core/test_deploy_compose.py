@@ -33,7 +33,7 @@ from tests.harness.deploy_files import (
     strings_in,
     subcommands_in,
 )
-from watcher.db import create_db_engine
+from watcher.runtime.db import create_db_engine
 from watcher.settings import load_settings
 
 # -- docker-compose.yml ---------------------------------------------------------------------------

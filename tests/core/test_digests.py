@@ -12,8 +12,8 @@ from sqlmodel import Session, col, select
 
 from bot.digest import render_digest_parts
 from tests.fakes.corpus import make_record
-from watcher.records import Record
-from watcher.schedule import DigestSchedule
+from watcher.arxiv.records import Record
+from watcher.calendars.schedule import DigestSchedule
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.digests import DigestContent, Digests, RenderedPart

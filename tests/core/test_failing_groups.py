@@ -1,18 +1,18 @@
-"""The plan of a cycle's OR-groups when some keep failing (`watcher.failing_groups`): suspects
-apart, halved per failure down to one name, within a budget of split queries a cycle."""
+"""The plan of a cycle's OR-groups when some keep failing (`watcher.polling.failing_groups`):
+suspects apart, halved per failure down to one name, within a budget of split queries a cycle."""
 
 from __future__ import annotations
 
 import pytest
 
-from watcher.failing_groups import (
+from watcher.arxiv.queries import group_queries
+from watcher.polling.failing_groups import (
     ALONE_AFTER,
     SPLIT_AFTER,
     SPLIT_BUDGET,
     plan_groups,
     split_size,
 )
-from watcher.queries import group_queries
 
 NAMES = [[f"Given{n:03d} Family"] for n in range(200)]
 

@@ -19,9 +19,9 @@ from sqlmodel import Session, col, update
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli
-from watcher.failing_groups import ALONE_AFTER, SPLIT_BUDGET
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller, PollReport
+from watcher.arxiv.fetch import ArxivClient
+from watcher.polling.failing_groups import ALONE_AFTER, SPLIT_BUDGET
+from watcher.polling.poll import Poller, PollReport
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
@@ -153,7 +153,7 @@ async def test_when_arxiv_fails_every_query_the_split_costs_a_bounded_number_of_
     fake.fail_queries('au:"', "503")
 
     spent: list[int] = []
-    with caplog.at_level(logging.INFO, logger="watcher.sources.api"):
+    with caplog.at_level(logging.INFO, logger="watcher.polling.sources.api"):
         for _ in range(20):
             before = len(fake.api_requests())
             report = await world.cycle()
@@ -229,7 +229,8 @@ async def test_arxiv_watcher_poll_says_what_the_split_cost(
         "the name arXiv fails on",
     ]
     assert (
-        "INFO watcher.sources.api: splitting queries that keep failing, to find the name arXiv "
+        "INFO watcher.polling.sources.api: splitting queries that keep failing, to find the name "
+        "arXiv "
         f"fails on: {FAILING}; {NEIGHBOUR}; 2 request(s) more than unsplit (at most "
         f"{SPLIT_BUDGET} split queries a cycle)"
     ) in polled.stderr

@@ -1,4 +1,5 @@
-"""`watcher.failures.failure_cause`: the one line a failed poll is recorded and shown with."""
+"""`watcher.polling.failures.failure_cause`: the one line a failed poll is recorded and shown
+with."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sqlite3
 from sqlalchemy.exc import OperationalError
 
 from watcher.errors import ArxivAPIError, ArxivHTTPError, first_line
-from watcher.failures import failure_cause
+from watcher.polling.failures import failure_cause
 
 
 def test_a_bug_is_named_by_its_type_and_the_first_line_of_its_message() -> None:

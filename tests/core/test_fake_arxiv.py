@@ -31,9 +31,9 @@ from tests.fakes.corpus import (
     make_record,
 )
 from tests.harness.paths import DATA, REPO
+from watcher.arxiv.parse import Page, parse_feed
+from watcher.arxiv.records import Author, Record
 from watcher.errors import ArxivAPIError, ArxivBadFeed
-from watcher.parse import Page, parse_feed
-from watcher.records import Author, Record
 
 REAL = DATA / "arxiv-api"
 REAL_FEEDS = sorted(p for p in REAL.glob("*.xml") if "error" not in p.name)

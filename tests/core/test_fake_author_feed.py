@@ -13,8 +13,8 @@ import httpx
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.arxiv_api.atom import render_author_feed
 from tests.fakes.corpus import dezun_dong_records, make_record
-from watcher.parse import parse_feed
-from watcher.records import Author
+from watcher.arxiv.parse import parse_feed
+from watcher.arxiv.records import Author
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"

@@ -15,8 +15,8 @@ import pytest
 
 from tests.fakes.corpus import make_record
 from tests.fakes.listing import FakeListing
+from watcher.arxiv.listing_page import parse_listing_page
 from watcher.errors import ArxivBadListing
-from watcher.sources.listing_page import parse_listing_page
 
 MAILING = date(2026, 12, 1)
 NEW = [make_record(arxiv_id=f"2612.0000{n}", authors=[f"Author {n}"]) for n in range(3)]

@@ -14,9 +14,9 @@ import pytest
 from tests.fakes.corpus import make_record
 from tests.fakes.listing import FakeListing
 from tests.harness.listing_outline import outline
+from watcher.arxiv.listing_page import ListedItem, parse_listing_page
+from watcher.arxiv.records import Record
 from watcher.errors import ArxivBadListing
-from watcher.records import Record
-from watcher.sources.listing_page import ListedItem, parse_listing_page
 
 RENDERED = Path(__file__).parents[1] / "data" / "arxiv-listing"
 MAILING = date(2026, 7, 1)

@@ -14,8 +14,8 @@ import httpx
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.paths import DATA
-from watcher.records import Record
-from watcher.sources.oai import OaiRecord, parse_list_records
+from watcher.arxiv.oai import OaiRecord, parse_list_records
+from watcher.arxiv.records import Record
 
 REAL = DATA / "arxiv-oai" / "real_ListRecords_arXiv_2026-01-05_plasm-ph.xml"
 REAL_QUERY = {

@@ -21,14 +21,14 @@ from tests.fakes.arxiv_api import FakeArxiv, Fault, FaultKind, SeenRequest
 from tests.fakes.corpus import dezun_dong_records
 from tests.harness.patience import LOOPBACK_TIMEOUT, wait_until
 from watcher import __version__
+from watcher.arxiv.fetch import USER_AGENT, ArxivClient
+from watcher.arxiv.parse import parse_feed
 from watcher.errors import (
     ArxivAPIError,
     ArxivBadFeed,
     ArxivHTTPError,
     ArxivUnreachable,
 )
-from watcher.fetch import USER_AGENT, ArxivClient
-from watcher.parse import parse_feed
 
 QUERY = 'au:"Dezun Dong"'
 INTERVAL = 0.2
@@ -123,13 +123,13 @@ async def test_retries_a_busy_server_and_logs_each_retry(
     fake: FakeArxiv, status: FaultKind, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake.inject(status, times=2)
-    with caplog.at_level(logging.DEBUG, logger="watcher.fetch"):
+    with caplog.at_level(logging.DEBUG, logger="watcher.arxiv.fetch"):
         async with client_for(fake) as client:
             body = await client.query(search_query=QUERY)
     assert len(parse_feed(body).records) == 15
     assert [r.fault for r in fake.requests] == [status, status, None]
     assert min(gaps(fake.requests)) >= INTERVAL
-    retries = [r.getMessage() for r in caplog.records if r.name == "watcher.fetch"]
+    retries = [r.getMessage() for r in caplog.records if r.name == "watcher.arxiv.fetch"]
     assert len(retries) == 2
     assert "attempt 1 of 5" in retries[0]
     assert "attempt 2 of 5" in retries[1]

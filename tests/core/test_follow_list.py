@@ -1,6 +1,6 @@
 """The export file formats, read and written without a database (issue 21, item 5): the plain
-list (`watcher.follow_list`), OPML (`watcher.follow_opml`) and the checks every file passes first
-(`watcher.takeout.read_file`)."""
+list (`watcher.follows.follow_list`), OPML (`watcher.follows.follow_opml`) and the checks every file
+passes first (`watcher.core.takeout.read_file`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from watcher.follow_list import parse_rule, read_text, render_text, rule_line
-from watcher.follow_opml import feed_url, read_opml, render_opml
-from watcher.identity import Identity
-from watcher.rules import PersonRule
-from watcher.takeout import MAX_FILE_BYTES, FileRefused, read_file
-from watcher.topics import parse_topic
+from watcher.core.takeout import MAX_FILE_BYTES, FileRefused, read_file
+from watcher.follows.follow_list import parse_rule, read_text, render_text, rule_line
+from watcher.follows.follow_opml import feed_url, read_opml, render_opml
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
+from watcher.follows.topics import parse_topic
 
 RULES = [
     PersonRule(("Dezun Dong", "De-Zun Dong")),

@@ -28,11 +28,11 @@ from tests.harness.harvest_day import (
 )
 from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
-from watcher.fetch import ArxivClient
-from watcher.followed import Followed
-from watcher.match import FollowRules
-from watcher.poll import PollReport
-from watcher.sources.harvest import HARVEST_NAME, Harvester
+from watcher.arxiv.fetch import ArxivClient
+from watcher.follows.followed import Followed
+from watcher.follows.match import FollowRules
+from watcher.polling.poll import PollReport
+from watcher.polling.sources.harvest import HARVEST_NAME, Harvester
 from watcher.store import MatchedRecord, SaveResult, Store
 
 

@@ -14,8 +14,8 @@ from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli
 from tests.harness.harvest_day import FIRST, NOW, TODAY, client, fake, store
 from watcher.aio import in_db_thread
-from watcher.fetch import ArxivClient
-from watcher.poll import HARVEST_REQUESTS, Poller
+from watcher.arxiv.fetch import ArxivClient
+from watcher.polling.poll import HARVEST_REQUESTS, Poller
 from watcher.store import Store
 from watcher.store.tables import utcnow
 

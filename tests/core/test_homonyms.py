@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.corpus import make_record
-from watcher.homonyms import NameSurvey, archive_of, field_of, survey_of
-from watcher.records import Record
+from watcher.arxiv.records import Record
+from watcher.follows.homonyms import NameSurvey, archive_of, field_of, survey_of
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from watcher.identity import Identity, IdentityError, orcid_check_digit, parse_identity
+from watcher.follows.identity import Identity, IdentityError, orcid_check_digit, parse_identity
 
 
 @pytest.mark.parametrize(

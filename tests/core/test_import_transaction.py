@@ -15,16 +15,16 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from tests.fakes.corpus import make_record
-from watcher.follow_list import read_text
-from watcher.quiet_hours import QuietHours
-from watcher.rules import PersonRule
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.core.takeout import Target, apply_import, plan_import
+from watcher.follows.follow_list import read_text
+from watcher.follows.rules import PersonRule
 from watcher.store import MatchedRecord, Store
+from watcher.store.applied_imports import ImportStale, ImportStore
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.store.destinations import DestinationSetting
-from watcher.store.imports import ImportStale, ImportStore
 from watcher.store.tables import NO_THREAD, Delivery
-from watcher.takeout import Target, apply_import, plan_import
 
 CHAT = 42
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Tests for `watcher.latex.latex_to_text`, on hand-written cases and the 15 real abstracts in
+"""Tests for `watcher.arxiv.latex.latex_to_text`, on hand-written cases and the 15 real abstracts in
 `tests/data/followed-author-records.json` (see `tests/data/SOURCES.md`)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.harness.paths import DATA
-from watcher.latex import latex_to_text
+from watcher.arxiv.latex import latex_to_text
 
 RECORDS_FILE = DATA / "followed-author-records.json"
 

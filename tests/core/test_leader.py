@@ -21,8 +21,8 @@ from tests.harness.databases import (
     take_leader_lock_away,
 )
 from tests.harness.patience import PATIENCE
-from watcher.leader import LeaderLock, Leadership, leader_lock
-from watcher.status import StatusFile
+from watcher.runtime.leader import LeaderLock, Leadership, leader_lock
+from watcher.runtime.status import StatusFile
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ def test_services_on_other_schemas_of_one_database_do_not_block_each_other() -> 
 async def test_a_holder_whose_lock_is_taken_away_stops_before_another_takes_over(
     locks: tuple[LeaderLock, LeaderLock], database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="watcher.leader")
+    caplog.set_level(logging.INFO, logger="watcher.runtime.leader")
     first, second = locks
     roles: list[str] = []
     # The standby tries often; the holder checks only every second: the new holder must still

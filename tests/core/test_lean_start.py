@@ -14,7 +14,7 @@ from sqlalchemy import Engine, inspect, text
 
 from tests.harness.databases import BACKEND
 from tests.harness.paths import REPO
-from watcher.db import (
+from watcher.runtime.db import (
     alembic_config,
     create_db_engine,
     open_database,
@@ -26,8 +26,8 @@ OPTIONAL = ("alembic", "psycopg")
 # What `run` does before it polls, on the database at argv[1]: migrate it, follow WATCH_AUTHORS.
 BUILD_THE_CORE = (
     "import sys\n"
-    "from watcher.db import open_database\n"
-    "from watcher.service import arxiv_client, build_context\n"
+    "from watcher.runtime.db import open_database\n"
+    "from watcher.runtime.service import arxiv_client, build_context\n"
     "from watcher.settings import load_settings\n"
     "settings = load_settings(database_url=sys.argv[1])\n"
     "engine = open_database(settings.database_url, migrate=False)\n"
@@ -47,7 +47,7 @@ LAZY = (
     "pylatexenc",
     "pythonjsonlogger",
     "watcher.json_lines",
-    "watcher.observability",
+    "watcher.runtime.observability",
 )
 # `run` on the default settings with a bot token, up to its first poll: logging set up, the core
 # built, the Telegram front end found through its entry point and its application built.
@@ -58,7 +58,7 @@ START_THE_SERVICE = (
     ).replace("build_context(", "core = build_context(")
     + "\nfrom watcher.logs import setup_logging\n"
     "setup_logging(settings.log_level, log_format=settings.log_format)\n"
-    "from watcher.service import load_frontend\n"
+    "from watcher.runtime.service import load_frontend\n"
     "frontend = load_frontend(core)\n"
     "from bot.app import build_application\n"
     "build_application(core, rate_limiter=frontend.rate_limiter, events=frontend)"
@@ -83,7 +83,7 @@ def test_script_head_is_alembics_head(engine: Engine) -> None:
 
 
 def test_importing_the_service_and_the_bot_loads_neither() -> None:
-    assert loaded_after("import watcher.cli, watcher.service, bot.app") == []
+    assert loaded_after("import watcher.cli.command_line, watcher.runtime.service, bot.app") == []
 
 
 def test_starting_the_service_on_the_default_settings_loads_none_of_the_lazy_ones(
@@ -95,13 +95,13 @@ def test_starting_the_service_on_the_default_settings_loads_none_of_the_lazy_one
 def test_each_lazy_import_is_loaded_when_its_path_runs() -> None:
     """The other side of the test above: the probe sees each module once its path runs."""
     uses = {
-        "lxml": "from watcher.sources.listing_page import parse_listing_page\n"
+        "lxml": "from watcher.arxiv.listing_page import parse_listing_page\n"
         "from watcher.errors import ArxivBadListing\n"
         "try:\n    parse_listing_page(b'<html></html>', url='u')\n"
         "except ArxivBadListing:\n    pass",
-        "defusedxml": "from watcher.follow_opml import read_opml\nread_opml('<opml/>')",
+        "defusedxml": "from watcher.follows.follow_opml import read_opml\nread_opml('<opml/>')",
         "bot.webhook": "import bot.webhook",
-        "pylatexenc": "from watcher.latex import latex_to_text\nlatex_to_text('$\\\\alpha$')",
+        "pylatexenc": "from watcher.arxiv.latex import latex_to_text\nlatex_to_text('$\\\\alpha$')",
         "watcher.json_lines": "from watcher.logs import setup_logging\n"
         "setup_logging('INFO', log_format='json')",
     }
@@ -112,7 +112,7 @@ def test_each_lazy_import_is_loaded_when_its_path_runs() -> None:
 def test_opening_a_database_at_the_head_does_not_load_alembic(
     engine: Engine, database_url: str
 ) -> None:
-    code = "import sys\nfrom watcher.db import open_database\nopen_database(sys.argv[1])"
+    code = "import sys\nfrom watcher.runtime.db import open_database\nopen_database(sys.argv[1])"
     driver = ["psycopg"] if BACKEND == "postgres" else []
     assert loaded_after(code, database_url) == driver
 

@@ -17,12 +17,12 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.listing import FakeListing
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.announcements import Announcement
-from watcher.fetch import USER_AGENT, ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.arxiv.fetch import USER_AGENT, ArxivClient
+from watcher.arxiv.records import Record
+from watcher.calendars.announcements import Announcement
+from watcher.follows.topics import parse_topic
+from watcher.polling.poll import Poller
 from watcher.store import Store
-from watcher.topics import parse_topic
 
 NOW = datetime.now(UTC)
 MAILING = NOW.date() + timedelta(days=1)

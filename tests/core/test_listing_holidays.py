@@ -22,10 +22,10 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.listing import FakeListing
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.announcements import Announcement, AnnouncementCalendar
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.calendars.announcements import Announcement, AnnouncementCalendar
+from watcher.polling.poll import Poller
 from watcher.store import Store
 
 EASTERN = ZoneInfo("America/New_York")

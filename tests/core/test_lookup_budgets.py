@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 
-from watcher.db import create_db_engine
+from watcher.runtime.db import create_db_engine
 from watcher.store.budgets import FIRST_ALLOWANCE, FORGET_AFTER, LOOKUPS_PER_FOLLOW, LookupBudgets
 
 CHAT = 42

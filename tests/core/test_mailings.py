@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from watcher.announcements import AnnouncementCalendar
-from watcher.mailings import describe_delay, describe_mailing
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.core.mailing_report import describe_delay, describe_mailing
 from watcher.store import Store
 from watcher.store.mailings import KEPT_DAYS
 from watcher.store.tables import MailingSeen

@@ -13,17 +13,17 @@ from hypothesis import strategies as st
 
 from tests.fakes.corpus import make_record as corpus_record
 from tests.fakes.day import LOOKALIKE_NAMES, realistic_day
-from watcher.folding import UNDECOMPOSED_LETTERS, fold
-from watcher.match import record_matches
-from watcher.names import (
+from watcher.arxiv.queries import author_query, group_queries
+from watcher.arxiv.records import Record
+from watcher.follows.folding import UNDECOMPOSED_LETTERS, fold
+from watcher.follows.match import record_matches
+from watcher.follows.names import (
     _ascii_name_key,
     _general_name_key,
     check_person_name,
     is_same_person,
     name_key,
 )
-from watcher.queries import author_query, group_queries
-from watcher.records import Record
 
 DEZUN = ["Dezun Dong", "De-Zun Dong"]
 

@@ -19,11 +19,11 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
 from tests.harness.http_probe import http_get
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.db import create_db_engine
+from watcher.arxiv.fetch import ArxivClient
 from watcher.errors import ArxivHTTPError, ConfigError
-from watcher.fetch import ArxivClient
 from watcher.metrics import StoreGauges, build_registry, exported_names
-from watcher.observability import LOOP_TIMEOUT, Observability
+from watcher.runtime.db import create_db_engine
+from watcher.runtime.observability import LOOP_TIMEOUT, Observability
 from watcher.settings import load_settings
 from watcher.store.gauges import Gauges
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from bot.digest import render_digest_parts
 from tests.fakes.corpus import make_record
-from watcher.schedule import DigestSchedule
+from watcher.calendars.schedule import DigestSchedule
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

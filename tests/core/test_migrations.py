@@ -15,7 +15,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 import watcher.store.tables  # noqa: F401  (registers the tables)
-from watcher.db import (
+from watcher.follows.search_words import parse_search
+from watcher.runtime.db import (
     alembic_config,
     compared_by_autogenerate,
     create_db_engine,
@@ -24,7 +25,6 @@ from watcher.db import (
     script_head,
     upgrade,
 )
-from watcher.search import parse_search
 from watcher.store import Store
 from watcher.store.dialects import with_postgresql_options
 
@@ -84,7 +84,7 @@ def test_the_start_log_names_the_migrations_by_count_and_ends(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Listed one by one, the chain read "0002, 0004, 0003", which an operator took for a bug."""
-    caplog.set_level(logging.INFO, logger="watcher.db")
+    caplog.set_level(logging.INFO, logger="watcher.runtime.db")
     engine = open_database(f"sqlite:///{tmp_path / 'fresh.db'}")
     engine.dispose()
     lines = [r.getMessage() for r in caplog.records if "migration(s)" in r.getMessage()]

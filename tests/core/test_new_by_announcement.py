@@ -16,10 +16,10 @@ from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from watcher.fetch import ArxivClient
-from watcher.identity import Identity
-from watcher.poll import Poller, WatchSource
-from watcher.records import Record, announced_after, announcement_order, start_floor
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record, announced_after, announcement_order, start_floor
+from watcher.follows.identity import Identity
+from watcher.polling.poll import Poller, WatchSource
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.tables import Delivery, Paper, PollState

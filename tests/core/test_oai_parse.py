@@ -7,9 +7,9 @@ from datetime import date
 import pytest
 
 from tests.harness.paths import DATA
+from watcher.arxiv.oai import OaiPage, parse_list_records
 from watcher.errors import ArxivBadFeed, ArxivOAIError
-from watcher.match import FollowRules
-from watcher.sources.oai import OaiPage, parse_list_records
+from watcher.follows.match import FollowRules
 
 OAI_DATA = DATA / "arxiv-oai"
 REAL_PAGE = "real_ListRecords_arXiv_2026-01-05_plasm-ph.xml"

@@ -16,8 +16,8 @@ from sqlalchemy import Engine
 
 from tests.harness.http_probe import http_get, scrape, value
 from tests.harness.patience import PATIENCE
-from watcher.http_listener import IDLE_SECONDS, MAX_CONNECTIONS, MAX_THREADS
-from watcher.observability import Observability
+from watcher.runtime.http_listener import IDLE_SECONDS, MAX_CONNECTIONS, MAX_THREADS
+from watcher.runtime.observability import Observability
 from watcher.settings import load_settings
 from watcher.store import Store
 

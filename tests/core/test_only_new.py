@@ -14,15 +14,15 @@ from sqlmodel import Session, col, select
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
-from watcher.fetch import ArxivClient
-from watcher.identity import Identity
-from watcher.poll import Poller, WatchSource
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.follows.identity import Identity
+from watcher.follows.topics import parse_topic
+from watcher.polling.poll import Poller, WatchSource
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
 from watcher.store.tables import Delivery, FollowedAuthor, Paper, utcnow
-from watcher.topics import parse_topic
 
 RDMA = parse_topic('"remote direct memory access" RDMA in cs.DC,cs.NI')
 ABSTRACT = "We build remote direct memory access (RDMA) transports for clusters."

@@ -12,8 +12,8 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from tests.fakes.corpus import make_record
-from watcher.db import alembic_config, create_db_engine
-from watcher.records import Record
+from watcher.arxiv.records import Record
+from watcher.runtime.db import alembic_config, create_db_engine
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox, PruneReport

@@ -11,8 +11,8 @@ from alembic import command
 from sqlalchemy import Engine, text
 
 from tests.fakes.corpus import make_record
-from watcher.db import alembic_config, create_db_engine
-from watcher.records import Record
+from watcher.arxiv.records import Record
+from watcher.runtime.db import alembic_config, create_db_engine
 from watcher.store import MatchedRecord, Store
 from watcher.store.tables import ALL_PAPERS
 

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.harness.paths import DATA
+from watcher.arxiv.parse import Page, normalise_whitespace, parse_feed, split_arxiv_id
+from watcher.arxiv.records import Author, Record
 from watcher.errors import ArxivAPIError, ArxivBadFeed
-from watcher.parse import Page, normalise_whitespace, parse_feed, split_arxiv_id
-from watcher.records import Author, Record
 
 API_DIR = DATA / "arxiv-api"
 

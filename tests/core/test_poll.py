@@ -17,9 +17,9 @@ from tests.fakes.corpus import (
     lookalike_records,
     make_record,
 )
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.polling.poll import Poller
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

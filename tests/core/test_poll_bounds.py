@@ -13,10 +13,10 @@ from sqlalchemy import Engine, text
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.cli import describe_followed
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.cli.command_line import describe_followed
+from watcher.polling.poll import Poller
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

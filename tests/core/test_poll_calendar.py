@@ -1,12 +1,13 @@
-"""The usual poll times of the structured sources (`watcher.poll_calendar`): pure, no clock."""
+"""The usual poll times of the structured sources (`watcher.calendars.poll_calendar`): pure, no
+clock."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from watcher.announcements import AnnouncementCalendar
-from watcher.poll_calendar import PollCalendar, next_api_poll
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.calendars.poll_calendar import PollCalendar, next_api_poll
 from watcher.settings import load_settings
 
 EASTERN = ZoneInfo("America/New_York")

@@ -14,10 +14,10 @@ from sqlmodel import Session, update
 from tests.fakes.arxiv_api import FakeArxiv, Fault
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.failures import retry_delay
-from watcher.fetch import ArxivClient
-from watcher.followed import Followed
-from watcher.poll import Poller
+from watcher.arxiv.fetch import ArxivClient
+from watcher.follows.followed import Followed
+from watcher.polling.failures import retry_delay
+from watcher.polling.poll import Poller
 from watcher.store import Store
 from watcher.store.tables import PollState, utcnow
 
@@ -126,7 +126,7 @@ async def test_a_failed_save_is_a_poll_failure_with_its_real_cause(
     await watcher.poll()
     fake.add(make_record(arxiv_id="2611.00666", title=POISONED_TITLE, authors=["Dezun Dong"]))
 
-    with caplog.at_level(logging.WARNING, logger="watcher.poll"):
+    with caplog.at_level(logging.WARNING, logger="watcher.polling.poll"):
         started = utcnow()
         report = await watcher.poll(force=True)
 

@@ -16,8 +16,8 @@ from sqlalchemy import Engine, text
 
 from tests.fakes.corpus import make_record
 from tests.harness.query_plans import Question, plans
+from watcher.follows.topics import parse_topic
 from watcher.store import MatchedRecord, Store
-from watcher.topics import parse_topic
 
 BIG_TABLES = ("paper", "paper_category", "paper_match", "paper_author", "paper_match_category")
 

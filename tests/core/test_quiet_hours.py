@@ -1,5 +1,5 @@
-"""Quiet hours as pure functions (`watcher.quiet_hours`): reading "HH:MM-HH:MM", and the window's
-UTC instants in a chat's zone, across midnight and across both daylight-saving changes."""
+"""Quiet hours as pure functions (`watcher.calendars.quiet_hours`): reading "HH:MM-HH:MM", and the
+window's UTC instants in a chat's zone, across midnight and across both daylight-saving changes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from watcher.quiet_hours import QuietHours, parse_quiet, quiet_window
-from watcher.schedule import BadSchedule, zone_of
+from watcher.calendars.quiet_hours import QuietHours, parse_quiet, quiet_window
+from watcher.calendars.schedule import BadSchedule, zone_of
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

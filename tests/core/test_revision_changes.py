@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from tests.fakes.corpus import make_record
 from tests.harness.matched import matched
-from watcher.records import Author
+from watcher.arxiv.records import Author
 from watcher.store import Store
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from watcher.arxiv.queries import person_query
 from watcher.errors import UnknownCategory
-from watcher.followed import Followed
-from watcher.match import FollowRules, in_categories
-from watcher.queries import person_query
-from watcher.rules import BadRule, PersonRule, parse_person, rule_key, split_categories
+from watcher.follows.followed import Followed
+from watcher.follows.match import FollowRules, in_categories
+from watcher.follows.rules import BadRule, PersonRule, parse_person, rule_key, split_categories
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 import pytest
 
-from watcher.schedule import (
+from watcher.calendars.schedule import (
     MONDAY_TO_FRIDAY,
     BadSchedule,
     DigestSchedule,

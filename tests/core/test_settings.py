@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from watcher.errors import ConfigError
-from watcher.identity import Identity
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
 from watcher.json_lines import JsonLines
 from watcher.logs import REDACTED, RedactingFilter
-from watcher.rules import PersonRule
 from watcher.settings import Settings, load_settings
 
 TOKEN = "123456789:AAHfiqksKZ8WmR2zSjiQ7_v4TMAKdiHm9T0"

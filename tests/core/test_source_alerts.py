@@ -1,6 +1,6 @@
 """A source that stops parsing is told to the admin chats once, and once when it reads again
-(issue 28, item 4): the state machine of `watcher.source_alerts` over the real store, on both
-databases. Restarts are new `Store`s and `SourceAlerts` on the same database."""
+(issue 28, item 4): the state machine of `watcher.polling.source_alerts` over the real store, on
+both databases. Restarts are new `Store`s and `SourceAlerts` on the same database."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from watcher.announcements import AnnouncementCalendar
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.calendars.poll_calendar import PollCalendar
 from watcher.errors import ArxivBadFeed, ArxivBadListing
 from watcher.metrics import PARSE_FAILURES
-from watcher.poll_calendar import PollCalendar
-from watcher.source_alerts import Setup, SourceAlerts, safe_url, still_works
+from watcher.polling.source_alerts import Setup, SourceAlerts, safe_url, still_works
 from watcher.store import Store
 from watcher.store.source_health import AdminNotice
 
@@ -175,7 +175,7 @@ async def test_without_admin_chats_the_log_says_none_is_set(
     engine: Engine, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock(EVENING)
-    with caplog.at_level(logging.INFO, logger="watcher.source_alerts"):
+    with caplog.at_level(logging.INFO, logger="watcher.polling.source_alerts"):
         await alerts(engine, clock, admins=()).failed("listing", broken_listing())
         clock.now += timedelta(hours=1)
         await alerts(engine, clock, admins=()).read_ok("listing")

@@ -1,5 +1,5 @@
-"""The poll step tells `watcher.source_alerts` of each source's unparsable answers and good reads
-(issue 28, item 4): the real `Poller` against the fake arXiv over real HTTP, a real database.
+"""The poll step tells `watcher.polling.source_alerts` of each source's unparsable answers and good
+reads (issue 28, item 4): the real `Poller` against the fake arXiv over real HTTP, a real database.
 A truncated API feed opens the API's spell with one admin notice, a 503 is no parse failure, the
 next good poll closes it with one more; a truncated OAI-PMH page is OAI's."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
+from watcher.arxiv.fetch import ArxivClient
+from watcher.polling.poll import Poller
 from watcher.store import Store
 
 ADMIN = 4242

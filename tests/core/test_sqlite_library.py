@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from watcher.db import create_db_engine
 from watcher.errors import ConfigError
+from watcher.runtime.db import create_db_engine
 
 
 def test_this_machines_sqlite_is_accepted(tmp_path: Path) -> None:

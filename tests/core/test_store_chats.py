@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 
 from tests.fakes.corpus import make_record
 from tests.harness.matched import matched
-from watcher.followed import Followed
-from watcher.records import Record
+from watcher.arxiv.records import Record
+from watcher.follows.followed import Followed
 from watcher.store import SaveResult, Store
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats, SubscriptionLimit
 from watcher.store.outbox import Outbox

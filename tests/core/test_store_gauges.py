@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
-from watcher.rules import parse_watched
+from watcher.follows.rules import parse_watched
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.gauges import Gauges, read_gauges

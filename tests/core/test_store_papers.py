@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.matched import matched
-from watcher.records import Author
+from watcher.arxiv.records import Author
 from watcher.store import Store, saving
 from watcher.store.chats import Chats
 from watcher.store.saving import name_digest

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from tests.fakes.corpus import make_record
-from watcher.parse import normalise_whitespace
-from watcher.records import Author, Record
+from watcher.arxiv.parse import normalise_whitespace
+from watcher.arxiv.records import Author, Record
 from watcher.store import MatchedRecord, Store
 
 _SPECIAL = [

@@ -1,6 +1,6 @@
-"""The subscribe decision (`watcher.subscribing`) on a real database, with the fake arXiv API where
-a look-up is made: what the bot tests cannot see from a reply (which rules are stored or removed,
-whether arXiv was asked, whether a round was asked for), and `find_named`."""
+"""The subscribe decision (`watcher.core.subscribing`) on a real database, with the fake arXiv API
+where a look-up is made: what the bot tests cannot see from a reply (which rules are stored or
+removed, whether arXiv was asked, whether a round was asked for), and `find_named`."""
 
 from __future__ import annotations
 
@@ -13,14 +13,8 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
-from watcher.fetch import ArxivClient
-from watcher.identity import Identity
-from watcher.poll import Poller
-from watcher.rules import PersonRule
-from watcher.store import Store
-from watcher.store.budgets import LookupBudgets
-from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
-from watcher.subscribing import (
+from watcher.arxiv.fetch import ArxivClient
+from watcher.core.subscribing import (
     BudgetSpent,
     NotFound,
     OverLimit,
@@ -30,6 +24,12 @@ from watcher.subscribing import (
     WatchedJoined,
     find_named,
 )
+from watcher.follows.identity import Identity
+from watcher.follows.rules import PersonRule
+from watcher.polling.poll import Poller
+from watcher.store import Store
+from watcher.store.budgets import LookupBudgets
+from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 
 CHAT = 42
 OTHER_CHAT = 43

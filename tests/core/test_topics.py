@@ -8,9 +8,9 @@ import pytest
 
 from tests.fakes.arxiv_api.query import parse_search_query
 from tests.fakes.corpus import make_record as corpus_record
-from watcher.records import Record
-from watcher.stemming import stem
-from watcher.topics import (
+from watcher.arxiv.records import Record
+from watcher.follows.stemming import stem
+from watcher.follows.topics import (
     MAX_CATEGORIES,
     MAX_TERMS,
     MAX_TOPIC_LENGTH,

@@ -15,13 +15,13 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.cli_helpers import run_cli_here as run_cli
 from tests.harness.harvest_day import NOW, TODAY, client, fake, store
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
+from watcher.follows.topics import parse_topic
+from watcher.polling.poll import Poller
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.tables import Delivery, Paper
-from watcher.topics import parse_topic
 
 __all__ = ["client", "fake", "store"]  # fixtures from the harness
 

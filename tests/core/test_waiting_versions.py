@@ -11,11 +11,11 @@ from datetime import timedelta
 from sqlmodel import Session, col, select
 
 from tests.fakes.corpus import make_record
+from watcher.follows.topics import parse_topic
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
 from watcher.store.tables import AnnouncedPaper, Delivery, utcnow
-from watcher.topics import parse_topic
 
 CHAT = 303
 

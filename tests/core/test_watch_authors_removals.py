@@ -11,11 +11,11 @@ import logging
 import pytest
 from sqlalchemy import Engine
 
-from watcher.service import arxiv_client, build_context
+from watcher.follows.topics import parse_topic
+from watcher.runtime.service import arxiv_client, build_context
 from watcher.settings import load_settings
 from watcher.store import Store
 from watcher.store.chats import Chats
-from watcher.topics import parse_topic
 
 BEFORE = ["Dezun Dong", "Ann Gone", "Bob Kept", "arxiv:gone_a_1"]
 AFTER = ["Dezun Dong"]
@@ -40,7 +40,7 @@ def test_names_taken_out_of_watch_authors_stop_being_polled_at_the_next_start(
         parse_topic("RDMA in cs.DC")
     )  # the `watch` command's, not the list's
 
-    with caplog.at_level(logging.INFO, logger="watcher.service"):
+    with caplog.at_level(logging.INFO, logger="watcher.runtime.service"):
         _start(database_url, engine, AFTER)
 
     now = {f.id: f for f in store.followed()}
@@ -55,6 +55,6 @@ def test_names_taken_out_of_watch_authors_stop_being_polled_at_the_next_start(
     assert "Dezun Dong is no longer" not in caplog.text
 
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="watcher.service"):
+    with caplog.at_level(logging.INFO, logger="watcher.runtime.service"):
         _start(database_url, engine, AFTER)  # said once: the next start has nothing to say
     assert "no longer in WATCH_AUTHORS" not in caplog.text

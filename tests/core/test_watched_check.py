@@ -15,13 +15,13 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
-from watcher.health import verdict
-from watcher.identity import Identity
-from watcher.service import arxiv_client, start_context
+from watcher.core.watched_check import follow_as_written, known_watched
+from watcher.follows.identity import Identity
+from watcher.runtime.health import verdict
+from watcher.runtime.service import arxiv_client, start_context
 from watcher.settings import Settings, load_settings
 from watcher.store import Store
 from watcher.store.chats import Chats
-from watcher.watched_check import follow_as_written, known_watched
 
 UNKNOWN = Identity("arxiv", "nobody_n_1")
 KNOWN = Identity("arxiv", "dong_d_1")

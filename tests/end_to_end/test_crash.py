@@ -27,9 +27,9 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 from tests.harness.patience import PATIENCE, wait_until
-from watcher.db import open_database
-from watcher.quiet_hours import QuietHours
-from watcher.schedule import EVERY_DAY, DigestSchedule
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.calendars.schedule import EVERY_DAY, DigestSchedule
+from watcher.runtime.db import open_database
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

@@ -23,8 +23,8 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.cli_helpers import ServiceProcess, run_cli
 from tests.harness.patience import PATIENCE, wait_until
-from watcher.db import open_database
-from watcher.records import Author
+from watcher.arxiv.records import Author
+from watcher.runtime.db import open_database
 from watcher.store import Store
 
 pytestmark = pytest.mark.slow

@@ -17,7 +17,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.harvest_world import FIRST, SECOND, TODAY, fakes, harvests, service_for, texts
 from tests.harness.patience import PATIENCE
-from watcher.db import open_database
+from watcher.runtime.db import open_database
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.tables import Delivery, Paper

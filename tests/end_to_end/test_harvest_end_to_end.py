@@ -40,9 +40,9 @@ from tests.harness.harvest_world import (
     texts,
 )
 from tests.harness.patience import PATIENCE
-from watcher.db import open_database
+from watcher.follows.topics import parse_topic
+from watcher.runtime.db import open_database
 from watcher.store import Store
-from watcher.topics import parse_topic
 
 pytestmark = pytest.mark.slow
 __all__ = ["fakes"]  # the fixture

@@ -17,7 +17,7 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.cli_helpers import ServiceProcess, run_cli
 from tests.harness.patience import PATIENCE
-from watcher.db import open_database
+from watcher.runtime.db import open_database
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox

@@ -25,7 +25,7 @@ from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
 from tests.harness.cli_helpers import ServiceProcess, run_cli
 from tests.harness.databases import take_leader_lock_away
 from tests.harness.patience import wait_until
-from watcher.db import open_database
+from watcher.runtime.db import open_database
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
@@ -202,7 +202,9 @@ def test_an_active_service_that_loses_its_lock_mid_fan_out_stops_and_one_carries
         first.wait_for(lambda: "no longer active: back to standby" in first.output)
         # The first one tries again at once, the second within 2 s: either may win, once.
         wait_until(
-            lambda: sum(s.output.count("watcher.leader: active:") for s in (first, second)) == 2,
+            lambda: (
+                sum(s.output.count("watcher.runtime.leader: active:") for s in (first, second)) == 2
+            ),
             "one of them is active again",
         )
         standbys = [world.health(name)[1].startswith("ok: standby") for name in ("a", "b")]

@@ -19,9 +19,9 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records
 from tests.fakes.telegram import FakeTelegram, RateLimits
 from tests.harness.patience import PATIENCE
-from watcher.service import run_service
+from watcher.runtime.service import run_service
+from watcher.runtime.status import live_instances
 from watcher.settings import Settings
-from watcher.status import live_instances
 
 TOKEN = "123456:TEST-webhook-replicas-token"
 SECRET = "Replica_webhook-secret-4f9Kq2Zx7Lm3Np8Rt"

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from watcher.records import Author, Record
+from watcher.arxiv.records import Author, Record
 
 _JSON_NAME = "followed-author-records.json"
 _REPO = Path(__file__).resolve().parents[2]

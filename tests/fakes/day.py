@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, time, timedelta
 
-from watcher.records import Author, Record
+from watcher.arxiv.records import Author, Record
 
 
 def _listed(text: str) -> list[str]:

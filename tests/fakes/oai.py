@@ -7,7 +7,7 @@ Checked against the newest templates of arXiv's service (arXiv/oaipmh 27ad99e3, 
 schema locations, element order, `setSpec`s, Jinja's escaping of quotes (`&#39;`, `&#34;`), a
 token with a single-quoted `expirationDate`, an empty `<resumptionToken/>` on the last page of
 a list cut into pages and no token at all on a list of one page, and the error texts. Whitespace
-is tidier than the real indentation. Records come from `watcher.records.Record`s plus a
+is tidier than the real indentation. Records come from `watcher.arxiv.records.Record`s plus a
 datestamp; names are split into `keyname`/`forenames`/`suffix` by `split_name` unless the caller
 gives the parts. See tests/fakes/README.md.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from xml.sax.saxutils import escape as _escape_xml
 
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 NamePartsT = tuple[str, str | None, str | None]
 # Jinja's autoescape (markupsafe) writes quotes as numeric references: "O&#39;Donnell".

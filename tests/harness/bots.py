@@ -20,14 +20,14 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records
 from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
 from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
+from watcher.arxiv.fetch import ArxivClient
 from watcher.core import Core
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
+from watcher.core.subscribing import LOOKUP_PATIENCE
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
-from watcher.subscribing import LOOKUP_PATIENCE
 
 USER = 42
 ADMIN_CHAT = 4242

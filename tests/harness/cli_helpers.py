@@ -57,10 +57,10 @@ def run_cli(
 
 
 def run_cli_here(*args: str, cwd: Path, **settings: str) -> subprocess.CompletedProcess[str]:
-    """`arxiv-watcher ARGS` run by `watcher.cli.main` in this process, in `cwd`, with the
-    environment `run_cli` would give the child; answered as `run_cli` answers. The environment,
+    """`arxiv-watcher ARGS` run by `watcher.cli.command_line.main` in this process, in `cwd`, with
+    the environment `run_cli` would give the child; answered as `run_cli` answers. The environment,
     the working directory and the logging set-up the command changes are put back afterwards."""
-    from watcher.cli import main  # the CLI's imports only for the tests that run it
+    from watcher.cli.command_line import main  # the CLI's imports only for the tests that run it
 
     environ, here = dict(os.environ), Path.cwd()
     root = logging.getLogger()
@@ -100,7 +100,9 @@ class ServiceProcess:
 
     def __init__(self, *, cwd: Path, clock: TurnedClock | None = None, **settings: str) -> None:
         if settings.get("DATABASE_URL"):
-            from watcher.db import open_database  # Alembic, for the tests that start services
+            from watcher.runtime.db import (
+                open_database,  # Alembic, for the tests that start services
+            )
 
             open_database(settings["DATABASE_URL"]).dispose()
         command = [sys.executable, "-m", "watcher", "run"]

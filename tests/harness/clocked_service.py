@@ -1,6 +1,6 @@
 """`arxiv-watcher run` on a clock the test turns: `python -m tests.harness.clocked_service PATH`.
 
-The same settings, logging and service as the real command (`watcher.cli`), with one
+The same settings, logging and service as the real command (`watcher.cli.command_line`), with one
 difference: `run_service` is given a `tests.harness.clocks.TurnedClock` on the offset file
 PATH instead of the wall clock. `ServiceProcess(clock=...)` starts it.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.harness.clocks import TurnedClock
 from watcher.logs import setup_logging
-from watcher.service import run_service
+from watcher.runtime.service import run_service
 from watcher.settings import load_settings
 
 

@@ -10,10 +10,10 @@ from sqlalchemy import Engine
 
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.harness.patience import LOOPBACK_TIMEOUT
+from watcher.arxiv.fetch import ArxivClient
 from watcher.clock import Clock
 from watcher.core import Core
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats

@@ -16,8 +16,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from watcher.db import open_database
-from watcher.leader import PostgresLeaderLock
+from watcher.runtime.db import open_database
+from watcher.runtime.leader import PostgresLeaderLock
 
 # The backend the tests run on (`TEST_DATABASE`), and the PostgreSQL they use when it is postgres.
 BACKEND = os.environ.get("TEST_DATABASE", "sqlite")
@@ -63,7 +63,7 @@ def migrated_copy(template_url: str, folder: Path) -> Iterator[str]:
     a copy of its SQLite file in `folder`, or a PostgreSQL database created from it as template
     (dropped afterwards). About 20 times quicker than running the migrations again."""
     if BACKEND == "sqlite":
-        copy = folder / "watcher.db"
+        copy = folder / "watcher.runtime.db"
         shutil.copyfile(make_url(template_url).database or "", copy)
         yield f"sqlite:///{copy}"
         return

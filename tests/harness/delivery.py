@@ -23,11 +23,11 @@ from tests.fakes.corpus import make_record
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.patience import PATIENCE
 from watcher.aio import in_db_thread
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
 from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core import Core
-from watcher.fetch import ArxivClient
-from watcher.poll import Poller
-from watcher.records import Record
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats

@@ -16,8 +16,8 @@ from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from tests.harness.patience import LOOPBACK_TIMEOUT
-from watcher.fetch import ArxivClient
-from watcher.records import Record
+from watcher.arxiv.fetch import ArxivClient
+from watcher.arxiv.records import Record
 from watcher.store import MatchedRecord, Store
 
 TODAY = datetime.now(UTC).date()

@@ -15,7 +15,7 @@ from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.day import realistic_day
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.cli_helpers import ServiceProcess, service_on_fakes
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 TOKEN = "123456:TEST-harvest-end-to-end"
 TODAY = datetime.now(UTC).date()

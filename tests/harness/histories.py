@@ -12,11 +12,11 @@ id newer than the newest the store held at the follow's first poll; the follow p
 and which version each follow's announcing saves reached; `HistoryWorld.check` compares the
 messages sent with it.
 
-Ids are given at announcement, in its order, as arXiv does (`watcher.records.announced_after`):
-a paper that arrives at most `HELD` after its v1 date is announced as it arrives (a week in
-moderation included), with the next of one counter for every world (`9912.NNNNN`, a month no
-follow's start reaches); an older one was announced long ago (`1501.NNNNN`), and arrives now
-because it was claimed or its metadata moved.
+Ids are given at announcement, in its order, as arXiv does
+(`watcher.arxiv.records.announced_after`): a paper that arrives at most `HELD` after its v1 date is
+announced as it arrives (a week in moderation included), with the next of one counter for every
+world (`9912.NNNNN`, a month no follow's start reaches); an older one was announced long ago
+(`1501.NNNNN`), and arrives now because it was claimed or its metadata moved.
 
 Each world has its own chats, follows and papers (names and ids drawn from a counter), so the
 examples of one test share a database without meeting.
@@ -33,15 +33,15 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, col
 
 from tests.fakes.corpus import make_record
-from watcher.db import open_database
-from watcher.identity import Identity
+from watcher.arxiv.records import Record
+from watcher.follows.identity import Identity
+from watcher.follows.topics import parse_topic
 from watcher.kinds import FollowKind, NewsKind
-from watcher.records import Record
+from watcher.runtime.db import open_database
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
 from watcher.store.tables import Delivery, FollowedAuthor, utcnow
-from watcher.topics import parse_topic
 
 CHATS = 3
 # The follows a history may create: person 0 by name and by identity, person 1 by name, topic 0

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from tests.harness.paths import DATA
-from watcher.names import is_same_person
-from watcher.records import Author, Record
+from watcher.arxiv.records import Author, Record
+from watcher.follows.names import is_same_person
 
 RECORDS_FILE = DATA / "followed-author-records.json"
 FOLLOWED = ["Dezun Dong"]

@@ -3,7 +3,7 @@ counted, arXiv's last mailing, the sources that stopped parsing, the parked chat
 failed deliveries and every follow's poll state, read in one call on the database thread.
 
 The front end words and cuts it; the calendar comes along so it can say when the next mailing
-is due (`watcher.mailings.describe_mailing`).
+is due (`watcher.core.mailing_report.describe_mailing`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from watcher.aio import in_db_thread
-from watcher.announcements import AnnouncementCalendar
-from watcher.followed import Followed
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.follows.followed import Followed
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats

@@ -9,7 +9,7 @@ it happens whole or not at all. The chat's own settings are here too: whether it
 versions of papers (`revisions`).
 
 A per-chat setting added later (a language, say) is one more method here, beside its store
-method, and one more row in `watcher.store.chat_settings.SETTINGS` for export and import.
+method, and one more row in `watcher.store.exported_settings.SETTINGS` for export and import.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from watcher.aio import in_db_thread
+from watcher.calendars.quiet_hours import QuietHours
+from watcher.calendars.schedule import DigestSchedule
 from watcher.clock import Clock
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours
-from watcher.schedule import DigestSchedule
 from watcher.store.chats import Chats
 from watcher.store.digests import ClaimReport, DigestRenderer, DigestSettings
 from watcher.store.speaking import SpeakingSettings

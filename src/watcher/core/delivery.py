@@ -15,7 +15,7 @@ from datetime import datetime
 
 from watcher.aio import in_db_thread
 from watcher.clock import Clock
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
 from watcher.settings import Settings
 from watcher.store import Store, quiet
 from watcher.store.chats import Chats

@@ -17,17 +17,17 @@ from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
 from watcher.core.delivery import Deliveries
-from watcher.core.follows import Follows
+from watcher.core.following import Follows
 from watcher.core.imports import Imports
 from watcher.core.lookups import Lookups, no_poll_request
 from watcher.core.presence import Presence
 from watcher.core.questions import Questions
-from watcher.poll import Poller
+from watcher.core.subscribing import LOOKUP_PATIENCE
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
-from watcher.subscribing import LOOKUP_PATIENCE
 
 
 @dataclass(frozen=True, slots=True)

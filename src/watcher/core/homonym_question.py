@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from watcher.homonyms import OFFERED_CATEGORIES, NameSurvey
-from watcher.rules import PersonRule
-from watcher.store.offers import Expired, Offer, OfferStore, Taken
-from watcher.subscribing import (
+from watcher.core.subscribing import (
     Already,
     BudgetSpent,
     NeedsChoice,
     OverLimit,
     Subscribed,
 )
+from watcher.follows.homonyms import OFFERED_CATEGORIES, NameSurvey
+from watcher.follows.rules import PersonRule
+from watcher.store.offers import Expired, Offer, OfferStore, Taken
 
 ANY_CATEGORY = None  # the pick "the name in any category"
 

@@ -1,13 +1,13 @@
 """A chat's follows and settings taken elsewhere or brought in: export, import plan and apply.
 
-The front end reads the file (`watcher.takeout.read_file`) and asks; the core does the rest,
+The front end reads the file (`watcher.core.takeout.read_file`) and asks; the core does the rest,
 each step ONE async call on the runtime's clock. Before planning, the author ids in the file
-that nobody follows are asked of arXiv (`watcher.identity_check`), each question one of the
+that nobody follows are asked of arXiv (`watcher.core.identity_check`), each question one of the
 chat's look-ups; one arXiv does not know is skipped, with the reason /subscribe gives.
 
 `apply` plans again and imports only if the plan is still the one the chat was asked about (its
-`digest`); the import itself is one store transaction (`watcher.store.imports`), so a chat that
-changed meanwhile gets `ImportOutdated` and nothing changes. New follows ask for a poll soon.
+`digest`); the import itself is one store transaction (`watcher.store.applied_imports`), so a chat
+that changed meanwhile gets `ImportOutdated` and nothing changes. New follows ask for a poll soon.
 """
 
 from __future__ import annotations
@@ -18,14 +18,8 @@ from dataclasses import dataclass
 
 from watcher.aio import in_db_thread
 from watcher.clock import Clock
-from watcher.follow_list import ReadList
-from watcher.identity_check import IdentityCheck
-from watcher.settings import Settings
-from watcher.store import Store
-from watcher.store.budgets import LookupBudgets
-from watcher.store.chats import Chats
-from watcher.store.imports import ImportStale, ImportStore
-from watcher.takeout import (
+from watcher.core.identity_check import IdentityCheck
+from watcher.core.takeout import (
     ImportPlan,
     Target,
     apply_import,
@@ -34,6 +28,12 @@ from watcher.takeout import (
     plan_import,
     without_refused,
 )
+from watcher.follows.follow_list import ReadList
+from watcher.settings import Settings
+from watcher.store import Store
+from watcher.store.applied_imports import ImportStale, ImportStore
+from watcher.store.budgets import LookupBudgets
+from watcher.store.chats import Chats
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """`Lookups`: what a chat's commands ask of arXiv, built once for the core's face.
 
 A chat's look-ups share one budget in the database (`watcher.store.budgets`): the new follows
-it starts (names, author ids, topics: `watcher.subscribing`), the papers /paper fetches
-(`watcher.lookup`), and the author ids an import asks about (`watcher.identity_check`). Each
-waits at most `patience` seconds for arXiv, its turn on the polite client included. A follow
+it starts (names, author ids, topics: `watcher.core.subscribing`), the papers /paper fetches
+(`watcher.core.lookup`), and the author ids an import asks about (`watcher.core.identity_check`).
+Each waits at most `patience` seconds for arXiv, its turn on the polite client included. A follow
 started asks the runtime for a round of polls now through `poll_soon`, the callable the runtime
 gives when it builds the core (none: the next scheduled round fetches the history).
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from watcher.identity_check import IdentityCheck
-from watcher.lookup import PaperLookup
-from watcher.poll import Poller
+from watcher.core.identity_check import IdentityCheck
+from watcher.core.lookup import PaperLookup
+from watcher.core.subscribing import Subscribing
+from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import Chats
-from watcher.subscribing import Subscribing
 
 
 def no_poll_request() -> None:

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from watcher.aio import in_db_thread
+from watcher.arxiv.records import Record
 from watcher.clock import Clock
-from watcher.followed import Followed
+from watcher.follows.followed import Followed
+from watcher.follows.search_words import SearchQuery
 from watcher.kinds import FollowKind
-from watcher.records import Record
-from watcher.search import SearchQuery
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from watcher.followed import Followed
+from watcher.core.subscribing import find_named
+from watcher.follows.followed import Followed
+from watcher.follows.topics import Topic
 from watcher.kinds import FollowKind
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.tables import NO_THREAD
-from watcher.subscribing import find_named
-from watcher.topics import Topic
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,9 @@ They are defined beside the store code that fills them; a front end takes them f
 never reaches into `watcher.store`.
 """
 
+from watcher.store.applied_imports import ImportStale
 from watcher.store.chats import MAX_SUBSCRIPTIONS
 from watcher.store.digests import DigestContent, DigestSettings, RenderedPart
-from watcher.store.imports import ImportStale
 from watcher.store.mailings import MailingNews
 from watcher.store.offers import Expired, Offer, Taken
 from watcher.store.outbox import PendingDelivery, PendingDigestPart

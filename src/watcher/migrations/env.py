@@ -1,4 +1,4 @@
-"""Alembic environment: runs migrations on the engine that `watcher.db` hands over."""
+"""Alembic environment: runs migrations on the engine that `watcher.runtime.db` hands over."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import watcher.store.destinations  # registers destination_setting on SQLModel.m
 import watcher.store.dialects
 import watcher.store.source_health  # registers source_state and admin_notice
 import watcher.store.tables
-from watcher.db import compared_by_autogenerate
+from watcher.runtime.db import compared_by_autogenerate
 
 watcher.store.dialects.with_postgresql_options()  # the whole schema, as migrations see it
 target_metadata = SQLModel.metadata

@@ -1,10 +1,10 @@
 """The store: every table and every transaction of the service. Nothing outside this package
-opens a database session (`watcher.db` only opens the engine and runs the migrations).
+opens a database session (`watcher.runtime.db` only opens the engine and runs the migrations).
 
 One module per thing it owns:
 - `tables`: the tables (SQLModel), `DeliveryStatus`, and the column types they share, with
   `dialects` (what differs between SQLite and PostgreSQL: partial indexes, upserts);
-- `follows`: follow rules (persons, identities, topics) and their poll state;
+- `follow_state`: follow rules (persons, identities, topics) and their poll state;
 - `papers`: saving records (new, revised, silent) and the harvest's high-water mark, with
   `saving` (the rows a batch of records writes) and `rows` (records read back from rows);
 - `announce`: the deliveries a save owes, queued in the save's own transaction (the outbox's
@@ -14,9 +14,9 @@ One module per thing it owns:
   messages for a while) and `digests` (held deliveries claimed into one message a day or week);
 - `budgets`: each chat's budget of follows and look-ups that cost arXiv requests;
 - `offers`: the homonym questions asked and not answered yet, for their buttons;
-- `imports`: an imported follow list applied in one transaction, with `chat_settings` (the
-  settings an export writes and an import sets);
-- `questions`: the lists and counts the bot and the CLI ask for;
+- `applied_imports`: an imported follow list applied in one transaction, with
+  `exported_settings` (the settings an export writes and an import sets);
+- `lists`: the lists and counts the bot and the CLI ask for;
 - `search`: /search, through the databases' own full-text index (migration 0027);
 - `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
@@ -34,10 +34,10 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 import watcher.store.destinations  # noqa: F401  (its table is on the metadata)
-from watcher.store.follows import FollowStore, key_of
+from watcher.store.follow_state import FollowStore, key_of
+from watcher.store.lists import QuestionStore
 from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
-from watcher.store.questions import QuestionStore
 from watcher.store.search import SearchStore
 from watcher.store.source_health import SourceHealthStore
 

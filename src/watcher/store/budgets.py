@@ -48,8 +48,8 @@ class Standing:
 
 
 class LookupBudgets:
-    """The look-up budget of every chat (`watcher.subscribing.LookupBudget`). Each method is one
-    short transaction; call them on the database thread."""
+    """The look-up budget of every chat (`watcher.core.subscribing.LookupBudget`). Each method is
+    one short transaction; call them on the database thread."""
 
     def __init__(
         self,
@@ -89,9 +89,9 @@ class LookupBudgets:
         return None
 
     def spend(self, session: Session, chat_id: int, *, follows: int, lookups: int) -> bool:
-        """In the caller's transaction (an import's, `watcher.store.imports`): reserve `follows`
-        new follows and `lookups` look-ups at once, or nothing (False) when the chat has not
-        that many now. The row stays locked until the caller's transaction ends."""
+        """In the caller's transaction (an import's, `watcher.store.applied_imports`): reserve
+        `follows` new follows and `lookups` look-ups at once, or nothing (False) when the chat has
+        not that many now. The row stays locked until the caller's transaction ends."""
         now = self.clock()
         row = self._locked_row(session, chat_id, now)
         have_follows, have_lookups = self._refilled(row, now)

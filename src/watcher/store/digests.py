@@ -2,8 +2,8 @@
 
 A chat with a digest on has its deliveries queued "held" (`DeliveryStatus.HELD`), outside the
 due index, so nothing goes out per paper. Its `next_digest_at` (UTC, indexed) is the next
-occurrence of its local schedule (`watcher.schedule`). When that instant has passed, `claim`
-does in ONE transaction everything that makes the digest happen exactly once:
+occurrence of its local schedule (`watcher.calendars.schedule`). When that instant has passed,
+`claim` does in ONE transaction everything that makes the digest happen exactly once:
 
 - the chat's held rows are read, per destination (chat, forum topic), and rendered into at most
   a few messages by the front end's `render` (the core knows no chat framework);
@@ -30,14 +30,14 @@ from datetime import datetime, tzinfo
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
-from watcher.kinds import NewsKind
-from watcher.records import Record
-from watcher.schedule import (
+from watcher.arxiv.records import Record
+from watcher.calendars.schedule import (
     DEFAULT_ZONE,
     DigestSchedule,
     next_digest_time,
     zone_of,
 )
+from watcher.kinds import NewsKind
 from watcher.store.rows import load_records
 from watcher.store.tables import (
     Chat,
@@ -121,7 +121,7 @@ class Digests:
     def set_zone(
         self, chat_id: int, zone_name: str, *, now: datetime | None = None
     ) -> DigestSettings:
-        """Move the chat's clock to `zone_name` (see `watcher.schedule.canonical_zone`); a
+        """Move the chat's clock to `zone_name` (see `watcher.calendars.schedule.canonical_zone`); a
         digest that is on fires at the same local time in the new zone. The chat's quiet hours
         are not placed again: `watcher.store.speaking.Speaking.set_zone` does both at once."""
         with Session(self.engine) as session:

@@ -49,8 +49,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
+from watcher.arxiv.records import Record
 from watcher.kinds import NewsKind
-from watcher.records import Record
 from watcher.store.announce import record_sent_before_move
 from watcher.store.destinations import held_now
 from watcher.store.rows import load_records

@@ -12,7 +12,7 @@ and announced after the follow began is new, however old its v1 date; a paper an
 is not, whatever brings it now (a new version, a DOI added, a person claiming it in their arXiv
 account): it is linked silently. An old-style id (hep-th/9901001) is never new. Where a source
 says when a paper was announced (the listing's mailing, an OAI datestamp), it narrows
-`announce_for` before the save (`watcher.sources.harvest.Announced`). A revision replaces
+`announce_for` before the save (`watcher.polling.sources.harvest.Announced`). A revision replaces
 everything the new version carries: title, abstract, authors, categories, ACM/MSC classes,
 links. In the same transaction it queues one delivery per subscribed chat that was not told
 of the paper yet (see `watcher.store.announce`), so a paper can never be stored without its
@@ -34,9 +34,9 @@ from typing import Any
 from sqlalchemy import Date, Engine, String, and_, bindparam, case, func, literal, text
 from sqlmodel import Session, col, select
 
-from watcher import records
+from watcher.arxiv import records
+from watcher.arxiv.records import announced_after, announcement_order
 from watcher.kinds import NewsKind
-from watcher.records import announced_after, announcement_order
 from watcher.store.announce import Announcements, Owed, move_waiting
 from watcher.store.saving import write_batch
 from watcher.store.tables import (

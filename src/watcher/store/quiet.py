@@ -2,7 +2,7 @@
 
 A destination with quiet hours keeps its next (or current) window as UTC instants
 (`DestinationSetting.quiet_from`, `quiet_until`), worked out in the chat's time zone by
-`watcher.quiet_hours`, so the outbox can tell with one comparison which rows wait now
+`watcher.calendars.quiet_hours`, so the outbox can tell with one comparison which rows wait now
 (`watcher.store.destinations.held_now`). Rows are held from `quiet_from` on; they are let go only
 by `release_ended`, which, in one transaction per destination, flags them for one summary when
 more than the threshold waited and moves the window to its next occurrence. So a row is never
@@ -18,8 +18,8 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from watcher.quiet_hours import QuietHours, quiet_window
-from watcher.schedule import zone_of
+from watcher.calendars.quiet_hours import QuietHours, quiet_window
+from watcher.calendars.schedule import zone_of
 from watcher.store.destinations import DestinationSetting, flag_summaries
 from watcher.store.tables import Chat, utcnow
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, select
 
-from watcher import records
+from watcher.arxiv import records
 from watcher.store.tables import Author, Paper, PaperAuthor, PaperCategory
 
 

@@ -41,7 +41,7 @@ from sqlalchemy import Connection, Table, bindparam, delete, insert, text, updat
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from watcher import records
+from watcher.arxiv import records
 from watcher.store.tables import (
     ALL_PAPERS,
     Author,

@@ -3,9 +3,10 @@
 Migration 0027 made the index and keeps it in step with every save by the database itself:
 on SQLite the FTS5 table `paper_search` (Porter stems, triggers on `paper`), on PostgreSQL the
 generated `paper.search_words` (`to_tsvector('english', ...)`, Snowball English stems) under a
-GIN index. A query's words (`watcher.search.SearchQuery`, letters and digits only, so nothing can
-break out of a quote) must all be in the title or the abstract; with a category, the paper is
-in it (primary or cross-list). Newest first is (published DESC, arxiv_id DESC), as in /recent.
+GIN index. A query's words (`watcher.follows.search_words.SearchQuery`, letters and digits only, so
+nothing can break out of a quote) must all be in the title or the abstract; with a category, the
+paper is in it (primary or cross-list). Newest first is (published DESC, arxiv_id DESC), as in
+/recent.
 
 So that a page costs about the same at a million papers as at a thousand, matches are counted
 up to `MAX_FOUND` only (a search finding more shows the newest `MAX_FOUND`), and a page is read
@@ -23,8 +24,8 @@ from typing import Any
 from sqlalchemy import Engine, text
 from sqlmodel import Session, col, select
 
-from watcher import records
-from watcher.search import SearchQuery
+from watcher.arxiv import records
+from watcher.follows.search_words import SearchQuery
 from watcher.store.rows import load_records
 from watcher.store.tables import Paper
 

@@ -19,8 +19,8 @@ from datetime import datetime
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
+from watcher.calendars.quiet_hours import QuietHours
 from watcher.kinds import MessageFormat
-from watcher.quiet_hours import QuietHours
 from watcher.store.destinations import DestinationSetting, flag_summaries
 from watcher.store.digests import DigestSettings, move_zone, settings_in
 from watcher.store.quiet import hours_of, place_window

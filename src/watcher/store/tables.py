@@ -142,7 +142,7 @@ class PaperAuthor(SQLModel, table=True):
 class FollowedAuthor(SQLModel, table=True):
     """A follow rule: what the service watches for, and what chats subscribe to.
 
-    `kind` says which rule it is (a `FollowKind`; the rules are read in `watcher.rules`):
+    `kind` says which rule it is (a `FollowKind`; the rules are read in `watcher.follows.rules`):
     - "person": a name and its aliases, matched against each paper's authors; with
       `categories` ("," joined ids), only papers in one of them (primary or cross-list);
     - "identity": an arXiv author id or ORCID iD (`identity`, "arxiv:dong_d_1" or
@@ -200,7 +200,7 @@ class PollState(SQLModel, table=True):
     paper is new to the follow when arXiv announced it after that id (`watcher.store.papers`;
     None: the store held none, and January of the year before the start's stands in).
     `refreshed` is when the API source last read its whole list, which it does again once a
-    week (`watcher.sources.api`).
+    week (`watcher.polling.sources.api`).
     """
 
     __tablename__ = "poll_state"
@@ -276,7 +276,8 @@ class Chat(SQLModel, table=True):
     inactive_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     notify_revisions: bool = False
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
-    # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see `watcher.schedule`.
+    # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see
+    # `watcher.calendars.schedule`.
     timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
     # Its digest (`watcher.store.digests`): papers wait ("held") and go out together at this local
     # time, on some days of the week. No minute: one message per paper.
@@ -448,7 +449,7 @@ class MailingSeen(SQLModel, table=True):
     """One arXiv mailing (its date, the day after the evening it went out): which source showed
     it first (`listing`, `OAI` or `API`) and when, and how many listing probes its announcement
     took (a late day takes more). No `source` yet: probed, not seen. Its delay is `seen_at`
-    less the announcement instant, read from the calendar (`watcher.mailings`)."""
+    less the announcement instant, read from the calendar (`watcher.core.mailing_report`)."""
 
     __tablename__ = "mailing_seen"
     mailing: date = Field(sa_column=Column(Date, primary_key=True))

@@ -9,7 +9,7 @@ import contextlib
 import threading
 
 from tests.fakes.arxiv_api.fake import FakeArxiv
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 
 def _corpus(name: str) -> list[Record]:

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape
 
-from watcher.records import Record
-from watcher.taxonomy import category_name
+from watcher.arxiv.records import Record
+from watcher.arxiv.taxonomy import category_name
 
 _FEED_OPEN = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"

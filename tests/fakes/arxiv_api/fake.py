@@ -36,7 +36,7 @@ from tests.fakes.arxiv_api.query import (
     parse_search_query,
 )
 from tests.fakes.oai import NamePartsT, OaiItem, in_set, render_error, render_page
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 
 class FakeArxiv:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import Stemmer
 
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 MAX_RESULTS_LIMIT = 2000
 

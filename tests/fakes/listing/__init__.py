@@ -30,7 +30,7 @@ from typing import Literal, Self, cast
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakes.listing.markup import Listed, archive_of, render_new
-from watcher.records import Record
+from watcher.arxiv.records import Record
 
 MAX_SHOW = 2000
 DEFAULT_SHOW = 2000  # arXiv's /new shows everything unless asked for less

@@ -27,8 +27,8 @@ from html import escape
 from typing import Literal
 from urllib.parse import quote_plus
 
-from watcher.records import Record
-from watcher.taxonomy import category_name
+from watcher.arxiv.records import Record
+from watcher.arxiv.taxonomy import category_name
 
 Section = Literal["new", "cross", "rep"]
 _HEADINGS = {"new": "New", "cross": "Cross", "rep": "Replacement"}

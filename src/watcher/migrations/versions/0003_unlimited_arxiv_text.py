@@ -28,7 +28,7 @@ _PAPER_COLUMNS = (("primary_category", 32, False), ("abs_url", 255, False),
                   ("pdf_url", 255, False), ("doi", 255, True))  # fmt: skip
 
 
-# Frozen copies of the rules in watcher.taxonomy and watcher.parse as of this migration.
+# Frozen copies of the rules in watcher.arxiv.taxonomy and watcher.arxiv.parse as of this migration.
 _CATEGORY_ID = re.compile(r"[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?")
 _MSC_CODE = re.compile(r"(?<![0-9A-Za-z])\d\d(?:[A-Z]\d\d|[A-Z]xx|-XX|-xx|-\d\d)(?![0-9A-Za-z])")
 

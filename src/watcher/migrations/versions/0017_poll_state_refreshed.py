@@ -4,7 +4,7 @@ ix_delivery_paper: a paper's deliveries
 In API mode a known follow pages back only to a window before its last success, by the date of
 a paper's current version. A metadata change (a journal reference, a DOI, a title fixed) keeps
 that date, so it was never seen for a paper older than the window. Now the API source reads a
-follow's whole list again once a week (`watcher.sources.api`), and this column says when it
+follow's whole list again once a week (`watcher.polling.sources.api`), and this column says when it
 last did. A follow already polled read its whole list at its first poll: that stands in.
 
 A save that stores a newer version of a paper moves the paper's waiting deliveries to it,

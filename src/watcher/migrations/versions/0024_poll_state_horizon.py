@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 # A new-style id, YYMM.NNNN(N); its (YYMM, number) is arXiv's order of announcement (as
-# `watcher.records.announcement_order`, kept here as it was: a migration does not change).
+# `watcher.arxiv.records.announcement_order`, kept here as it was: a migration does not change).
 _NEW_STYLE = re.compile(r"(\d{2})(0[1-9]|1[0-2])\.(\d{4,5})")
 
 revision: str = "0024"

@@ -2,7 +2,7 @@
 
 A person rule used to be keyed by its display name (and categories) alone, and a chat asking for
 the same name with more aliases widened the stored rule, so that every chat sharing it received
-the alias's papers. The aliases are now part of the rule (`watcher.rules.rule_key`): another
+the alias's papers. The aliases are now part of the rule (`watcher.follows.rules.rule_key`): another
 alias set is another follow. The key of each stored person with aliases is recomputed; rows
 without aliases keep theirs (the same as before). What a row matches does not change.
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from watcher.rules import rule_key
+from watcher.follows.rules import rule_key
 
 revision: str = "0026"
 down_revision: str | None = "0025"

@@ -1,0 +1,151 @@
+"""The plain-text follow list that /export writes and /import (and `arxiv-watcher import`) reads.
+
+One follow a line, in the syntax the bot's commands and `WATCH_AUTHORS` take:
+
+    # arxiv-watcher follows: This chat, exported 2026-12-03 09:40 UTC
+    # digest: daily 08:00
+    # timezone: Europe/Berlin
+    # revisions: on
+    # quiet: 22:00-07:00
+    subscribe Dezun Dong|De-Zun Dong
+    subscribe Wei Wang in cs.DC,cs.NI
+    subscribe arxiv:dong_d_1  # Dezun Dong
+    watch "remote direct memory access" rdma in cs.DC
+    watch in cs.DC
+
+`subscribe` takes a name (aliases after `|`, categories after ` in `), an arXiv author id or an
+ORCID iD; `watch` a topic; a line without either word is read as `WATCH_AUTHORS` reads an entry,
+so a bare list of names imports too. A leading `/` is fine. `#` starts a comment. The comment
+lines before the first follow are the header: those of the shape `# key: value` are the chat's
+settings, read into a dict, so that a setting this version does not know is reported rather than
+lost or refused (`watcher.store.exported_settings` says which keys are known).
+
+Pure: no I/O. Each line that cannot be followed becomes a `Skipped` with its line number and the
+one-line reason the commands give.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from watcher.errors import WatcherError
+from watcher.follows.identity import Identity, IdentityError, parse_identity
+from watcher.follows.rules import PersonRule, parse_person, with_categories
+from watcher.follows.topics import Topic, parse_topic
+
+FollowRule = PersonRule | Identity | Topic
+MAX_LINES = 1000  # follow lines read from one file; a chat follows at most 50 anyway
+_SETTING = re.compile(r"#\s*(?P<key>[a-z][a-z_-]{0,31}):\s*(?P<value>.*?)\s*$")
+_COMMENT = re.compile(r"\s#")
+_SUBSCRIBE = frozenset({"subscribe", "follow"})
+_WATCH = frozenset({"watch"})
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One follow read from a file: where it was (a line number, or an OPML outline's), the rule."""
+
+    where: str
+    rule: FollowRule
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A line or outline not followed: where, what it said (clipped), and why."""
+
+    where: str
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadList:
+    """What a file holds: its follows in order, its settings header, what could not be read."""
+
+    entries: tuple[Entry, ...]
+    settings: Mapping[str, str] = field(default_factory=dict)
+    skipped: tuple[Skipped, ...] = ()
+
+
+def rule_key(rule: FollowRule) -> str:
+    """The rule's unique key among all follows (`followed_author.rule_key`)."""
+    return rule.rule_key if isinstance(rule, Topic) else rule.key
+
+
+def rule_line(rule: FollowRule, *, shown_name: str | None = None) -> str:
+    """The rule as a line of the list: `subscribe NAME|ALIAS in CATS`, `subscribe arxiv:ID`,
+    `watch TOPIC in CATS`, `watch in CATS` (a whole category). `shown_name`: an identity's
+    person, written as a comment."""
+    if isinstance(rule, Topic):  # a whole category is shown "all of cs.DC", written "in cs.DC"
+        return f"watch in {','.join(rule.categories)}" if rule.whole else f"watch {rule}"
+    if isinstance(rule, Identity):
+        note = f"  # {shown_name}" if shown_name and shown_name != rule.shown else ""
+        return f"subscribe {rule.key}{note}"
+    return f"subscribe {with_categories('|'.join(rule.names), rule.categories)}"
+
+
+def parse_rule(text: str) -> FollowRule:
+    """One follow as a line of the list has it (see the module docstring); BadRule, TopicError or
+    a WatcherError with the one-line reason when it cannot be followed."""
+    text = _COMMENT.split(text.strip(), maxsplit=1)[0].strip()
+    word, _, rest = text.partition(" ")
+    verb = word.removeprefix("/").split("@", 1)[0].casefold()
+    if verb in _WATCH:
+        return parse_topic(rest)
+    spec = rest if verb in _SUBSCRIBE else text
+    try:
+        identity = parse_identity(spec)
+    except IdentityError as error:
+        raise WatcherError(str(error)) from None
+    return identity if identity is not None else parse_person(spec)
+
+
+def read_text(text: str) -> ReadList:
+    """The follows, settings and unreadable lines of a plain-text list."""
+    entries: list[Entry] = []
+    skipped: list[Skipped] = []
+    settings: dict[str, str] = {}
+    read = 0
+    lines = text.splitlines()
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            found = _SETTING.fullmatch(line)
+            if found is not None and not entries and not skipped:
+                settings[found["key"]] = found["value"]
+            continue
+        read += 1
+        if read > MAX_LINES:
+            rest = sum(1 for other in lines[number - 1 :] if other.strip()[:1] not in ("", "#"))
+            skipped.append(
+                Skipped(f"line {number}", "…", f"{rest} more lines not read (at most {MAX_LINES})")
+            )
+            break
+        try:
+            entries.append(Entry(f"line {number}", parse_rule(line)))
+        except WatcherError as error:
+            skipped.append(Skipped(f"line {number}", clip(line), str(error)))
+    return ReadList(tuple(entries), settings, tuple(skipped))
+
+
+def render_text(
+    rules: Iterable[tuple[FollowRule, str | None]], settings: Mapping[str, str], *, title: str
+) -> str:
+    """The list: a header (`title`, the settings as `# key: value`), then one rule a line
+    (each with its identity's shown name, if any)."""
+    header = [
+        f"# arxiv-watcher follows: {title}",
+        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC.",
+        "# Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE",
+        *(f"# {key}: {value}" for key, value in settings.items()),
+    ]
+    body = [rule_line(rule, shown_name=name) for rule, name in rules]
+    return "\n".join([*header, *body]) + "\n"
+
+
+def clip(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"

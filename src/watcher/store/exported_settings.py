@@ -1,0 +1,246 @@
+"""A chat's settings as an export's header writes them and an import sets them: `key: value`.
+
+`SETTINGS` is the one table of the keys known: each reads its value for a chat's forum topic
+(`NO_THREAD`: the chat) and writes one back, in the caller's session
+(`watcher.store.applied_imports`). `timezone`, `digest` and `revisions` are the chat's own (its
+row); `paused` (yes/no), `quiet` (HH:MM-HH:MM or off, in the chat's zone), `silent` (on/off) and
+`format` (full/compact) are each destination's (`watcher.store.destinations`), worded as
+/subscriptions shows them and the commands take them. A setting added later is one more row here; an
+export then carries it, and an import of a file that has it sets it. A key not in the table is
+reported by the import, never refused: a file from a newer version still imports.
+
+A write only changes rows: a new zone places the chat's quiet windows again, but letting go what
+a pause or a quiet window held (as one summary) is the caller's, once every setting is written
+(`watcher.store.destinations.held_threads` tells which destinations held before and after).
+
+A value that cannot be set raises `SettingRefused`, whose message says why in a few words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from watcher.calendars.quiet_hours import parse_quiet
+from watcher.calendars.schedule import (
+    EVERY_DAY,
+    MONDAY_TO_FRIDAY,
+    BadSchedule,
+    DigestSchedule,
+    canonical_zone,
+    next_digest_time,
+    parse_wall_time,
+    parse_weekdays,
+    zone_of,
+)
+from watcher.kinds import MessageFormat
+from watcher.store.destinations import DestinationSetting
+from watcher.store.quiet import hours_of, place_window
+from watcher.store.tables import Chat, Delivery, DeliveryStatus
+
+
+class SettingRefused(ValueError):
+    """A setting's value that cannot be set; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSetting:
+    """One setting: `read(session, chat_id, thread_id)` gives its value as written;
+    `write(session, chat_id, thread_id, value, now)` sets a value, checked (SettingRefused)."""
+
+    key: str
+    read: Callable[[Session, int, int], str]
+    write: Callable[[Session, int, int, str, datetime], None]
+
+
+def chat_row(session: Session, chat_id: int) -> Chat:
+    """The chat's row; a chat never seen gets one with the defaults, stored only if the caller
+    commits (an import's chat was seen: it sent the file)."""
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        chat = Chat(id=chat_id)
+        session.add(chat)
+    return chat
+
+
+def _of_chat(read: Callable[[Chat], str]) -> Callable[[Session, int, int], str]:
+    return lambda session, chat_id, _thread_id: read(chat_row(session, chat_id))
+
+
+def _to_chat(
+    write: Callable[[Session, Chat, str, datetime], None],
+) -> Callable[[Session, int, int, str, datetime], None]:
+    return lambda session, chat_id, _thread, value, now: write(
+        session, chat_row(session, chat_id), value, now
+    )
+
+
+def parse_digest(value: str) -> DigestSchedule | None:
+    """`off`, `daily 08:00`, `weekdays 08:00` or `weekly mon,thu 08:00`, as
+    `DigestSchedule.command` writes them."""
+    words = value.casefold().split()
+    try:
+        if words == ["off"]:
+            return None
+        if len(words) == 2 and words[0] in ("daily", "weekdays"):
+            days = EVERY_DAY if words[0] == "daily" else MONDAY_TO_FRIDAY
+            return DigestSchedule(parse_wall_time(words[1]), days)
+        if len(words) == 3 and words[0] == "weekly":
+            return DigestSchedule(parse_wall_time(words[2]), parse_weekdays(words[1]))
+    except BadSchedule as error:
+        raise SettingRefused(str(error)) from None
+    raise SettingRefused("a digest is off, daily HH:MM, weekdays HH:MM or weekly DAY HH:MM")
+
+
+def _read_digest(chat: Chat) -> str:
+    if chat.digest_minute is None:
+        return "off"
+    return DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0).command()
+
+
+def _write_digest(session: Session, chat: Chat, value: str, now: datetime) -> None:
+    schedule = parse_digest(value)
+    if schedule is None:
+        held = session.exec(
+            select(func.count()).where(
+                col(Delivery.chat_id) == chat.id, col(Delivery.status) == DeliveryStatus.HELD
+            )
+        ).one()
+        if held:
+            raise SettingRefused(f"{held} papers wait for the digest; /digest off sends them")
+        chat.digest_minute = chat.digest_days = None
+        chat.next_digest_at = chat.digest_since = None
+        return
+    if chat.next_digest_at is None:
+        chat.digest_since = now
+    chat.digest_minute, chat.digest_days = schedule.minute_of_day, schedule.day_mask
+    chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
+
+
+def _write_zone(session: Session, chat: Chat, value: str, now: datetime) -> None:
+    try:
+        chat.timezone = canonical_zone(value)
+    except BadSchedule as error:
+        raise SettingRefused(str(error)) from None
+    if chat.digest_minute is not None:  # the digest keeps its local time in the new zone
+        schedule = DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0)
+        chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
+    for setting in session.exec(  # quiet hours keep their local times in the new zone
+        select(DestinationSetting).where(
+            col(DestinationSetting.chat_id) == chat.id,
+            col(DestinationSetting.quiet_start).is_not(None),
+        )
+    ).all():
+        place_window(setting, chat.timezone, now=now)
+        session.add(setting)
+
+
+def _write_revisions(session: Session, chat: Chat, value: str, now: datetime) -> None:
+    if value.casefold() not in ("on", "off"):
+        raise SettingRefused("revisions are on or off")
+    chat.notify_revisions = value.casefold() == "on"
+
+
+def _destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
+    """The destination's row, as stored or (not added) with the defaults."""
+    found = session.get(DestinationSetting, (chat_id, thread_id))
+    return found or DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+
+
+def _of_destination(
+    read: Callable[[DestinationSetting], str],
+) -> Callable[[Session, int, int], str]:
+    return lambda session, chat_id, thread_id: read(_destination(session, chat_id, thread_id))
+
+
+def _to_destination(
+    write: Callable[[DestinationSetting, str, datetime, str], None],
+) -> Callable[[Session, int, int, str, datetime], None]:
+    """A write of the destination's row, given the chat's zone."""
+
+    def written(session: Session, chat_id: int, thread_id: int, value: str, now: datetime) -> None:
+        zone_name = chat_row(session, chat_id).timezone  # the chat's row before its topic's
+        setting = _destination(session, chat_id, thread_id)
+        write(setting, value.strip(), now, zone_name)
+        session.add(setting)
+
+    return written
+
+
+def _choice(value: str, words: dict[str, bool], refusal: str) -> bool:
+    try:
+        return words[value.casefold()]
+    except KeyError:
+        raise SettingRefused(refusal) from None
+
+
+def _write_paused(setting: DestinationSetting, value: str, now: datetime, _zone: str) -> None:
+    paused = _choice(value, {"yes": True, "no": False}, "paused is yes or no")
+    if paused != setting.paused:
+        setting.paused, setting.paused_since = paused, now if paused else None
+
+
+def _read_quiet(setting: DestinationSetting) -> str:
+    hours = hours_of(setting)
+    return "off" if hours is None else hours.describe()
+
+
+def _write_quiet(setting: DestinationSetting, value: str, now: datetime, zone_name: str) -> None:
+    if value.casefold() == "off":
+        start = end = None
+    else:
+        try:
+            hours = parse_quiet(value)
+        except BadSchedule as error:
+            raise SettingRefused(f"{error} (or off)") from None
+        start, end = hours.start, hours.end
+    if (start, end) != (setting.quiet_start, setting.quiet_end):
+        setting.quiet_start, setting.quiet_end = start, end
+        place_window(setting, zone_name, now=now)
+
+
+def _write_silent(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+    setting.silent = _choice(value, {"on": True, "off": False}, "silent is on or off")
+
+
+def _write_format(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+    try:
+        setting.format = MessageFormat(value.casefold()).value
+    except ValueError:
+        raise SettingRefused("a format is full or compact") from None
+
+
+# In the order they are written and set: the zone before the digest and the quiet hours read
+# in it.
+SETTINGS: dict[str, ChatSetting] = {
+    setting.key: setting
+    for setting in (
+        ChatSetting("timezone", _of_chat(lambda chat: chat.timezone), _to_chat(_write_zone)),
+        ChatSetting("digest", _of_chat(_read_digest), _to_chat(_write_digest)),
+        ChatSetting(
+            "revisions",
+            _of_chat(lambda chat: "on" if chat.notify_revisions else "off"),
+            _to_chat(_write_revisions),
+        ),
+        ChatSetting(
+            "paused",
+            _of_destination(lambda setting: "yes" if setting.paused else "no"),
+            _to_destination(_write_paused),
+        ),
+        ChatSetting("quiet", _of_destination(_read_quiet), _to_destination(_write_quiet)),
+        ChatSetting(
+            "silent",
+            _of_destination(lambda setting: "on" if setting.silent else "off"),
+            _to_destination(_write_silent),
+        ),
+        ChatSetting(
+            "format",
+            _of_destination(lambda setting: str(setting.format)),
+            _to_destination(_write_format),
+        ),
+    )
+}
