@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Protocol
 
 from telegram import (
@@ -358,8 +358,12 @@ async def refuse_non_admin(
 # --- small text helpers -----------------------------------------------------------------------
 
 
-def when(moment: datetime | None) -> str:
-    return f"{moment:%Y-%m-%d %H:%M} UTC" if moment else "never"
+def when(moment: datetime | None, zone: tzinfo = UTC) -> str:
+    """ "2026-03-30 08:00 CEST": a moment as `zone`'s clock shows it (UTC by default)."""
+    if moment is None:
+        return "never"
+    local = moment.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or 'UTC'}"
 
 
 def papers(n: int) -> str:

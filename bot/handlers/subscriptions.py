@@ -28,6 +28,7 @@ one answer (`bot.handlers.follow_answers`).
 from __future__ import annotations
 
 import html
+from datetime import tzinfo
 
 from telegram import Update
 from telegram.constants import ParseMode
@@ -265,10 +266,11 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
     head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
     room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
-    entries = [_followed_line(f) for f in followed]
+    zone = summary.digest.zone  # the chat's clock (/timezone)
+    entries = [_followed_line(f, zone) for f in followed]
     if topics:
         entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
-        entries += [_topic_line(n, f) for n, f in enumerate(topics, 1)]
+        entries += [_topic_line(n, f, zone) for n, f in enumerate(topics, 1)]
     lines = [head, *capped_lines(entries, room=room), tail]
     return "\n".join(lines)
 
@@ -285,17 +287,21 @@ def _unsubscribed(place: Place, rule: PersonRule, stopped: Stopped | NotFollowed
     return f"✅ {place.here} no longer follows <b>{html.escape(stopped.followed.label)}</b>."
 
 
-def _followed_line(followed: Followed) -> str:
+def _followed_line(followed: Followed, zone: tzinfo) -> str:
     line = f"• <b>{html.escape(followed.label)}</b>: {papers(followed.record_count)}, "
     line += (
-        f"last checked {when(followed.last_success)}" if followed.backfilled else "not fetched yet"
+        f"last checked {when(followed.last_success, zone)}"
+        if followed.backfilled
+        else "not fetched yet"
     )
     return line + _failing(followed)
 
 
-def _topic_line(number: int, topic: Followed) -> str:
+def _topic_line(number: int, topic: Followed, zone: tzinfo) -> str:
     line = f"{number}. <code>{html.escape(topic.label)}</code>: {papers(topic.record_count)}, "
-    line += f"last checked {when(topic.last_success)}" if topic.backfilled else "not fetched yet"
+    line += (
+        f"last checked {when(topic.last_success, zone)}" if topic.backfilled else "not fetched yet"
+    )
     return line + _failing(topic)
 
 

@@ -8,6 +8,8 @@ checked by sending a sentinel command afterwards in the same chat, or by `Bot.se
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 import pytest
 from sqlalchemy import Engine
 
@@ -261,6 +263,19 @@ async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
         "Sound: on.\n"
         "New versions of papers: off (/revisions on to change)."
     )
+
+
+async def test_subscriptions_shows_the_last_poll_on_the_chats_clock(bot: Bot) -> None:
+    await bot.ask(USER, "/subscribe")
+    await bot.ask(USER, "/timezone Asia/Shanghai")  # UTC+8 all year: no summer time to guess
+    dezun = bot.store.find_followed("Dezun Dong")
+    assert dezun is not None and dezun.last_success is not None
+
+    answer = await bot.ask_one(USER, "/subscriptions")
+
+    local = dezun.last_success.astimezone(ZoneInfo("Asia/Shanghai"))
+    assert f"last checked {local:%Y-%m-%d %H:%M} CST\n" in answer, answer
+    assert " UTC" not in answer
 
 
 # --- /revisions and /stats --------------------------------------------------------------------
