@@ -1,9 +1,10 @@
 """When a chat hears of papers: /digest (one message a day, on weekdays or a week, or one per
 paper) and /timezone (the clock the digest time is read on).
 
-Anyone may ask; in groups only administrators may change either. Turning the digest off sends
-what it held at once, as one digest; a new zone moves the quiet hours with it, in the same
-transaction (`watcher.core.chat_settings`).
+Anyone may ask; in groups only administrators may change either. Turning the digest off lets
+what it held go at once, as one digest per destination, and says when it arrives (a paused or
+quiet destination gets it at /resume or when its quiet hours end); a new zone moves the quiet
+hours with it, in the same transaction (`watcher.core.chat_settings`).
 """
 
 from __future__ import annotations
@@ -17,15 +18,18 @@ from bot.digest import render_digest_parts
 from bot.handlers.common import (
     Context,
     DeliveryEvents,
+    Place,
     ServiceHandlers,
     papers,
+    place_of,
     refuse_non_admin,
     reply,
     reply_usage,
 )
 from watcher.calendars.schedule import local_time_text
 from watcher.core import Core
-from watcher.core.views import DigestSettings
+from watcher.core.chat_settings import DigestChanged
+from watcher.core.views import NO_THREAD, DigestSettings
 from watcher.errors import UsageError
 
 ZONE_HINT = (
@@ -58,20 +62,19 @@ class DigestCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what="its digest", example="/digest"):
             return
-        changed = await self.chat_settings.set_digest(chat.id, schedule, render=render_digest_parts)
-        settings, flushed = changed.settings, changed.flushed
+        place = place_of(update)
+        changed = await self.chat_settings.set_digest(
+            chat.id, schedule, render=render_digest_parts, thread_id=place.thread_id
+        )
         self.events.digest_changed()
         if schedule is None:
-            sent = (
-                f" The {papers(flushed.papers)} waiting go out now, as one digest."
-                if flushed is not None and flushed.papers
-                else ""
-            )
             await reply(
-                update, context, f"✅ Digest off: each new paper is its own message again.{sent}"
+                update,
+                context,
+                "✅ Digest off: each new paper is its own message again." + let_go(changed, place),
             )
             return
-        await reply(update, context, "✅ " + describe(settings))
+        await reply(update, context, "✅ " + describe(changed.settings))
 
     async def timezone(self, update: Update, context: Context) -> None:
         """/timezone [ZONE]: show or change the chat's time zone."""
@@ -105,6 +108,33 @@ class DigestCommands(ServiceHandlers):
         if settings.schedule is not None and settings.next_at is not None:
             answer += f" Next digest: {local_time_text(settings.next_at, settings.zone)}."
         await reply(update, context, answer)
+
+
+def let_go(changed: DigestChanged, place: Place) -> str:
+    """What `/digest off` did with the papers it held, and when they arrive: the asking
+    destination's own count, now, or when its quiet hours end (on the chat's clock), or at
+    /resume; then the papers of the chat's other topics, if any."""
+    flushed = changed.flushed
+    if flushed is None or not flushed.papers:
+        return ""
+    here, speaking = flushed.papers_in(place.thread_id), changed.here
+    where = " in this topic" if place.thread_id != NO_THREAD else ""
+    said = ""
+    if here:
+        waiting, one = f" The {papers(here)} waiting{where}", here == 1
+        come, go = ("comes", "goes") if one else ("come", "go")
+        if speaking.paused:
+            said = f"{waiting} {come} as one digest when you /resume."
+        elif speaking.quiet_now(changed.now) and speaking.quiet_until is not None:
+            end = local_time_text(speaking.quiet_until, changed.settings.zone)
+            said = f"{waiting} {come} as one digest at {end}, when the quiet hours end."
+        else:
+            said = f"{waiting} {go} out now, as one digest."
+    others = flushed.papers - here
+    if others:
+        go = "goes" if others == 1 else "go"
+        said += f" The {papers(others)} waiting for other topics {go} there, one digest each."
+    return said
 
 
 def describe(settings: DigestSettings) -> str:

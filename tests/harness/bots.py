@@ -21,6 +21,7 @@ from tests.fakes.corpus import dezun_dong_records, lookalike_records
 from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
 from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
 from watcher.arxiv.fetch import ArxivClient
+from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core import Core
 from watcher.core.subscribing import LOOKUP_PATIENCE
 from watcher.polling.poll import Poller
@@ -83,10 +84,12 @@ async def running_service(
     arxiv_timeout: float = LOOPBACK_TIMEOUT,
     arxiv_min_interval: float = 0,
     telegram: FakeTelegram | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
-    kept, as Telegram keeps them); by default a new one."""
+    kept, as Telegram keeps them); by default a new one. `clock`: the core's (a test may turn
+    one, `tests.harness.clocks.TurnedClock`)."""
     with (
         nullcontext(telegram)
         if telegram is not None
@@ -120,7 +123,7 @@ async def running_service(
                 poll_interval=3600,
                 author_feed_url=arxiv.author_feed_url,
             )
-            service = Core(settings, store, Chats(engine), Outbox(engine), poller)
+            service = Core(settings, store, Chats(engine), Outbox(engine), poller, clock=clock)
             await poller.poll()  # the watched author's history, as the service does at start
             yield telegram, arxiv, service
         assert telegram.internal_errors == []
@@ -170,9 +173,12 @@ async def running_bot(
 
 
 @asynccontextmanager
-async def running_front_end(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
-    """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery."""
-    async with running_service(engine, database_url) as (telegram, arxiv, service):
+async def running_front_end(
+    engine: Engine, database_url: str, *, clock: Clock = SYSTEM_CLOCK
+) -> AsyncIterator[Bot]:
+    """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery,
+    on the core's `clock`."""
+    async with running_service(engine, database_url, clock=clock) as (telegram, arxiv, service):
         front_end = TelegramFrontend(service)
         await front_end.start()
         try:

@@ -26,6 +26,7 @@ from watcher.kinds import MessageFormat
 from watcher.store.chats import Chats
 from watcher.store.digests import ClaimReport, DigestRenderer, DigestSettings
 from watcher.store.speaking import SpeakingSettings
+from watcher.store.tables import NO_THREAD
 
 # A change of one destination's speaking settings: (chat id, thread id, now) -> its settings.
 _SpeakingChange = Callable[[int, int, datetime], SpeakingSettings]
@@ -42,11 +43,14 @@ class Speaking:
 
 @dataclass(frozen=True, slots=True)
 class DigestChanged:
-    """The digest as it now is; `flushed`: what turning it off sent at once, as one digest."""
+    """The digest as it now is; `flushed`: what turning it off let go, as one digest per
+    destination; `here`: the asking destination's speaking settings as they were then (paused
+    or quiet, its digest waits for /resume or for its quiet window's end)."""
 
     settings: DigestSettings
     flushed: ClaimReport | None
     now: datetime
+    here: SpeakingSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +131,34 @@ class ChatSettings:
         return Speaking(settings, self._chats.digests.settings(chat_id), now)
 
     async def set_digest(
-        self, chat_id: int, schedule: DigestSchedule | None, *, render: DigestRenderer
+        self,
+        chat_id: int,
+        schedule: DigestSchedule | None,
+        *,
+        render: DigestRenderer,
+        thread_id: int = NO_THREAD,
     ) -> DigestChanged:
-        """The digest on (or moved), or off with None: off sends what it held at once."""
+        """The digest on (or moved), or off with None: off lets what it held go at once, as
+        one digest per destination (held still where paused or quiet). `thread_id`: the
+        destination asking, whose speaking settings come back with the change."""
+        return await in_db_thread(self._set_digest, chat_id, schedule, render, thread_id)
+
+    def _set_digest(
+        self,
+        chat_id: int,
+        schedule: DigestSchedule | None,
+        render: DigestRenderer,
+        thread_id: int,
+    ) -> DigestChanged:
+        """Database thread: the change (its one transaction), then the asking destination's
+        speaking settings, to say when what it let go arrives there."""
         now = self._clock()
-        settings, flushed = await in_db_thread(
-            self._chats.digests.set_schedule, chat_id, schedule, render=render, now=now
+        settings, flushed = self._chats.digests.set_schedule(
+            chat_id, schedule, render=render, now=now
         )
-        return DigestChanged(settings, flushed, now)
+        return DigestChanged(
+            settings, flushed, now, self._chats.speaking.settings(chat_id, thread_id)
+        )
 
     async def revisions(self, chat_id: int) -> bool:
         """Whether the chat is told of new versions of papers it was sent (/revisions)."""

@@ -99,6 +99,11 @@ class ClaimReport:
     chat_id: int
     papers: int  # deliveries the digest carries
     parts: int  # messages it takes, all topics together
+    by_thread: tuple[tuple[int, int], ...] = ()  # (thread id, papers) of each destination
+
+    def papers_in(self, thread_id: int) -> int:
+        """The papers the digest carries to one destination (chat, forum topic)."""
+        return dict(self.by_thread).get(thread_id, 0)
 
 
 class Digests:
@@ -287,7 +292,8 @@ def _claim_held(
                 .execution_options(synchronize_session=False)
             )
         parts += len(rendered)
-    return ClaimReport(chat.id, len(held), parts)
+    by_thread = tuple((thread, len(rows)) for thread, rows in destinations.items())
+    return ClaimReport(chat.id, len(held), parts, by_thread)
 
 
 def _followed_names(session: Session, chat_id: int, thread_id: int) -> tuple[tuple[str, ...], ...]:
