@@ -33,7 +33,7 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.delivery.answers import cannot_parse
-from bot.render import Message, render_paper, render_summary
+from bot.render import Finder, Message, render_paper, render_summary
 from bot.render.actions import Cause
 from watcher.arxiv.records import Record
 from watcher.arxiv.taxonomy import category_name
@@ -61,10 +61,17 @@ class Composed:
         return (self.message.plain, None) if plain else (self.message.html, ParseMode.HTML)
 
 
-def compose_summary(covered: Sequence[PendingDelivery]) -> Composed:
-    """One message for the waiting deliveries a summary covers, in their order."""
+def compose_summary(covered: Sequence[PendingDelivery], follows: Follows) -> Composed:
+    """One message for the waiting deliveries a summary covers (one destination's), each paper
+    marked with the destination's follows that found it (`follows`: read for these papers)."""
     papers = [(pending.record, NewsKind.of(pending.kind)) for pending in covered]
-    return Composed(render_summary(papers))
+    finders = []
+    for pending in covered:
+        mine = follows.topics.get((pending.chat_id, pending.thread_id), frozenset())
+        known = [f for f in follows.found_by(pending.record, mine) if f in follows.labels]
+        people_first = sorted(known, key=lambda f: follows.labels[f][1])
+        finders.append([Finder(*follows.labels[f]) for f in people_first])
+    return Composed(render_summary(papers, finders))
 
 
 def compose_digest_part(part: PendingDigestPart) -> Composed:

@@ -102,7 +102,12 @@ class MessagePlanner:
                 return None
             carried = {pending.id: pending.record.version for pending in covered}
             what = f"a summary of {len(carried)} papers"
-            return Planned(carried, compose_summary(covered), what, True)
+            # Read for this summary's papers: the round's queue need not hold them all.
+            audience = await deliveries.audience(
+                {delivery.chat_id}, [pending.record.arxiv_id for pending in covered]
+            )
+            composed = compose_summary(covered, who_follows_whom(audience))
+            return Planned(carried, composed, what, True)
         if self.batchable(delivery):
             return self._compact([delivery, *batch])
         composed = self.papers.compose(

@@ -109,11 +109,27 @@ def render_paper_list(
     return message_of(lines, (tuple(navigation),) if navigation else ())
 
 
-def render_summary(papers: Sequence[tuple[Record, NewsKind]]) -> Message:
+@dataclass(frozen=True, slots=True)
+class Finder:
+    """A follow of the chat that found a paper: how it is shown, and whether it is a topic
+    (marked 🔎) or a person (marked ★, as `author_name` writes a followed author)."""
+
+    label: str
+    topic: bool
+
+
+def render_summary(
+    papers: Sequence[tuple[Record, NewsKind]],
+    finders: Sequence[Sequence[Finder]] = (),
+) -> Message:
     """One message for a chat that comes back to many waiting papers (news of a new paper or
-    of a revision each), in the order given: "While you were away: N new papers", then each
-    title linked to its abstract page, cut to fit one message with "… and N more"."""
-    return message_of(_summary_lines(papers))
+    of a revision each): "While you were away: N new papers", then each title linked to its
+    abstract page, cut to fit one message with "… and N more".
+
+    `finders[i]`: the follows that found paper i, people first. Found by one follow, each line
+    ends with it ("— ★ Dezun Dong", "— 🔎 RDMA in cs.DC"); by several, the papers are grouped
+    under each follow's heading, in the order given within a group."""
+    return message_of(_summary_lines(papers, finders))
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,18 +206,46 @@ def page_from_callback(data: str, *, callback_prefix: str) -> int | None:
 # --- building blocks --------------------------------------------------------------------------
 
 
-def _summary_lines(papers: Sequence[tuple[Record, NewsKind]]) -> list[Line]:
+def _summary_lines(
+    papers: Sequence[tuple[Record, NewsKind]], finders: Sequence[Sequence[Finder]]
+) -> list[Line]:
     new = sum(1 for _, kind in papers if kind != NewsKind.REVISION)
     updated = len(papers) - new
     counts = [f"{new} new paper{'' if new == 1 else 's'}"] if new or not updated else []
     if updated:
         counts.append(f"{updated} updated")
     header = [Line((Span("📬 "), Span(f"While you were away: {' and '.join(counts)}", ("b",))))]
-    entries = [
-        (index, [_title_line(record, kind, "• ")]) for index, (record, kind) in enumerate(papers)
-    ]
+    found = [tuple(finders[i]) if i < len(finders) else () for i in range(len(papers))]
+    groups: dict[Finder | None, list[int]] = {}
+    for index in range(len(papers)):
+        groups.setdefault(found[index][0] if found[index] else None, []).append(index)
+    grouped = len(groups) > 1
+    entries: list[tuple[int, list[Line]]] = []
+    for finder, indices in groups.items():
+        for position, index in enumerate(indices):
+            record, kind = papers[index]
+            line = _title_line(record, kind, "• ")
+            # Grouped, the heading says why; a paper other follows found too names them.
+            others = found[index][1:] if grouped else found[index]
+            if others:
+                marks = [span for other in others for span in (Span(", "), *_finder_spans(other))]
+                line = Line((*line.spans, Span(" — "), *marks[1:]))
+            lines = [line]
+            if grouped and position == 0:  # a heading goes with its first paper, never alone
+                heading = _finder_spans(finder) if finder else [Span("Other papers")]
+                lines = [Line(tuple(heading)), *lines]
+            entries.append((index, lines))
     ((lines, _),) = _pack(header, entries, max_pages=1, more=lambda n: f"… and {n} more")
     return lines
+
+
+def _finder_spans(finder: Finder) -> list[Span]:
+    """A follow as a summary names it: ★ and the person, as messages mark a followed author;
+    🔎 and the topic, as an announcement shows the topics that found a paper."""
+    label = clip(finder.label, _LIST_TITLE_LIMIT)
+    if finder.topic:
+        return [Span("🔎 "), Span(label, ("i",))]
+    return author_name(label, marked=True)
 
 
 def _title_line(record: Record, kind: NewsKind, bullet: str, *, bold: bool = False) -> Line:

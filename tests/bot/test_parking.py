@@ -200,7 +200,7 @@ async def test_a_forum_back_to_many_papers_gets_each_topics_summary_in_that_topi
     in_papers = [m.text for m in world.fake.sent(FORUM) if m.message_thread_id == papers]
     (summary,) = in_papers
     assert summary.splitlines() == ["📬 While you were away: 8 new papers"] + [
-        f"• {record.title}" for record in first + later
+        f"• {record.title} — ★ Dezun Dong" for record in first + later
     ]
     assert titles(world, FORUM, talk) == [record.title for record in later]
     assert titles(world, FORUM, None) == []

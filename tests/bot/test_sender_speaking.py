@@ -61,7 +61,7 @@ async def test_a_pause_holds_a_hundred_papers_and_resume_sends_one_summary(world
     (summary,) = world.fake.sent(FOLLOWER)
     lines = summary.text.splitlines()
     assert lines[0] == "📬 While you were away: 100 new papers"
-    assert lines[1] == f"• {records[0].title}"
+    assert lines[1] == f"• {records[0].title} — ★ Dezun Dong"
     held = [d for d in world.deliveries() if d.chat_id == FOLLOWER]
     assert {d.status for d in held} == {DeliveryStatus.SENT}
     assert {d.message_id for d in held} == {summary.message_id}

@@ -30,7 +30,7 @@ async def test_a_chat_back_to_many_waiting_papers_gets_one_summary_of_them(world
 
     (summary,) = world.fake.sent(12)
     assert summary.text.splitlines() == ["📬 While you were away: 8 new papers"] + [
-        f"• {record.title}" for record in records
+        f"• {record.title} — ★ Dezun Dong" for record in records
     ]
     assert summary.parse_mode == "HTML"
     assert {d.message_id for d in world.deliveries() if d.chat_id == 12} == {summary.message_id}

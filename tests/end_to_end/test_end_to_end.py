@@ -196,7 +196,7 @@ def test_a_user_back_after_forty_papers_gets_one_summary_of_them(
     (summary,) = after
     lines = summary.splitlines()
     assert lines[0] == "📬 While you were away: 40 new papers"
-    assert lines[1:] == [f"• {record.title}" for record in missed]
+    assert lines[1:] == [f"• {record.title} — ★ Dezun Dong" for record in missed]
     assert send_attempts(telegram, person, "Missed paper") == 1
 
 
