@@ -119,3 +119,27 @@ async def test_digest_off_in_a_forum_topic_counts_that_topics_papers(
     await bot.until(lambda: digests(bot, FORUM, first) and digests(bot, FORUM, second))
     assert digests(bot, FORUM, first)[0].startswith("📚 4 new papers since")
     assert digests(bot, FORUM, second)[0].startswith("📚 1 new paper since")
+
+
+async def test_digest_off_while_paused_says_the_digest_comes_at_resume_and_it_does(
+    turned: tuple[Bot, TurnedClock],
+) -> None:
+    bot, _clock = turned
+    await bot.ask(USER, "/subscribe")
+    await bot.ask(USER, "/digest daily 08:00")
+    publish(bot, "2612.00021", "2612.00022")
+    await bot.ask(USER, "/pause")
+
+    answer = await bot.ask_one(USER, "/digest off")
+
+    assert answer == (
+        "✅ Digest off: each new paper is its own message again. The 2 papers waiting come as "
+        "one digest when you /resume."
+    )
+    await asyncio.sleep(EARLY)
+    assert digests(bot, USER) == []  # still paused
+    await bot.ask(USER, "/resume")
+    await bot.until(lambda: digests(bot, USER))
+    await asyncio.sleep(EARLY)  # and nothing more
+    (digest,) = digests(bot, USER)
+    assert digest.startswith("📚 2 new papers since")
