@@ -10,6 +10,8 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, refusal, reply
+from watcher.follows.followed import Followed
+from watcher.kinds import FollowKind
 
 
 class Welcome(ServiceHandlers):
@@ -18,7 +20,7 @@ class Welcome(ServiceHandlers):
     async def start(self, update: Update, context: Context) -> None:
         """/start: what the bot does, whom it watches, how to subscribe."""
         place = place_of(update)
-        following = await self.service.questions.how_many_follows(place.chat_id, place.thread_id)
+        follows = await self.service.questions.follows(place.chat_id, place.thread_id)
         watched = bold_list([str(rule) for rule in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
@@ -26,11 +28,8 @@ class Welcome(ServiceHandlers):
             f"I watch {watched}." if watched else "I watch nobody yet.",
             "",
         ]
-        if following:
-            lines.append(
-                f"{place.here} follows {following} author{'s' if following > 1 else ''}: "
-                "see /subscriptions."
-            )
+        if follows:
+            lines.append(f"{place.here} follows {_counted(follows)}: see /subscriptions.")
         elif watched:
             lines.append("• /subscribe: follow the authors I watch, in this chat")
         lines += [
@@ -51,6 +50,18 @@ class Welcome(ServiceHandlers):
             context,
             refusal(f"I do not know {html.escape(command[:40])}.", "/help", lead="See them with:"),
         )
+
+
+def _counted(follows: list[Followed]) -> str:
+    """ "2 authors and 1 topic": authors and topics counted apart, a zero count left out."""
+    topics = sum(1 for followed in follows if followed.kind == FollowKind.TOPIC)
+    authors = len(follows) - topics
+    parts = [
+        f"{count} {noun}{'' if count == 1 else 's'}"
+        for count, noun in ((authors, "author"), (topics, "topic"))
+        if count
+    ]
+    return " and ".join(parts)
 
 
 def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:

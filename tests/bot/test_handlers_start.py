@@ -52,6 +52,19 @@ async def test_start_says_what_whom_and_how_and_reactivates_the_chat(bot: Bot) -
     assert bot.last(USER).parse_mode == "HTML"
 
 
+async def test_start_counts_authors_and_topics_apart(bot: Bot) -> None:
+    """Issue 30, item 4: 1 author and 2 topics were "3 authors"."""
+    assert (await bot.ask_one(USER, "/subscribe")).startswith("✅")
+    assert (await bot.ask_one(USER, "/watch in cs.DC")).startswith("✅")
+    assert (await bot.ask_one(USER, "/watch allreduce in cs.NI")).startswith("✅")
+
+    answer = await bot.ask_one(USER, "/start")
+
+    assert "This chat follows 1 author and 2 topics: see /subscriptions." in answer
+    assert (await bot.ask_one(USER, "/unsubscribe Dezun Dong")).startswith("✅")
+    assert "This chat follows 2 topics: see /subscriptions." in await bot.ask_one(USER, "/start")
+
+
 async def test_help_is_one_short_line_per_command_in_three_groups(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/help")
 
