@@ -25,7 +25,7 @@ from watcher.calendars.schedule import (
 from watcher.errors import UnknownCategory, UsageError
 from watcher.follows.identity import (
     EXAMPLE_ARXIV_PAGE,
-    EXAMPLE_ORCID,
+    ORCID_SHAPE,
     Identity,
     IdentityError,
     parse_identity,
@@ -160,7 +160,7 @@ def identity(args: Sequence[str]) -> Identity | None:
     try:
         return parse_identity(text)
     except IdentityError as error:
-        shown = EXAMPLE_ORCID if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
+        shown = ORCID_SHAPE if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
         raise Refused(str(error), f"/subscribe {shown}") from None
 
 
