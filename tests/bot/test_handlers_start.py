@@ -121,6 +121,13 @@ async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
         "I do not know /frobnicate.\nSee them with: /help"
     )
     assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
+    # Issue 30, item 5: a mistyped command gets a "did you mean".
+    assert await bot.ask_one(USER, "/subscibe Dezun Dong") == (
+        "I do not know /subscibe. Did you mean /subscribe?\nSee them with: /help"
+    )
+    assert (await bot.ask_one(USER, "/Unwach")).startswith(
+        "I do not know /Unwach. Did you mean /unwatch?"
+    )
 
 
 async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> None:
