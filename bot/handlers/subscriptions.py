@@ -67,7 +67,7 @@ from watcher.core.questions import FollowsSummary
 from watcher.core.subscribing import BudgetSpent
 from watcher.core.unfollowing import NotFollowed, Stopped
 from watcher.errors import UNKNOWN_AUTHOR, UsageError
-from watcher.follows.followed import Followed
+from watcher.follows.followed import Followed, closest_person
 from watcher.follows.identity import Identity
 from watcher.follows.rules import PersonRule
 from watcher.kinds import FollowKind
@@ -209,7 +209,11 @@ class Subscriptions(ServiceHandlers):
             stopped = await self.follows.unsubscribe(
                 place.chat_id, place.thread_id, rule.display, rule.categories
             )
-            answers.append(_unsubscribed(place, rule, stopped))
+            close = None
+            if isinstance(stopped, NotFollowed):
+                follows = await self.questions.follows(place.chat_id, place.thread_id)
+                close = closest_person(rule.display, follows)
+            answers.append(_unsubscribed(place, rule, stopped, close))
         # The sender drops what it fetched for the chat (every topic: it simply reads the
         # outbox again), so nothing the topic no longer wants goes out.
         self.events.unsubscribed(place.chat_id)
@@ -273,9 +277,18 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     return "\n".join(lines)
 
 
-def _unsubscribed(place: Place, rule: PersonRule, stopped: Stopped | NotFollowed) -> str:
-    """The answer line of /unsubscribe NAME. The service keeps following the author for the
-    chats that still do."""
+def _unsubscribed(
+    place: Place, rule: PersonRule, stopped: Stopped | NotFollowed, close: Followed | None
+) -> str:
+    """The answer line of /unsubscribe NAME, naming the `close` follow it may have meant. The
+    service keeps following the author for the chats that still do."""
+    if not isinstance(stopped, Stopped) and close is not None:
+        return refusal(
+            f"{place.here} does not follow <b>{html.escape(str(rule))}</b>, but it follows "
+            f"<b>{html.escape(close.label)}</b>.",
+            f"/unsubscribe {close.label}",
+            lead="Stop that with:",
+        )
     if not isinstance(stopped, Stopped):
         return refusal(
             f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
