@@ -52,6 +52,7 @@ from bot.handlers.common import (
     when,
 )
 from bot.handlers.follow_answers import (
+    budget_spent,
     chosen_answer,
     identity_answer,
     person_answer,
@@ -62,6 +63,7 @@ from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
+from watcher.core.following import SubscribeOutcome
 from watcher.core.homonym_question import Answered, Asked, Expired
 from watcher.core.questions import FollowsSummary
 from watcher.core.subscribing import BudgetSpent
@@ -136,7 +138,12 @@ class Subscriptions(ServiceHandlers):
                 wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
                 lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
                 continue
-            answer = await self._follow(place, asked)
+            outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
+            if isinstance(outcome, BudgetSpent):  # says which name, among several
+                refused = f"⏳ <b>{html.escape(str(asked))}</b>: {budget_spent(outcome)}"
+                lines.append(refused)
+                continue
+            answer = self._render(place, asked, outcome)
             if isinstance(answer, Message):
                 questions.append(answer)
                 lines.append(
@@ -153,6 +160,12 @@ class Subscriptions(ServiceHandlers):
         """The core's decision on one name or author id, as the chat's answer (the homonym
         question is a `Message` with buttons)."""
         outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
+        return self._render(place, asked, outcome)
+
+    def _render(
+        self, place: Place, asked: Identity | PersonRule, outcome: SubscribeOutcome
+    ) -> str | Message:
+        """The chat's answer to the core's `outcome` for `asked`."""
         if isinstance(outcome, Asked):
             # One name, several people: the question (nothing is followed until answered).
             return question(outcome)
