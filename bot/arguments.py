@@ -25,7 +25,7 @@ from watcher.calendars.schedule import (
 from watcher.errors import UnknownCategory, UsageError
 from watcher.follows.identity import (
     EXAMPLE_ARXIV_PAGE,
-    EXAMPLE_ORCID,
+    ORCID_SHAPE,
     Identity,
     IdentityError,
     parse_identity,
@@ -131,8 +131,9 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
 
 def follow_parts(text: str) -> list[str]:
     """The names (or author ids) in a /subscribe or /unsubscribe, split as WATCH_AUTHORS is: on
-    `;` and new lines. Quotes around a name are read by `person_rule` (`split_categories`)."""
-    parts = split_rules(text)
+    `;` and new lines, and on commas between full names (`_comma_names`). Quotes around a name
+    are read by `person_rule` (`split_categories`)."""
+    parts = [name for part in split_rules(text) for name in _comma_names(part)]
     if len(parts) > MAX_FOLLOWS_AT_ONCE:
         raise Refused(
             f"{len(parts)} names in one message; at most {MAX_FOLLOWS_AT_ONCE}, "
@@ -140,6 +141,24 @@ def follow_parts(text: str) -> list[str]:
             "/subscribe Dezun Dong; Yemao Xu",
         )
     return parts
+
+
+_IN = re.compile(r"\s+in\s+(?=\S+$)", re.IGNORECASE)
+
+
+def _comma_names(part: str) -> list[str]:
+    """`part` read as several names when commas separate full names (two words or more each):
+    "Dezun Dong, Yemao Xu" is two, as if `;` were between them; "Dong, Dezun" (family name
+    first), a part with aliases (`|`) or quotes stays one. A trailing `in CATEGORY` stays with
+    the last name, as after `;`."""
+    if "|" in part or '"' in part:
+        return [part]
+    found = _IN.search(part)
+    names, where = (part[: found.start()], part[found.start() :]) if found else (part, "")
+    pieces = [piece.strip() for piece in names.split(",")]
+    if len(pieces) < 2 or any(len(piece.split()) < 2 for piece in pieces):
+        return [part]
+    return [*pieces[:-1], pieces[-1] + where]
 
 
 def follow_request(part: str) -> Identity | PersonRule:
@@ -160,7 +179,7 @@ def identity(args: Sequence[str]) -> Identity | None:
     try:
         return parse_identity(text)
     except IdentityError as error:
-        shown = EXAMPLE_ORCID if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
+        shown = ORCID_SHAPE if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
         raise Refused(str(error), f"/subscribe {shown}") from None
 
 

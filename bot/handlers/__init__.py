@@ -97,7 +97,7 @@ def register(
     membership = Membership(service, events=events)
     application.bot_data[ON_CHAT_MIGRATED] = membership.moved
     handlers = Handlers(
-        welcome=Welcome(service),
+        welcome=Welcome(service, commands=[command.name for command in COMMAND_TABLE]),
         subscriptions=Subscriptions(service, events=events),
         topics=Topics(service, events=events),
         questions=Questions(service),

@@ -115,8 +115,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "/subscribe alone follows the authors I watch in this chat.",
             "/subscribe NAME follows an author: <code>/subscribe Dezun Dong</code>. Quotes are "
-            f"fine, and up to {MAX_FOLLOWS_AT_ONCE} names separated by ; or new lines: "
-            "<code>/subscribe Dezun Dong; Yemao Xu</code>",
+            f"fine, and up to {MAX_FOLLOWS_AT_ONCE} names separated by ; or new lines (or "
+            "commas, when each part is a full name): <code>/subscribe Dezun Dong; Yemao Xu</code>",
             f"NAME in CATEGORY,...: only their papers in up to {MAX_RULE_CATEGORIES} "
             "categories: <code>/subscribe Wei Wang in cs.DC,cs.NI</code>",
             "An arXiv author id or ORCID iD follows one person exactly (the papers they claimed "
@@ -135,7 +135,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "NAME",
         "stop following an author",
         (
-            "<code>/unsubscribe Dezun Dong</code>; several names separated by ; or new lines.",
+            "<code>/unsubscribe Dezun Dong</code>; several names separated by ; or new lines (or "
+            "commas between full names).",
             "/unsubscribe alone stops everything, once you confirm.",
             "Or press 🔕 Unfollow (🔕 Mute topic) under a paper: it stops the follow that found "
             "it, here only, once you confirm.",

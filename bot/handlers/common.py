@@ -26,6 +26,7 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
+    ReplyParameters,
     Update,
 )
 from telegram import (
@@ -167,9 +168,21 @@ def keyboard(message: Message) -> InlineKeyboardMarkup | None:
     )
 
 
-async def reply(update: Update, context: Context, answer: str | Message) -> None:
+def quoting(update: Update) -> ReplyParameters | None:
+    """In a group, a reply to the update's message (the command, or the message whose button was
+    pressed), sent even if that message is deleted meanwhile; elsewhere None."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or chat.type not in _GROUPS:
+        return None
+    return ReplyParameters(message.message_id, allow_sending_without_reply=True)
+
+
+async def reply(
+    update: Update, context: Context, answer: str | Message, *, quote_pressed: bool = False
+) -> None:
     """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat,
-    in the forum topic it came from; in a group, quoting the command it answers."""
+    in the forum topic it came from; in a group, quoting the command it answers (and, with
+    `quote_pressed`, the message whose button asked for it)."""
     chat = update.effective_chat
     assert chat is not None
     message = answer if isinstance(answer, Message) else Message.from_html(answer)
@@ -195,6 +208,7 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
             parse_mode=ParseMode.HTML,
             link_preview_options=NO_PREVIEW,
             reply_markup=markup,
+            reply_parameters=quoting(update) if quote_pressed else None,
         )
     except ChatMigrated as error:
         # The group became a supergroup after sending this: it has a new id and no topics yet.

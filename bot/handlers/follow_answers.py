@@ -81,6 +81,12 @@ def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Se
             "Their history is being fetched; new papers will be posted here."
         )
     if isinstance(outcome, NotFound):
+        if "," in rule.display:  # "Dong, Dezun, Xu Yemao": commas between names only split
+            return refusal(  # when each part is a full name (`bot.arguments.follow_parts`)
+                f"arXiv lists no papers by {shown}, so this chat does not follow that name; "
+                "to follow several people, separate their names with ;.",
+                "/subscribe Dezun Dong; Yemao Xu",
+            )
         return refusal(
             f"arXiv lists no papers by {shown}, so this chat does not follow that name; check the "
             "spelling of the full name.",

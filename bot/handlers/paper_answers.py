@@ -34,8 +34,8 @@ def paper_answer(outcome: LookupOutcome, *, marked: Callable[[str], bool]) -> Me
                 "An id looks like 2604.01234, 2604.01234v2 or math/0601001."
             )
         return (
-            f"arXiv has no paper arXiv:{shown}. Check the id: it looks like 2604.01234 (a paper "
-            "announced this evening reaches arXiv's API only after midnight US Eastern)."
+            f"arXiv has no paper arXiv:{shown}. Check its digits; a paper announced this evening "
+            "reaches arXiv's API only after midnight US Eastern."
         )
     if isinstance(outcome, BudgetSpent):
         return (

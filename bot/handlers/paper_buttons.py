@@ -103,7 +103,8 @@ class PaperButtons(ServiceHandlers):
             return
         await query.answer()
         entry = html.escape(bibtex_entry(record, limit=_BIBTEX_ROOM).rstrip("\n"), quote=False)
-        await reply(update, context, f'<pre><code class="language-bibtex">{entry}</code></pre>')
+        cited = f'<pre><code class="language-bibtex">{entry}</code></pre>'
+        await reply(update, context, cited, quote_pressed=True)  # in a group: which paper
 
 
 def _question(place: Place, followed: Followed, action: Action) -> Message:

@@ -53,6 +53,7 @@ from bot.handlers.common import (
     when,
 )
 from bot.handlers.follow_answers import (
+    budget_spent,
     chosen_answer,
     identity_answer,
     person_answer,
@@ -63,12 +64,13 @@ from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
+from watcher.core.following import SubscribeOutcome
 from watcher.core.homonym_question import Answered, Asked, Expired
 from watcher.core.questions import FollowsSummary
 from watcher.core.subscribing import BudgetSpent
 from watcher.core.unfollowing import NotFollowed, Stopped
 from watcher.errors import UNKNOWN_AUTHOR, UsageError
-from watcher.follows.followed import Followed
+from watcher.follows.followed import Followed, closest_person
 from watcher.follows.identity import Identity
 from watcher.follows.rules import PersonRule
 from watcher.kinds import FollowKind
@@ -137,7 +139,12 @@ class Subscriptions(ServiceHandlers):
                 wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
                 lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
                 continue
-            answer = await self._follow(place, asked)
+            outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
+            if isinstance(outcome, BudgetSpent):  # says which name, among several
+                refused = f"⏳ <b>{html.escape(str(asked))}</b>: {budget_spent(outcome)}"
+                lines.append(refused)
+                continue
+            answer = self._render(place, asked, outcome)
             if isinstance(answer, Message):
                 questions.append(answer)
                 lines.append(
@@ -154,6 +161,12 @@ class Subscriptions(ServiceHandlers):
         """The core's decision on one name or author id, as the chat's answer (the homonym
         question is a `Message` with buttons)."""
         outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
+        return self._render(place, asked, outcome)
+
+    def _render(
+        self, place: Place, asked: Identity | PersonRule, outcome: SubscribeOutcome
+    ) -> str | Message:
+        """The chat's answer to the core's `outcome` for `asked`."""
         if isinstance(outcome, Asked):
             # One name, several people: the question (nothing is followed until answered).
             return question(outcome)
@@ -210,7 +223,11 @@ class Subscriptions(ServiceHandlers):
             stopped = await self.follows.unsubscribe(
                 place.chat_id, place.thread_id, rule.display, rule.categories
             )
-            answers.append(_unsubscribed(place, rule, stopped))
+            close = None
+            if isinstance(stopped, NotFollowed):
+                follows = await self.questions.follows(place.chat_id, place.thread_id)
+                close = closest_person(rule.display, follows)
+            answers.append(_unsubscribed(place, rule, stopped, close))
         # The sender drops what it fetched for the chat (every topic: it simply reads the
         # outbox again), so nothing the topic no longer wants goes out.
         self.events.unsubscribed(place.chat_id)
@@ -275,9 +292,18 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     return "\n".join(lines)
 
 
-def _unsubscribed(place: Place, rule: PersonRule, stopped: Stopped | NotFollowed) -> str:
-    """The answer line of /unsubscribe NAME. The service keeps following the author for the
-    chats that still do."""
+def _unsubscribed(
+    place: Place, rule: PersonRule, stopped: Stopped | NotFollowed, close: Followed | None
+) -> str:
+    """The answer line of /unsubscribe NAME, naming the `close` follow it may have meant. The
+    service keeps following the author for the chats that still do."""
+    if not isinstance(stopped, Stopped) and close is not None:
+        return refusal(
+            f"{place.here} does not follow <b>{html.escape(str(rule))}</b>, but it follows "
+            f"<b>{html.escape(close.label)}</b>.",
+            f"/unsubscribe {close.label}",
+            lead="Stop that with:",
+        )
     if not isinstance(stopped, Stopped):
         return refusal(
             f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",

@@ -44,6 +44,7 @@ from bot.handlers.common import (
     keyboard,
     managed_press,
     place_of,
+    quoting,
     refusal,
     refuse_non_admin,
     reply,
@@ -98,6 +99,7 @@ class Takeout(ServiceHandlers):
             caption=f"{place.here}'s follows and settings. /import this file in another chat "
             "to follow the same.",
             message_thread_id=place.thread_id or None,
+            reply_parameters=quoting(update),  # in a group, whose /export it answers
         )
 
     async def import_file(self, update: Update, context: Context) -> None:

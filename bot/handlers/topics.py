@@ -38,11 +38,19 @@ from bot.handlers.common import (
 )
 from bot.handlers.follow_answers import topic_answer
 from bot.render import MAX_MESSAGE_LENGTH
+from watcher.arxiv.taxonomy import resolve_category
 from watcher.core import Core
 from watcher.core.unfollowing import NoSuchNumber, NotFollowed, Stopped
-from watcher.errors import UsageError
+from watcher.errors import UnknownCategory, UsageError
 from watcher.follows.followed import Followed
-from watcher.follows.topics import EXAMPLE, Topic, TopicError, parse_topic, strip_markup
+from watcher.follows.topics import (
+    EXAMPLE,
+    NoCategory,
+    Topic,
+    TopicError,
+    parse_topic,
+    strip_markup,
+)
 
 WATCH_EXAMPLE = f"/watch {EXAMPLE}"
 UNWATCH_EXAMPLE = "/unwatch 1"
@@ -56,6 +64,29 @@ def topic_argument(args: Sequence[str], *, example: str) -> Topic:
         text = str(error)
         end = "" if text.endswith(("?", ".")) else "."
         raise Refused(f"{text[0].upper()}{text[1:]}{end}", example) from error
+
+
+def _unwatch_argument(args: Sequence[str]) -> Topic:
+    """The topic /unwatch names; without `in CATEGORY`, /unwatch's own reason (a lone category
+    such as `cs.DC` is told to put `in` before it), not /watch's."""
+    try:
+        return topic_argument(args, example=UNWATCH_EXAMPLE)
+    except Refused as refused:
+        if not isinstance(refused.__cause__, NoCategory):
+            raise
+        typed = " ".join(args)
+        try:
+            category = resolve_category(typed)
+        except UnknownCategory:
+            raise Refused(
+                "/unwatch stops a topic by its number in the /unwatch list, or by its words "
+                "and categories as they were watched, with in before the categories.",
+                UNWATCH_EXAMPLE,
+            ) from refused
+        raise Refused(
+            f"To stop the topic of all of {category}, put in before it.",
+            f"/unwatch in {category}",
+        ) from refused
 
 
 class Topics(ServiceHandlers):
@@ -104,7 +135,7 @@ class Topics(ServiceHandlers):
             if len(args) == 1 and args[0].isascii() and args[0].isdigit():
                 number = int(args[0])
             else:
-                topic = topic_argument(args, example=UNWATCH_EXAMPLE)
+                topic = _unwatch_argument(args)
         except UsageError as error:
             await reply_usage(update, context, error)
             return

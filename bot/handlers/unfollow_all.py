@@ -1,10 +1,10 @@
 """/unsubscribe alone: stop everything this chat (or forum topic) follows, once confirmed.
 
-The command only asks, with two buttons: "Unfollow all N" and "Keep". The first carries N, the
-number of follows it was asked about, so that a press after the chat's follows changed (another
-administrator followed or stopped someone meanwhile) is answered "out of date" and changes
-nothing; so is a press on a question already answered. In groups and channels only
-administrators may press (`bot.handlers.permissions`).
+The command only asks, with two buttons: "Unfollow all N" ("Unfollow it" for one) and "Keep".
+The first carries N, the number of follows it was asked about, so that a press after the chat's
+follows changed (another administrator followed or stopped someone meanwhile) is answered "out
+of date" and changes nothing; so is a press on a question already answered. In groups and
+channels only administrators may press (`bot.handlers.permissions`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,10 @@ class UnfollowAll(ServiceHandlers):
             f"Stop {place.here.lower()}'s {what}? /unsubscribe NAME stops one.",
             (
                 (
-                    Button(f"Unfollow all {count}", callback_data=f"{_ALL}{count}"),
+                    Button(
+                        "Unfollow it" if count == 1 else f"Unfollow all {count}",
+                        callback_data=f"{_ALL}{count}",
+                    ),
                     Button("Keep", callback_data=_KEEP),
                 ),
             ),

@@ -4,21 +4,31 @@ command, which points at /help (`bot.handlers.commands`). Plain text is `Questio
 
 from __future__ import annotations
 
+import difflib
 import html
+from collections.abc import Sequence
 
 from telegram import Update
 from telegram.constants import ChatType
 
 from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, refusal, reply
+from watcher.core import Core
+from watcher.follows.followed import Followed
+from watcher.kinds import FollowKind
 
 
 class Welcome(ServiceHandlers):
-    """/start, and pointers to /help for anything the bot does not understand."""
+    """/start, and pointers to /help for anything the bot does not understand; `commands` are
+    the bot's command names, for the "did you mean" of a mistyped one."""
+
+    def __init__(self, service: Core, *, commands: Sequence[str] = ()) -> None:
+        super().__init__(service)
+        self.commands = tuple(commands)
 
     async def start(self, update: Update, context: Context) -> None:
         """/start: what the bot does, whom it watches, how to subscribe."""
         place = place_of(update)
-        following = await self.service.questions.how_many_follows(place.chat_id, place.thread_id)
+        follows = await self.service.questions.follows(place.chat_id, place.thread_id)
         watched = bold_list([str(rule) for rule in self.settings.followed_specs])
         lines = [
             "👋 I watch arXiv for new papers by the authors you follow, and post each new "
@@ -26,11 +36,8 @@ class Welcome(ServiceHandlers):
             f"I watch {watched}." if watched else "I watch nobody yet.",
             "",
         ]
-        if following:
-            lines.append(
-                f"{place.here} follows {following} author{'s' if following > 1 else ''}: "
-                "see /subscriptions."
-            )
+        if follows:
+            lines.append(f"{place.here} follows {_counted(follows)}: see /subscriptions.")
         elif watched:
             lines.append("• /subscribe: follow the authors I watch, in this chat")
         lines += [
@@ -46,11 +53,24 @@ class Welcome(ServiceHandlers):
             return
         message = update.effective_message
         command = message.text.split(maxsplit=1)[0] if message and message.text else "That"
-        await reply(
-            update,
-            context,
-            refusal(f"I do not know {html.escape(command[:40])}.", "/help", lead="See them with:"),
-        )
+        wrong = f"I do not know {html.escape(command[:40])}."
+        typed = command.removeprefix("/").partition("@")[0].casefold()
+        near = difflib.get_close_matches(typed, self.commands, n=1, cutoff=0.75)
+        if near:
+            wrong += f" Did you mean /{near[0]}?"
+        await reply(update, context, refusal(wrong, "/help", lead="See them with:"))
+
+
+def _counted(follows: list[Followed]) -> str:
+    """ "2 authors and 1 topic": authors and topics counted apart, a zero count left out."""
+    topics = sum(1 for followed in follows if followed.kind == FollowKind.TOPIC)
+    authors = len(follows) - topics
+    parts = [
+        f"{count} {noun}{'' if count == 1 else 's'}"
+        for count, noun in ((authors, "author"), (topics, "topic"))
+        if count
+    ]
+    return " and ".join(parts)
 
 
 def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:

@@ -1,7 +1,8 @@
 """Plain-text and JSON views of records, for the command line and the console front end.
 
 Titles and abstracts are shown with their LaTeX made readable (`watcher.arxiv.latex`), as the bot
-shows them; the JSON keeps arXiv's own text.
+shows them; the JSON keeps arXiv's own text. `counted` says a count with its noun in the
+right number ("1 record", "2 records").
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ from typing import Any
 from watcher.arxiv.latex import latex_to_text
 from watcher.arxiv.records import Record
 from watcher.kinds import NewsKind
+
+
+def counted(count: int, noun: str) -> str:
+    """`count` and `noun`, plural unless the count is one: "1 record", "0 records"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def summary_line(record: Record) -> str:

@@ -54,8 +54,9 @@ async def test_a_paper_not_stored_is_fetched_once_stored_and_never_announced(bot
 
 async def test_missing_ids_malformed_ids_and_arxiv_failing_are_answered_clearly(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/paper 2609.99999") == (
-        "arXiv has no paper arXiv:2609.99999. Check the id: it looks like 2604.01234 (a paper "
-        "announced this evening reaches arXiv's API only after midnight US Eastern)."
+        # Issue 30, item 5: no well-formed id "looks like" another to the reader.
+        "arXiv has no paper arXiv:2609.99999. Check its digits; a paper announced this evening "
+        "reaches arXiv's API only after midnight US Eastern."
     )
     bot.arxiv.malformed_ids.add("2609.00007")
     assert await bot.ask_one(USER, "/paper 2609.00007") == (

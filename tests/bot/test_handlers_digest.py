@@ -51,4 +51,12 @@ async def test_what_cannot_be_read_is_refused_with_what_would_be_right(bot: Bot)
     assert late.startswith("'25:00' is not a time of day; use HH:MM from 00:00 to 23:59, or 8am.")
     nowhere = await bot.ask_one(USER, "/timezone Atlantis")
     assert nowhere.startswith("'Atlantis' is not a time zone I know;")
+    # Issue 30, item 5: a "did you mean" when one is near.
+    assert await bot.ask_one(USER, "/timezone Asia/Beijing") == (
+        "'Asia/Beijing' is not a time zone I know; did you mean Asia/Shanghai? Or use an IANA "
+        "name such as Europe/Berlin, a city such as Berlin, or an offset such as +8.\n"
+        "For example: /timezone Europe/Berlin"
+    )
+    assert "did you mean Europe/Berlin?" in await bot.ask_one(USER, "/timezone Europe/Berlni")
+    assert "did you mean" not in await bot.ask_one(USER, "/timezone Mars/Olympus")
     assert "Digest: off" in await bot.ask_one(USER, "/digest")  # nothing changed

@@ -85,9 +85,14 @@ async def test_an_orcid_with_a_wrong_check_digit_is_refused_before_asking_arxiv(
     assert answer == (
         "0000-0002-1825-0098 is not a valid ORCID iD: its check digit (the last character) does "
         "not fit the other digits, so copy it from your ORCID record.\n"
-        "For example: /subscribe 0000-0002-1825-0097"
+        "For example: /subscribe NNNN-NNNN-NNNN-NNNN"
     )
     assert len(bot.arxiv.author_requests()) == feeds
+    # Issue 30, item 5: no real iD offered, least of all one arXiv knows no author by.
+    unknown = await bot.ask_one(USER, "/subscribe 0000-0002-1825-0097")
+    assert unknown.startswith("arXiv knows no author with ORCID iD 0000-0002-1825-0097"), unknown
+    again = await bot.ask_one(USER, "/subscribe 0000-0002-1825-0098")
+    assert "0000-0002-1825-0097" not in again
     assert bot.chats.subscribed_ids(USER) == []
 
 

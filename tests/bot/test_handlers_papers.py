@@ -249,8 +249,9 @@ async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: s
 
 async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/paper 2609.99999v4") == (
-        "arXiv has no paper arXiv:2609.99999. Check the id: it looks like 2604.01234 (a paper "
-        "announced this evening reaches arXiv's API only after midnight US Eastern)."
+        # Issue 30, item 5: no well-formed id "looks like" another to the reader.
+        "arXiv has no paper arXiv:2609.99999. Check its digits; a paper announced this evening "
+        "reaches arXiv's API only after midnight US Eastern."
     )
     assert await bot.ask_one(USER, "/paper hello") == (
         "'hello' is not an arXiv id.\nFor example: /paper 2604.01234"

@@ -52,6 +52,19 @@ async def test_start_says_what_whom_and_how_and_reactivates_the_chat(bot: Bot) -
     assert bot.last(USER).parse_mode == "HTML"
 
 
+async def test_start_counts_authors_and_topics_apart(bot: Bot) -> None:
+    """Issue 30, item 4: 1 author and 2 topics were "3 authors"."""
+    assert (await bot.ask_one(USER, "/subscribe")).startswith("✅")
+    assert (await bot.ask_one(USER, "/watch in cs.DC")).startswith("✅")
+    assert (await bot.ask_one(USER, "/watch allreduce in cs.NI")).startswith("✅")
+
+    answer = await bot.ask_one(USER, "/start")
+
+    assert "This chat follows 1 author and 2 topics: see /subscriptions." in answer
+    assert (await bot.ask_one(USER, "/unsubscribe Dezun Dong")).startswith("✅")
+    assert "This chat follows 2 topics: see /subscriptions." in await bot.ask_one(USER, "/start")
+
+
 async def test_help_is_one_short_line_per_command_in_three_groups(bot: Bot) -> None:
     answer = await bot.ask_one(USER, "/help")
 
@@ -108,6 +121,13 @@ async def test_unknown_command_and_plain_text_point_at_help(bot: Bot) -> None:
         "I do not know /frobnicate.\nSee them with: /help"
     )
     assert await bot.ask_one(USER, "hello there") == "I answer commands only. /help lists them."
+    # Issue 30, item 5: a mistyped command gets a "did you mean".
+    assert await bot.ask_one(USER, "/subscibe Dezun Dong") == (
+        "I do not know /subscibe. Did you mean /subscribe?\nSee them with: /help"
+    )
+    assert (await bot.ask_one(USER, "/Unwach")).startswith(
+        "I do not know /Unwach. Did you mean /unwatch?"
+    )
 
 
 async def test_in_a_group_only_commands_for_this_bot_are_answered(bot: Bot) -> None:

@@ -225,6 +225,20 @@ async def test_a_chat_follows_at_most_fifty_authors(bot: Bot) -> None:
     assert bot.store.find_followed("Yemao Xu") is None
 
 
+async def test_unsubscribe_of_a_name_followed_in_a_category_names_that_follow(bot: Bot) -> None:
+    """Issue 30, item 5: "does not follow ke wu" when the chat follows "Ke Wu in cs.DC"."""
+    assert (await bot.ask_one(USER, "/subscribe Yemao Xu in cs.DC")).startswith("✅")
+
+    assert await bot.ask_one(USER, "/unsubscribe yemao xu") == (
+        "This chat does not follow yemao xu, but it follows Yemao Xu in cs.DC.\n"
+        "Stop that with: /unsubscribe Yemao Xu in cs.DC"
+    )
+    assert "but it follows Yemao Xu in cs.DC." in await bot.ask_one(USER, "/unsubscribe Yemao Xy")
+    assert await bot.ask_one(USER, "/unsubscribe Yemao Xu in cs.DC") == (
+        "✅ This chat no longer follows Yemao Xu in cs.DC."
+    )
+
+
 async def test_unsubscribe_one_author_then_another(bot: Bot) -> None:
     await bot.ask(USER, "/subscribe")
     await bot.ask(USER, "/subscribe Yemao Xu")

@@ -59,6 +59,20 @@ async def test_a_first_session_of_ten_follows_passes_and_misses_cost_nothing(
         assert (await bot.ask_one(USER, f"/subscribe {person(10)}")).startswith("✅")
 
 
+async def test_several_names_beyond_the_budget_name_each_refused_one(bot: Bot) -> None:
+    """Issue 30, item 5: "…try again in 12 minutes." twice, without saying for which names."""
+    publish(bot, FIRST_ALLOWANCE + 3)
+    for number in range(FIRST_ALLOWANCE - 2):
+        assert (await bot.ask_one(USER, f"/subscribe {person(number)}")).startswith("✅")
+    names = [person(n) for n in range(FIRST_ALLOWANCE - 2, FIRST_ALLOWANCE + 3)]
+
+    answer = await bot.ask_one(USER, "/subscribe " + "; ".join(names))
+
+    lines = answer.split("\n")
+    assert [line.startswith("✅") for line in lines] == [True, True, False, False, False], answer
+    assert lines[2:] == [f"⏳ {name}: {REFUSED}" for name in names[2:]]
+
+
 async def test_the_budget_is_the_same_after_a_restart(engine: Engine, database_url: str) -> None:
     async with running_bot(engine, database_url) as bot:
         publish(bot, FIRST_ALLOWANCE + 1)

@@ -194,6 +194,7 @@ async def test_in_a_group_anyone_may_cite_and_only_admins_unfollow(front: Bot) -
     await press(bot, message, "❝ Cite", user_id=member)
     await bot.until(lambda: len(bot.telegram.sent(GROUP)) > before)
     assert bot.last(GROUP).text.startswith("@misc{dong2026")
+    assert bot.last(GROUP).reply_to_message_id == message.message_id  # issue 30: which paper
 
     before = len(bot.telegram.sent(GROUP))
     await press(bot, message, "🔕 Unfollow Dezun Dong", user_id=admin)

@@ -55,6 +55,29 @@ async def test_several_names_in_one_message_get_one_line_each(bot: Bot) -> None:
     assert bot.chats.subscribed_ids(USER) == []
 
 
+async def test_commas_between_full_names_split_them_and_else_the_answer_names_the_semicolon(
+    bot: Bot,
+) -> None:
+    """Issue 30, item 5: "Dezun Dong, Yemao Xu" was read as one name, with no word about `;`."""
+    answer = await bot.ask_one(USER, "/subscribe Dezun Dong, Yemao Xu in cs.DC")
+
+    lines = answer.split("\n")
+    assert lines[0].startswith("✅ This chat now follows Dezun Dong:"), answer
+    assert lines[1].startswith("✅ This chat now follows Yemao Xu in cs.DC"), answer
+    gone = await bot.ask_one(USER, "/unsubscribe Dezun Dong, Yemao Xu in cs.DC")
+    assert gone.split("\n") == [
+        "✅ This chat no longer follows Dezun Dong.",
+        "✅ This chat no longer follows Yemao Xu in cs.DC.",
+    ]
+    # "Family, Given" is one name; a comma that cannot split says what separates names.
+    unsplit = await bot.ask_one(USER, "/subscribe Xu, Yemao, Dezun Dong")
+    assert unsplit == (
+        "arXiv lists no papers by Xu, Yemao, Dezun Dong, so this chat does not follow that name; "
+        "to follow several people, separate their names with ;.\n"
+        "For example: /subscribe Dezun Dong; Yemao Xu"
+    )
+
+
 async def test_too_many_names_at_once_are_refused_before_asking_arxiv(bot: Bot) -> None:
     asked = len(bot.arxiv.requests)
     names = "; ".join(f"Name{chr(97 + n)} Person" for n in range(11))

@@ -98,6 +98,17 @@ def settings_of(bot: Bot, chat_id: int) -> tuple[object, ...]:
     )
 
 
+async def test_in_a_group_the_export_quotes_its_command_and_in_private_it_does_not(
+    bot: Bot,
+) -> None:
+    """Issue 30, item 10: the file answered /export in a group without quoting it."""
+    bot.telegram.add_chat(GROUP, chat_type="group", title="Reading group")
+    in_group = await export(bot, GROUP)
+    assert in_group.reply_to_message_id == in_group.message_id - 1  # the command
+    in_private = await export(bot, USER)
+    assert in_private.reply_to_message_id is None
+
+
 @pytest.mark.parametrize("command", ["/export", "/export opml"])
 async def test_an_export_imported_in_another_chat_round_trips_exactly(
     bot: Bot, command: str

@@ -66,7 +66,12 @@ async def test_a_failing_topic_is_listed_with_its_failed_tries_counted_in_words(
         ("/watch -ethernet in cs.NI", "A topic of excluded words only"),
         ('/watch "" in cs.NI', "The topic is empty"),
         ("/watch " + "x" * 101 + " in cs.DC", "That topic is too long"),
-        ("/unwatch RDMA", "At least one category is required"),
+        # Issue 30, item 5: /unwatch's own reason, not /watch's "At least one category…".
+        ("/unwatch RDMA", "/unwatch stops a topic by its number in the /unwatch list, or by its"),
+        (
+            "/unwatch cs.dc",
+            "To stop the topic of all of cs.DC, put in before it.\nFor example: /unwatch in cs.DC",
+        ),
         ("/unwatch RDMA in cs.DX", "'cs.DX' is not an arXiv category; did you mean"),
         ("/unwatch -ethernet in cs.NI", "A topic of excluded words only"),
         ("/unwatch RDMA in cs.NI", "This chat does not watch rdma in cs.NI."),

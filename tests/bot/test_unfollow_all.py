@@ -65,7 +65,7 @@ async def test_a_press_after_the_follows_changed_is_stale_and_changes_nothing(bo
     await bot.ask_one(USER, "/unsubscribe")
     question = bot.last(USER).message_id
     unfollow, _ = buttons(bot, USER)
-    assert unfollow["text"] == "Unfollow all 1"
+    assert unfollow["text"] == "Unfollow it"  # issue 30, item 5: not "Unfollow all 1"
     await bot.ask(USER, "/subscribe Yemao Xu")
 
     await press(bot, USER, question, unfollow["callback_data"])

@@ -198,7 +198,7 @@ def test_an_identity_is_followed_and_authors_and_health_show_it_failing(
         )
     (line,) = [a for a in cli("authors").stdout.splitlines() if "arxiv:dong_d_1" in a]
     assert line.startswith(polled)
-    assert line.endswith("3 failure(s) in a row: arXiv knows no author id dong_d_1")
+    assert line.endswith("3 failures in a row: arXiv knows no author id dong_d_1")
     # One follow's fault, not the service's (issue 29.3): healthy, the follow named.
     health = cli("health")
     assert health.returncode == 0, health.stdout
@@ -208,6 +208,21 @@ def test_an_identity_is_followed_and_authors_and_health_show_it_failing(
     assert gone.stdout.strip() == "No longer following Dezun Dong (arxiv:dong_d_1)."
     assert "arxiv:dong_d_1" not in cli("authors").stdout
     assert cli("health").returncode == 0
+
+
+def test_authors_says_one_record_and_one_failure_in_the_singular(cli, fake: FakeArxiv) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30, item 10: "1 records"."""
+    first = dezun_dong_records()[0].arxiv_id
+    fake.claim("dong_d_1", [first])
+    assert cli("follow", "arxiv:dong_d_1").returncode == 0
+    assert cli("poll").returncode == 0
+    (line,) = [a for a in cli("authors").stdout.splitlines() if "arxiv:dong_d_1" in a]
+    assert line.startswith("Dezun Dong (arxiv:dong_d_1): 1 record, last success ")
+    fake.unknown_author_status = 404
+    del fake.author_claims["dong_d_1"]
+    assert cli("poll").returncode == 1
+    (line,) = [a for a in cli("authors").stdout.splitlines() if "arxiv:dong_d_1" in a]
+    assert line.endswith(", 1 failure in a row: arXiv knows no author id dong_d_1")
 
 
 def test_an_identity_in_watch_authors_is_followed_and_polled_by_its_feed(

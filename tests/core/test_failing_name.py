@@ -123,9 +123,9 @@ async def test_a_name_arxiv_keeps_failing_is_split_off_and_its_query_mates_polle
 
     settings = {"DATABASE_URL": database_url, "POLL_INTERVAL": str(INTERVAL)}
     authors = run_cli("authors", cwd=tmp_path, **settings).stdout.splitlines()
-    (line,) = [line for line in authors if "failure(s) in a row" in line]
-    assert line.startswith(f"{FAILING}: 1 records, last success ")
-    assert line.endswith("failure(s) in a row: arXiv answered HTTP 500")
+    (line,) = [line for line in authors if "failures in a row" in line]
+    assert line.startswith(f"{FAILING}: 1 record, last success ")
+    assert line.endswith("failures in a row: arXiv answered HTTP 500")
     # The name alone fails: the service is healthy, and names it (issue 29.3).
     health = run_cli("health", cwd=tmp_path, **settings)
     assert health.returncode == 0, health.stdout

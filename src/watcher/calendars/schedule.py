@@ -15,6 +15,7 @@ first occurrence only.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from dataclasses import dataclass
@@ -152,8 +153,26 @@ def canonical_zone(text: str) -> str:
         return _offset_name(total)
     name = _zone_names().get(text.casefold()) or _city_zones().get(_city_key(text))
     if name is None:
-        raise BadSchedule(f"{text[:40]!r} is not a time zone I know; use {ZONE_EXAMPLES}")
+        near = _near_zone(text)
+        hint = f"did you mean {near}? Or use" if near else "use"
+        raise BadSchedule(f"{text[:40]!r} is not a time zone I know; {hint} {ZONE_EXAMPLES}")
     return name
+
+
+def _near_zone(text: str) -> str | None:
+    """The zone a wrong name most likely meant: that of its city part ("Asia/Beijing" →
+    Asia/Shanghai), else the closest zone name or city by `difflib`'s ratio."""
+    city = _city_key(text.rpartition("/")[2])
+    if not city:
+        return None
+    if city in _city_zones():
+        return _city_zones()[city]
+    names = _zone_names()
+    for near in difflib.get_close_matches(text.casefold(), names, n=1, cutoff=0.8):
+        return names[near]
+    for near in difflib.get_close_matches(city, _city_zones(), n=1, cutoff=0.8):
+        return _city_zones()[near]
+    return None
 
 
 def zone_of(name: str) -> tzinfo:

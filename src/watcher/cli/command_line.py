@@ -46,7 +46,7 @@ from watcher.runtime.status import live_instances
 from watcher.settings import Settings, load_settings
 from watcher.store import Store
 from watcher.store.chats import Chats
-from watcher.text import record_json, summary_line
+from watcher.text import counted, record_json, summary_line
 
 log = logging.getLogger("watcher.cli.command_line")
 
@@ -364,9 +364,10 @@ def describe_followed(followed: Followed) -> str:
     aliases = f" (also {', '.join(followed.aliases)})" if followed.aliases else ""
     if followed.kind == FollowKind.TOPIC:
         aliases = " (topic)"
-    state = f"{followed.record_count} records, last success {ago(followed.last_success)}"
+    state = f"{counted(followed.record_count, 'record')}, last success {ago(followed.last_success)}"
     if followed.consecutive_failures:
-        state += f", {followed.consecutive_failures} failure(s) in a row: {followed.last_error}"
+        failures = counted(followed.consecutive_failures, "failure")
+        state += f", {failures} in a row: {followed.last_error}"
     if not followed.polled:
         state += "; not polled: no chat subscribes any more (its papers stay)"
     return f"{followed.label}{aliases}: {state}"

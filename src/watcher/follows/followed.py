@@ -1,12 +1,16 @@
 """A follow as the rest of the service sees it: the rule (a person, an identity or a topic) and
 its poll state, read from the store (`watcher.store.follow_state`) and shown by the CLI and the bot.
+`closest_person` finds the follow a name that is not followed most likely meant.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from watcher.follows.folding import fold
 from watcher.follows.identity import Identity
 from watcher.follows.rules import rule_key, with_categories
 from watcher.follows.topics import whole_label
@@ -79,3 +83,15 @@ def identity_shown(key: str) -> str:
         return Identity.from_key(key).shown
     except ValueError:
         return key  # not written by `follow_identity`; shown as stored
+
+
+def closest_person(name: str, follows: Sequence[Followed]) -> Followed | None:
+    """The person followed by name that `name` most likely meant: the same name in other
+    categories ("ke wu" for "Ke Wu in cs.DC"), else the nearest name by `difflib`'s ratio."""
+    people = [f for f in follows if f.kind == FollowKind.PERSON and f.identity is None]
+    by_name = {fold(f.name): f for f in people}
+    wanted = fold(name)
+    if wanted in by_name:
+        return by_name[wanted]
+    near = difflib.get_close_matches(wanted, by_name, n=1, cutoff=0.8)
+    return by_name[near[0]] if near else None

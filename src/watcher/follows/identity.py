@@ -24,6 +24,9 @@ ARXIV_PREFIX = "arxiv:"
 ORCID_PREFIX = "orcid:"
 EXAMPLE_ARXIV_PAGE = "https://arxiv.org/a/dong_d_1"
 EXAMPLE_ORCID = "0000-0002-1825-0097"
+# How an ORCID iD is written, shown in refusals of a wrong one: a real iD there reads as a
+# suggestion to follow it, and arXiv knows no author by the example one (issue 30, item 5).
+ORCID_SHAPE = "NNNN-NNNN-NNNN-NNNN"
 MAX_IDENTITY_LENGTH = 200
 
 # arXiv's author ids: lower-case surname words and initials joined by "_", then a number.
@@ -154,7 +157,7 @@ def _orcid(candidate: str) -> Identity:
     if match is None:
         raise IdentityError(
             f"{_clip(candidate)} is not an ORCID iD: that is 16 digits in four groups of four, "
-            f"the last one may be X, like {EXAMPLE_ORCID}."
+            f"the last one may be X: {ORCID_SHAPE}."
         )
     digits = "".join(match.groups())
     expected = orcid_check_digit(digits[:15])

@@ -61,6 +61,10 @@ class TopicError(BadRule):
     """A topic that cannot be followed; the message says why and what would do, in one line."""
 
 
+class NoCategory(TopicError):
+    """A topic given without `in CATEGORY`: /unwatch explains it its own way."""
+
+
 def words_of(text: str) -> list[str]:
     """The folded words of `text`, in order: letters and digits; everything else separates."""
     return _WORD.findall(fold(text))
@@ -313,7 +317,7 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
     """Sorted canonical ids, checked as every follow rule's are (`watcher.follows.rules`), and
     required."""
     if not raw:
-        raise TopicError(
+        raise NoCategory(
             "at least one category is required (in cs.DC, for example), so that a topic cannot "
             "bring all of arXiv"
         )

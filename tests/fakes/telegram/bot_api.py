@@ -297,6 +297,8 @@ class BotApi:
                 message["caption"] = caption
             if placement.thread_id is not None:
                 message.update(message_thread_id=placement.thread_id, is_topic_message=True)
+            if placement.reply_to is not None:
+                message["reply_to_message"] = placement.reply_to
             stored = self.state.store_message(chat, message)
             self.files.sent.append(
                 SentDocument(
@@ -306,6 +308,7 @@ class BotApi:
                     upload.data,
                     caption,
                     placement.thread_id,
+                    placement.reply_to["message_id"] if placement.reply_to else None,
                 )
             )
             self.state.touch()

@@ -51,6 +51,7 @@ class SentDocument:
     data: bytes
     caption: str | None
     message_thread_id: int | None
+    reply_to_message_id: int | None = None  # the message it quotes (a command in a group)
 
 
 @dataclass
