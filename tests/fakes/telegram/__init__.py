@@ -22,6 +22,7 @@ from tests.fakes.telegram.flood_control import RateLimits
 from tests.fakes.telegram.html_markup import HtmlParseError, ParsedText, parse_html, utf16_length
 from tests.fakes.telegram.state import (
     CallbackAnswer,
+    ChatAction,
     EditRecord,
     RecordedRequest,
     SentMessage,
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_TOKEN",
     "SECRET_HEADER",
     "CallbackAnswer",
+    "ChatAction",
     "EditRecord",
     "FakeTelegram",
     "Fault",

@@ -28,6 +28,7 @@ from tests.fakes.telegram.state import (
     CHANNEL_BOT,
     GROUP_ANONYMOUS_BOT,
     CallbackAnswer,
+    ChatAction,
     ChatInfo,
     EditRecord,
     JsonDict,
@@ -341,6 +342,11 @@ class FakeTelegram(DocumentScripting, MemberScripting):
     def edits(self) -> list[EditRecord]:
         with self._state.lock:
             return list(self._state.edits)
+
+    def chat_actions(self, chat_id: int | None = None) -> list[ChatAction]:
+        """The sendChatAction statuses the bot showed ("typing", ...), oldest first."""
+        with self._state.lock:
+            return [a for a in self._state.chat_actions if chat_id is None or a.chat_id == chat_id]
 
     @property
     def commands(self) -> list[JsonDict]:
