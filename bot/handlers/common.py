@@ -167,9 +167,10 @@ def keyboard(message: Message) -> InlineKeyboardMarkup | None:
     )
 
 
-async def reply(update: Update, context: Context, answer: str | Message) -> None:
+async def reply(update: Update, context: Context, answer: str | Message) -> TelegramMessage:
     """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat,
-    in the forum topic it came from; in a group, quoting the command it answers."""
+    in the forum topic it came from; in a group, quoting the command it answers. Returns the
+    message sent (to edit it later)."""
     chat = update.effective_chat
     assert chat is not None
     message = answer if isinstance(answer, Message) else Message.from_html(answer)
@@ -178,7 +179,7 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
     try:
         if asked is not None:
             # PTB puts the reply in the command's forum topic, and quotes it if asked to.
-            await asked.reply_text(
+            return await asked.reply_text(
                 text,
                 do_quote=chat.type in _GROUPS,
                 allow_sending_without_reply=True,  # the command may be deleted meanwhile
@@ -186,9 +187,8 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
                 link_preview_options=NO_PREVIEW,
                 reply_markup=markup,
             )
-            return
         thread = topic_of(update.effective_message)
-        await context.bot.send_message(
+        return await context.bot.send_message(
             chat.id,
             text,
             message_thread_id=thread or None,
@@ -204,7 +204,7 @@ async def reply(update: Update, context: Context, answer: str | Message) -> None
         )
         if on_migrated is not None:
             await on_migrated(chat.id, error.new_chat_id)
-        await context.bot.send_message(
+        return await context.bot.send_message(
             error.new_chat_id,
             text,
             parse_mode=ParseMode.HTML,
