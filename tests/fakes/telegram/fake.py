@@ -73,15 +73,25 @@ class FakeTelegram(DocumentScripting, MemberScripting):
         self._files = self._api.files
         self._server: ApiServer | None = None
         self._thread: threading.Thread | None = None
+        self._port = 0  # ephemeral at first; a restart listens on the same port again
 
     def __repr__(self) -> str:
         return f"<FakeTelegram {self.base_url if self._server else 'stopped'}>"
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> FakeTelegram:
+        """Listen (again, after `stop`: on the same port, with every chat and message kept, as
+        Telegram is the same after its servers were out of reach)."""
+        with self._state.changed:
+            self._state.closing = False
         self._server = ApiServer(
-            token=self.token, state=self._state, api=self._api, faults=self._faults
+            token=self.token,
+            state=self._state,
+            api=self._api,
+            faults=self._faults,
+            port=self._port,
         )
+        self._port = int(self._server.server_address[1])
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
