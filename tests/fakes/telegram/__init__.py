@@ -9,7 +9,8 @@ Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framin
 `bot_api` (the methods and Telegram's error wording), `members` (button presses,
 `my_chat_member` and `chat_member` updates), `forum` (topics and reply targets of a
 send), `html_markup` (parse_mode=HTML),
-`flood_control` (429s), `faults` (injected failures), `state` (what the fake remembers).
+`flood_control` (429s), `faults` (injected failures), `chat_actions` (sendChatAction),
+`state` (what the fake remembers).
 
 This package never imports python-telegram-bot: it is the far side, and it must not share the
 client's assumptions.

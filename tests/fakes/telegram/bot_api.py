@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tests.fakes.telegram.chat_actions import send_chat_action
 from tests.fakes.telegram.files import FileStore, SentDocument, Upload, document_json
 from tests.fakes.telegram.flood_control import FloodControl
 from tests.fakes.telegram.forum import place_message
@@ -34,7 +35,6 @@ from tests.fakes.telegram.state import (
     STAND_IN_USERS,
     ApiError,
     CallbackAnswer,
-    ChatAction,
     ChatInfo,
     EditRecord,
     JsonDict,
@@ -49,22 +49,6 @@ from tests.fakes.telegram.state import (
 from tests.fakes.telegram.webhook import Webhooks
 
 MAX_TEXT_UTF16 = 4096
-# sendChatAction's actions (Bot API 10.0; PTB 22.8 `telegram.constants.ChatAction`).
-CHAT_ACTIONS = frozenset(
-    {
-        "typing",
-        "upload_photo",
-        "record_video",
-        "upload_video",
-        "record_voice",
-        "upload_voice",
-        "upload_document",
-        "choose_sticker",
-        "find_location",
-        "record_video_note",
-        "upload_video_note",
-    }
-)
 DEFAULT_UPDATE_KINDS_EXCLUDED = frozenset(
     {"chat_member", "message_reaction", "message_reaction_count"}
 )
@@ -113,7 +97,7 @@ class BotApi:
             "getChat": self.get_chat,
             "getFile": self.files.get_file,
             "sendDocument": self.send_document,
-            "sendChatAction": self.send_chat_action,
+            "sendChatAction": lambda params: send_chat_action(self, params),
             "close": lambda _params: True,
             "logOut": lambda _params: True,
         }
@@ -293,24 +277,6 @@ class BotApi:
             )
             self.state.touch()
             return json.loads(json.dumps(stored))  # type: ignore[no-any-return]
-
-    def send_chat_action(self, params: Params) -> bool:
-        """A status ("typing", ...) shown in the chat for 5 s or until the bot's next message;
-        True, nothing stored in the chat. Refused where a message could not be sent."""
-        action = params.get("action", "")
-        if not action:
-            raise bad_request("action is empty")
-        if action not in CHAT_ACTIONS:
-            raise bad_request("wrong parameter action in request")
-        with self.state.lock:
-            chat = self._resolve_chat(params)
-            self._check_can_post(chat)
-            placement = place_message(self.state, chat, params)
-            self.state.chat_actions.append(
-                ChatAction(chat.id, action, placement.thread_id, time.time())
-            )
-            self.state.touch()
-        return True
 
     def send_document(self, params: Params, uploads: Sequence[Upload] = ()) -> JsonDict:
         """A document uploaded (multipart, field `document`), with an optional caption."""
