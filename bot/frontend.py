@@ -22,6 +22,7 @@ from bot.delivery import DeliverySender
 from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
 from bot.handlers import COMMANDS
+from bot.network_blips import on_polling_error
 from bot.ratelimit import TelegramRateLimiter
 from watcher.core import Core
 from watcher.errors import ConfigError
@@ -71,7 +72,9 @@ class TelegramFrontend:
         settings = self.context.settings
         if settings.telegram_webhook_url is None:
             # Deletes any webhook first, so switching back from webhook mode just works.
-            await app.updater.start_polling(drop_pending_updates=False)
+            await app.updater.start_polling(
+                drop_pending_updates=False, error_callback=on_polling_error
+            )
             mode = "long polling"
         else:
             # Only here: the listener brings tornado, which long polling never needs.

@@ -179,10 +179,11 @@ def quoting(update: Update) -> ReplyParameters | None:
 
 async def reply(
     update: Update, context: Context, answer: str | Message, *, quote_pressed: bool = False
-) -> None:
+) -> TelegramMessage:
     """Send `answer` (HTML, with its buttons if it is a rendered `Message`) to the update's chat,
     in the forum topic it came from; in a group, quoting the command it answers (and, with
-    `quote_pressed`, the message whose button asked for it)."""
+    `quote_pressed`, the message whose button asked for it). Returns the message sent (to edit
+    it later)."""
     chat = update.effective_chat
     assert chat is not None
     message = answer if isinstance(answer, Message) else Message.from_html(answer)
@@ -191,7 +192,7 @@ async def reply(
     try:
         if asked is not None:
             # PTB puts the reply in the command's forum topic, and quotes it if asked to.
-            await asked.reply_text(
+            return await asked.reply_text(
                 text,
                 do_quote=chat.type in _GROUPS,
                 allow_sending_without_reply=True,  # the command may be deleted meanwhile
@@ -199,9 +200,8 @@ async def reply(
                 link_preview_options=NO_PREVIEW,
                 reply_markup=markup,
             )
-            return
         thread = topic_of(update.effective_message)
-        await context.bot.send_message(
+        return await context.bot.send_message(
             chat.id,
             text,
             message_thread_id=thread or None,
@@ -218,7 +218,7 @@ async def reply(
         )
         if on_migrated is not None:
             await on_migrated(chat.id, error.new_chat_id)
-        await context.bot.send_message(
+        return await context.bot.send_message(
             error.new_chat_id,
             text,
             parse_mode=ParseMode.HTML,

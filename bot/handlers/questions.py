@@ -18,6 +18,7 @@ from telegram.error import BadRequest
 
 from bot import arguments
 from bot.arguments import DEFAULT_COUNT
+from bot.handlers.busy import typing_shown
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
@@ -180,7 +181,8 @@ class Questions(ServiceHandlers):
         self, update: Update, context: Context, wanted: arguments.PaperArguments
     ) -> None:
         place = place_of(update)
-        outcome = await self.lookups.papers.find(place.chat_id, wanted.arxiv_id, wanted.version)
+        async with typing_shown(update, context):  # a paper not stored is asked of arXiv
+            outcome = await self.lookups.papers.find(place.chat_id, wanted.arxiv_id, wanted.version)
         names = await self.questions.marked_names(place.chat_id, place.thread_id)
         answer = paper_answer(outcome, marked=lambda author: is_same_person(author, names))
         await reply(update, context, answer)

@@ -35,6 +35,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot import arguments
+from bot.handlers.busy import typing_shown
 from bot.handlers.common import (
     NO_PREVIEW,
     Context,
@@ -59,6 +60,7 @@ from bot.handlers.follow_answers import (
     person_answer,
     watched_answer,
 )
+from bot.handlers.growing_answer import GrowingAnswer
 from bot.handlers.offers import STALE, expired, parse_press, question
 from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
@@ -123,37 +125,43 @@ class Subscriptions(ServiceHandlers):
         self, update: Update, context: Context, place: Place, asked: Identity | PersonRule
     ) -> None:
         """/subscribe NAME or AUTHOR-ID: the core decides, the chat hears its outcome once."""
-        await reply(update, context, await self._follow(place, asked))
+        async with typing_shown(update, context):
+            answer = await self._follow(place, asked)
+        await reply(update, context, answer)
 
     async def _subscribe_several(
         self, update: Update, context: Context, place: Place, parts: list[str]
     ) -> None:
-        """/subscribe A; B (or one per line): one answer line per name, in the order given.
-        A name that is several people gets its own question, after the answers."""
-        lines: list[str] = []
+        """/subscribe A; B (or one per line): one answer line per name, in the order given,
+        shown as they are decided when arXiv is slow (`GrowingAnswer`). A name that is several
+        people gets its own question, after the answers."""
+        answer = GrowingAnswer(update, context)
         questions: list[Message] = []
-        for part in parts:
-            try:
-                asked = arguments.follow_request(part)
-            except UsageError as error:
-                wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
-                lines.append(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
-                continue
-            outcome = await self.follows.subscribe(place.chat_id, place.thread_id, asked)
-            if isinstance(outcome, BudgetSpent):  # says which name, among several
-                refused = f"⏳ <b>{html.escape(str(asked))}</b>: {budget_spent(outcome)}"
-                lines.append(refused)
-                continue
-            answer = self._render(place, asked, outcome)
-            if isinstance(answer, Message):
-                questions.append(answer)
-                lines.append(
-                    f"❓ <b>{html.escape(str(asked))}</b>: several people may share this name; "
-                    "answer the question below."
+        async with typing_shown(update, context):
+            for number, part in enumerate(parts):
+                try:
+                    asked = arguments.follow_request(part)
+                except UsageError as error:
+                    wrong = error.wrong if isinstance(error, arguments.Refused) else str(error)
+                    answer.add(f"❌ <b>{html.escape(part[:60])}</b>: {html.escape(wrong)}")
+                    continue
+                outcome = await answer.decide(
+                    self.follows.subscribe(place.chat_id, place.thread_id, asked),
+                    undecided=len(parts) - number,
                 )
-            else:
-                lines.append(answer.split("\n", 1)[0])  # its sentence, not each example
-        await reply(update, context, "\n".join(lines))
+                if isinstance(outcome, BudgetSpent):  # says which name, among several
+                    answer.add(f"⏳ <b>{html.escape(str(asked))}</b>: {budget_spent(outcome)}")
+                    continue
+                decided = self._render(place, asked, outcome)
+                if isinstance(decided, Message):
+                    questions.append(decided)
+                    answer.add(
+                        f"❓ <b>{html.escape(str(asked))}</b>: several people may share this "
+                        "name; answer the question below."
+                    )
+                else:
+                    answer.add(decided.split("\n", 1)[0])  # its sentence, not each example
+        await answer.finish()
         for homonym_question in questions:
             await reply(update, context, homonym_question)
 

@@ -17,6 +17,8 @@ nothing lands in prometheus-client's global registry. Each is moved where the th
 - `arxiv_watcher_deliveries_total{outcome}`: each outbox row a send carried, by Telegram's
   answer (`bot.delivery.answers`): sent, retried, parked, failed.
 - `arxiv_watcher_telegram_retry_after_total`: Telegram's 429s, any request (`bot.ratelimit`).
+- `arxiv_watcher_telegram_network_errors_total`: the Bot API could not be reached while reading
+  updates (`bot.network_blips`): a blip, logged as one WARNING line.
 - `arxiv_watcher_delivery_delay_seconds`: from the outbox row's creation (the paper was found;
   a digest's rows wait for their digest) to the send Telegram confirmed.
 - `arxiv_watcher_leader`: 1 active, 0 standby. A standby polls and sends nothing, so its
@@ -90,6 +92,11 @@ TELEGRAM_RETRY_AFTER = Counter(
     "Telegram's 429 answers (flood control), any request.",
     registry=None,
 )
+TELEGRAM_NETWORK_ERRORS = Counter(
+    "arxiv_watcher_telegram_network_errors",
+    "Failed reads of updates because the Bot API could not be reached (network blips).",
+    registry=None,
+)
 DELIVERY_DELAY = Histogram(
     "arxiv_watcher_delivery_delay_seconds",
     "Seconds from the moment a paper was found to the confirmed send of its announcement.",
@@ -132,6 +139,7 @@ IN_MEMORY: tuple[Collector, ...] = (
     PAPERS_FOUND,
     DELIVERIES,
     TELEGRAM_RETRY_AFTER,
+    TELEGRAM_NETWORK_ERRORS,
     DELIVERY_DELAY,
     LEADER,
     LAST_SUCCESS,

@@ -89,6 +89,7 @@ def test_the_issue_names_are_all_exported() -> None:
         "arxiv_watcher_deliveries_total",
         "arxiv_watcher_outbox_pending",
         "arxiv_watcher_telegram_retry_after_total",
+        "arxiv_watcher_telegram_network_errors_total",
         "arxiv_watcher_delivery_delay_seconds_bucket",
         "arxiv_watcher_leader",
         "arxiv_watcher_follows",

@@ -47,6 +47,7 @@ from watcher.polling.poll import Poller, PollReport
 from watcher.polling.sources.listing import HOLIDAY_PROBES
 from watcher.runtime.db import at_head, open_database, upgrade_in_child
 from watcher.runtime.leader import Leadership, Role, leader_lock
+from watcher.runtime.poll_requests import PollRequests
 from watcher.runtime.status import StatusFile, remove_stale
 from watcher.settings import Settings
 from watcher.store import Store
@@ -314,17 +315,11 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     settings = context.settings
     scheduler = AsyncIOScheduler(timezone=UTC)
 
-    def poll_soon() -> None:
-        # A one-off round beside the interval job; the poll lock runs them one at a time,
-        # and the one-off waiting is replaced, so many requests make one extra round.
-        scheduler.add_job(
-            poll_and_notify,
-            id="poll-soon",
-            replace_existing=True,
-            max_instances=2,
-            misfire_grace_time=None,
-        )
+    async def poll_soon_round() -> None:
+        await poll_and_notify()  # defined below; looked up when a round runs
 
+    # One-off rounds beside the interval job; many requests make at most one round waiting.
+    poll_soon = PollRequests(scheduler, poll_soon_round).request
     context = replace(context, poll_soon=poll_soon)  # the core, built with its poll request
     frontend = load_frontend(context)
     running: set[asyncio.Task[object]] = set()

@@ -65,6 +65,9 @@ class FakeArxiv:
         self.oai_held = threading.Event()  # set while `hold_oai` sits on a request
         self._oai_release = threading.Event()
         self._oai_hold_countdown: int | None = None
+        self.query_held = threading.Event()  # set while `hold_queries` sits on a request
+        self._query_release = threading.Event()
+        self._query_hold: str | None = None
         self._token_generation = 0
         self.author_path = "/a/"
         self.author_claims: dict[str, list[str]] = {}  # author id -> arXiv ids claimed
@@ -184,6 +187,28 @@ class FakeArxiv:
     def release_oai(self) -> None:
         self._oai_release.set()
 
+    def hold_queries(self, mentioning: str) -> None:
+        """Sit on every API query whose `search_query` contains `mentioning` (a slow arXiv for
+        that one name) until `release_queries`."""
+        with self._lock:
+            self._query_release.clear()
+            self.query_held.clear()
+            self._query_hold = mentioning
+
+    def release_queries(self) -> None:
+        with self._lock:
+            self._query_hold = None
+        self._query_release.set()
+
+    def _maybe_hold_query(self, search_query: str) -> None:
+        with self._lock:
+            held = self._query_hold is not None and self._query_hold in search_query
+        if not held:
+            return
+        self.query_held.set()
+        while not self._query_release.wait(0.05) and not self._stopping.is_set():
+            pass
+
     def oai_requests(self) -> list[SeenRequest]:
         return [r for r in self.requests if r.path == self.oai_path]
 
@@ -299,6 +324,7 @@ class FakeArxiv:
             return self._answer_author(path.removeprefix(self.author_path), fault)
         if path != self.api_path:
             return Answer(404, b"not found\n", "text/plain; charset=utf-8")
+        self._maybe_hold_query(params.get("search_query", ""))
         if fault is None or fault.kind == "none":
             status, body = self.answer(params)
             return Answer(status, body)

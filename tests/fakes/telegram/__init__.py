@@ -9,7 +9,8 @@ Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framin
 `bot_api` (the methods and Telegram's error wording), `members` (button presses,
 `my_chat_member` and `chat_member` updates), `forum` (topics and reply targets of a
 send), `html_markup` (parse_mode=HTML),
-`flood_control` (429s), `faults` (injected failures), `state` (what the fake remembers).
+`flood_control` (429s), `faults` (injected failures), `chat_actions` (sendChatAction),
+`state` (what the fake remembers).
 
 This package never imports python-telegram-bot: it is the far side, and it must not share the
 client's assumptions.
@@ -22,6 +23,7 @@ from tests.fakes.telegram.flood_control import RateLimits
 from tests.fakes.telegram.html_markup import HtmlParseError, ParsedText, parse_html, utf16_length
 from tests.fakes.telegram.state import (
     CallbackAnswer,
+    ChatAction,
     EditRecord,
     RecordedRequest,
     SentMessage,
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_TOKEN",
     "SECRET_HEADER",
     "CallbackAnswer",
+    "ChatAction",
     "EditRecord",
     "FakeTelegram",
     "Fault",

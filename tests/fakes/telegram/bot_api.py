@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tests.fakes.telegram.chat_actions import send_chat_action
 from tests.fakes.telegram.files import FileStore, SentDocument, Upload, document_json
 from tests.fakes.telegram.flood_control import FloodControl
 from tests.fakes.telegram.forum import place_message
@@ -96,6 +97,7 @@ class BotApi:
             "getChat": self.get_chat,
             "getFile": self.files.get_file,
             "sendDocument": self.send_document,
+            "sendChatAction": lambda params: send_chat_action(self, params),
             "close": lambda _params: True,
             "logOut": lambda _params: True,
         }

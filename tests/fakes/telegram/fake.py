@@ -28,6 +28,7 @@ from tests.fakes.telegram.state import (
     CHANNEL_BOT,
     GROUP_ANONYMOUS_BOT,
     CallbackAnswer,
+    ChatAction,
     ChatInfo,
     EditRecord,
     JsonDict,
@@ -72,15 +73,25 @@ class FakeTelegram(DocumentScripting, MemberScripting):
         self._files = self._api.files
         self._server: ApiServer | None = None
         self._thread: threading.Thread | None = None
+        self._port = 0  # ephemeral at first; a restart listens on the same port again
 
     def __repr__(self) -> str:
         return f"<FakeTelegram {self.base_url if self._server else 'stopped'}>"
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> FakeTelegram:
+        """Listen (again, after `stop`: on the same port, with every chat and message kept, as
+        Telegram is the same after its servers were out of reach)."""
+        with self._state.changed:
+            self._state.closing = False
         self._server = ApiServer(
-            token=self.token, state=self._state, api=self._api, faults=self._faults
+            token=self.token,
+            state=self._state,
+            api=self._api,
+            faults=self._faults,
+            port=self._port,
         )
+        self._port = int(self._server.server_address[1])
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -341,6 +352,11 @@ class FakeTelegram(DocumentScripting, MemberScripting):
     def edits(self) -> list[EditRecord]:
         with self._state.lock:
             return list(self._state.edits)
+
+    def chat_actions(self, chat_id: int | None = None) -> list[ChatAction]:
+        """The sendChatAction statuses the bot showed ("typing", ...), oldest first."""
+        with self._state.lock:
+            return [a for a in self._state.chat_actions if chat_id is None or a.chat_id == chat_id]
 
     @property
     def commands(self) -> list[JsonDict]:

@@ -81,9 +81,15 @@ class ApiServer(ThreadingHTTPServer):
     request_queue_size = 1024  # PTB opens up to 256 pooled connections at once
 
     def __init__(
-        self, *, token: str, state: TelegramState, api: BotApi, faults: FaultQueue
+        self,
+        *,
+        token: str,
+        state: TelegramState,
+        api: BotApi,
+        faults: FaultQueue,
+        port: int = 0,
     ) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
         self.token = token
         self.state = state
         self.api = api

@@ -80,6 +80,16 @@ class EditRecord:
 
 
 @dataclass(frozen=True)
+class ChatAction:
+    """One sendChatAction the fake accepted: the status ("typing", ...) a chat was shown."""
+
+    chat_id: int
+    action: str
+    message_thread_id: int | None
+    time: float
+
+
+@dataclass(frozen=True)
 class RecordedRequest:
     method: str
     params: dict[str, str]
@@ -284,6 +294,7 @@ class TelegramState:
         # What the bot did, for assertions.
         self.sent: list[SentMessage] = []
         self.edits: list[EditRecord] = []
+        self.chat_actions: list[ChatAction] = []
         self.callback_answers: list[CallbackAnswer] = []
         self.requests: list[RecordedRequest] = []
         self.method_counts: Counter[str] = Counter()
