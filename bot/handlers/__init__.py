@@ -19,7 +19,9 @@ One module per area, each a small class bound to the core through a `Core`:
 - `gate` (with `budget`): flood control before every handler;
 - `errors`: the one error handler;
 - `permissions`: who may act for a chat (commands and button presses), in one place;
-- `common`: replying, usage answers, the refusals of non-administrators, the inline keyboard.
+- `common`: replying, usage answers, the refusals of non-administrators, the inline keyboard;
+- `busy` and `growing_answer`: the typing status while arXiv is asked, and a several-name answer
+  shown as its names are decided.
 
 `register` attaches them all to an Application. Wrong arguments get a one-line usage answer
 (see `bot.arguments`); failures go to the error handler.

@@ -23,7 +23,8 @@ here with where it lives and why.
     │   ├── BadRule                     in `watcher.follows.rules`: a follow rule that cannot be
     │   │   │                           followed; beside the parser that raises it
     │   │   └── TopicError              in `watcher.follows.topics`: a /watch topic that cannot be
-    │   │                               watched
+    │   │       │                           watched
+    │   │       └── NoCategory          /unwatch words without `in` and a category
     │   ├── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
     │   │                               allowed; raised and caught inside the core
     │   │                               (`watcher.core.subscribing`)

@@ -176,7 +176,7 @@ def test_healthy_authors_announced_once_while_one_fails_fifty_times_and_recovers
     # While it fails: visible in `authors`, `health` and /stats, with arXiv's answer as cause.
     authors = run_cli("authors", cwd=tmp_path, **settings).stdout
     (jane,) = [line for line in authors.splitlines() if line.startswith(FAILING)]
-    assert "failure(s) in a row" in jane and "arXiv answered HTTP 503" in jane
+    assert "failures in a row" in jane and "arXiv answered HTTP 503" in jane
     assert all("in a row" not in line for line in authors.splitlines() if line != jane)
     # `health` judges "polled recently" by POLL_INTERVAL; at this test's 0.05 s a CLI start
     # alone is longer, so it is asked with an ordinary interval.
