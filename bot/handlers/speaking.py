@@ -26,7 +26,6 @@ from bot.handlers.common import (
     reply_usage,
 )
 from watcher.calendars.schedule import local_time_text
-from watcher.clock import utcnow
 from watcher.core import Core
 from watcher.core.views import DigestSettings, SpeakingSettings
 from watcher.errors import UsageError
@@ -204,11 +203,10 @@ def settings_lines(
     digest: DigestSettings,
     *,
     revisions: bool,
-    now: datetime | None = None,
+    now: datetime,
 ) -> list[str]:
     """Every setting of a chat (topic), one line each, for /subscriptions; `now`: the core's
-    clock (`Core.clock`), the wall clock when not given."""
-    now = now or utcnow()
+    clock (`Core.clock`)."""
     if digest.schedule is None or digest.next_at is None:
         digest_line = "Digest: off, one message per paper (/digest)."
     else:

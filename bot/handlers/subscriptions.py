@@ -280,7 +280,11 @@ class Subscriptions(ServiceHandlers):
 def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     """/subscriptions' answer: the follows, then the settings."""
     followed = list(summary.followed)
-    tail = "\n".join(settings_lines(summary.speaking, summary.digest, revisions=summary.revisions))
+    tail = "\n".join(
+        settings_lines(
+            summary.speaking, summary.digest, revisions=summary.revisions, now=summary.now
+        )
+    )
     if not followed:
         return (
             f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from watcher.aio import in_db_thread
 from watcher.arxiv.records import Record
@@ -88,12 +89,14 @@ class Subjects:
 
 @dataclass(frozen=True, slots=True)
 class FollowsSummary:
-    """/subscriptions: what the chat (topic) follows, and how it is spoken to."""
+    """/subscriptions: what the chat (topic) follows, and how it is spoken to, read at `now`
+    (the core's clock: a pause's age and the next digest are told from it)."""
 
     followed: tuple[Followed, ...]
     speaking: SpeakingSettings
     digest: DigestSettings
     revisions: bool
+    now: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +226,7 @@ class Questions:
                 self.chats.speaking.settings(chat_id, thread_id),
                 self.chats.digests.settings(chat_id),
                 revisions=info is not None and info.notify_revisions,
+                now=self.clock(),
             )
 
         return await in_db_thread(read)
