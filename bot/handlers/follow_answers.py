@@ -256,8 +256,12 @@ def _term(phrase: tuple[str, ...]) -> str:
 
 
 def unknown_identity(identity: Identity) -> str:
-    """The answer to an author id (or ORCID iD) that arXiv has no author feed for."""
-    return refusal(f"{html.escape(identity.unknown)}.", _ARXIV_PAGE_EXAMPLE)
+    """The answer to an author id (or ORCID iD) that arXiv has no author feed for. Its example
+    never offers the very id arXiv just said it does not know: then it follows by name."""
+    example = _ARXIV_PAGE_EXAMPLE
+    if identity.value in example:
+        example = "/subscribe Dezun Dong"
+    return refusal(f"{html.escape(identity.unknown)}.", example)
 
 
 def _unreachable(name: str, error: ArxivError) -> str:

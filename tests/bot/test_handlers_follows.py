@@ -75,6 +75,13 @@ async def test_an_author_id_arxiv_does_not_know_gets_a_clear_answer(bot: Bot, st
     )
     assert bot.store.followed() == before
     assert bot.chats.subscribed_ids(USER) == []
+    # The example's own id, unknown to arXiv: the example does not offer it again.
+    bot.arxiv.author_claims.pop(DONG_FEED)
+    example_id = await bot.ask_one(USER, "/subscribe https://arxiv.org/a/dong_d_1")
+    assert example_id == (
+        "arXiv knows no author id dong_d_1; the id is the end of an arXiv author page's "
+        "address.\nFor example: /subscribe Dezun Dong"
+    )
 
 
 async def test_an_orcid_with_a_wrong_check_digit_is_refused_before_asking_arxiv(bot: Bot) -> None:
