@@ -155,13 +155,21 @@ class PaperMessages:
 
 
 async def send(
-    bot: Bot, composed: Composed, chat_id: int, thread_id: int, what: str, *, silent: bool = False
+    bot: Bot,
+    composed: Composed,
+    chat_id: int,
+    thread_id: int,
+    what: str,
+    *,
+    silent: bool = False,
+    paid: bool = False,
 ) -> int:
     """Send the HTML message to the chat (and forum topic), falling back to plain text if
     Telegram cannot parse it; the id of the message Telegram has. Other refusals raise.
-    `silent`: it arrives without a sound (`disable_notification`, /silent on)."""
+    `silent`: it arrives without a sound (`disable_notification`, /silent on). `paid`: sent as a
+    paid broadcast (`allow_paid_broadcast`, TELEGRAM_PAID_BROADCAST=on)."""
     try:
-        return await _send_text(bot, composed, chat_id, thread_id, silent=silent)
+        return await _send_text(bot, composed, chat_id, thread_id, silent=silent, paid=paid)
     except TelegramError as error:
         if not cannot_parse(error):
             raise
@@ -171,7 +179,9 @@ async def send(
             error.message,
             chat_id,
         )
-        return await _send_text(bot, composed, chat_id, thread_id, plain=True, silent=silent)
+        return await _send_text(
+            bot, composed, chat_id, thread_id, plain=True, silent=silent, paid=paid
+        )
 
 
 async def _send_text(
@@ -182,6 +192,7 @@ async def _send_text(
     *,
     plain: bool = False,
     silent: bool = False,
+    paid: bool = False,
 ) -> int:
     text, parse_mode = composed.text(plain=plain)
     sent = await bot.send_message(
@@ -192,6 +203,7 @@ async def _send_text(
         link_preview_options=NO_PREVIEW,
         reply_markup=composed.markup,
         disable_notification=silent or None,
+        allow_paid_broadcast=paid or None,
     )
     return sent.message_id
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from logging import LoggerAdapter
@@ -65,11 +66,18 @@ STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
 # Sends at once. Enough to keep pace while each waits on Telegram: at the default 30 messages a
 # second, 8 sends cover a round trip of up to 260 ms. More costs CPU on the event loop (about a
 # sixth more per message at 16, measured in bench/README.md) and raises the crash bound: a crash
-# re-sends at most this many messages.
+# re-sends at most this many messages. A faster overall rate (paid broadcasts) needs as many
+# more: `concurrency_for`.
 CONCURRENCY = 8
+ROUND_TRIP = 0.26  # seconds a send is assumed to wait on Telegram, for `concurrency_for`
 # Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
 # on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
+
+
+def concurrency_for(rate_overall: float) -> int:
+    """Sends at once that keep `rate_overall` a second going: 8 at the free 30, 260 at 1,000."""
+    return max(CONCURRENCY, math.ceil(rate_overall * ROUND_TRIP))
 
 
 class DeliverySender:
@@ -80,7 +88,7 @@ class DeliverySender:
         bot: Bot,
         context: Core,
         *,
-        concurrency: int = CONCURRENCY,
+        concurrency: int | None = None,
         batch: int = 200,
         retry_delay: Callable[[int], float] = backoff_delay,
         confirm_linger: float = CONFIRM_LINGER,
@@ -89,10 +97,14 @@ class DeliverySender:
 
         `confirm_linger`: seconds a confirmation may wait to share a transaction with others.
         """
+        settings = context.settings
+        if concurrency is None:
+            concurrency = concurrency_for(settings.telegram_rate_overall)
         if concurrency < 1 or batch < 1:
             raise ValueError("concurrency and batch must be at least 1")
         self.bot = bot
         self.context = context
+        self.paid_broadcast = settings.telegram_paid_broadcast
         self.clock = context.clock
         self.concurrency = concurrency
         self.batch = batch
@@ -366,7 +378,13 @@ class DeliverySender:
         try:
             silent = self._planner.style(delivery).silent
             message_id = await send(
-                self.bot, composed, delivery.chat_id, delivery.thread_id, what, silent=silent
+                self.bot,
+                composed,
+                delivery.chat_id,
+                delivery.thread_id,
+                what,
+                silent=silent,
+                paid=self.paid_broadcast,
             )
             outcome: Outcome = Sent(message_id)
         except TelegramError as error:

@@ -58,6 +58,12 @@ HOOK_KEY_ADVICE = (
     "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
 )
 
+# Telegram's overall limit for a bot, and what `allow_paid_broadcast` raises it to: "up to 1000
+# messages per second, ignoring broadcasting limits for a fee of 0.1 Telegram Stars per message"
+# (the Bot API's sendMessage; its FAQ: about 30 messages a second otherwise).
+FREE_RATE_OVERALL = 30.0
+PAID_RATE_OVERALL = 1000.0
+
 
 def check_webhook_secret(secret: str) -> None:
     """Refuse a webhook secret Telegram would refuse, or one easy to guess. The message never
@@ -212,7 +218,17 @@ class Settings(BaseSettings):
         description="Required with TELEGRAM_WEBHOOK_URL: Telegram sends it in each request.",
     )
     admin_chat_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
-    telegram_rate_overall: float = Field(default=30.0, gt=0, description="Messages a second.")
+    telegram_rate_overall: float = Field(
+        default=FREE_RATE_OVERALL,
+        gt=0,
+        le=PAID_RATE_OVERALL,
+        description="Messages a second; above 30 needs TELEGRAM_PAID_BROADCAST.",
+    )
+    telegram_paid_broadcast: bool = Field(
+        default=False,
+        validate_default=True,
+        description="Send deliveries with allow_paid_broadcast (Telegram charges Stars for them).",
+    )
     telegram_rate_private: float = Field(default=1.0, gt=0, description="A second, per chat.")
     telegram_rate_group: float = Field(default=20.0, gt=0, description="A minute, per group.")
     parked_retry_first: float = Field(
@@ -374,6 +390,20 @@ class Settings(BaseSettings):
             return None
         check_webhook_secret(value.get_secret_value())
         return value
+
+    @field_validator("telegram_paid_broadcast")
+    @classmethod
+    def _paid_rate(cls, paid: bool, info: ValidationInfo) -> bool:
+        # Fields are validated in order: the rate (above) is known here, or failed already.
+        rate = info.data.get("telegram_rate_overall", FREE_RATE_OVERALL)
+        if rate > FREE_RATE_OVERALL and not paid:
+            raise ValueError(
+                f"off, while TELEGRAM_RATE_OVERALL={rate:g} is above the {FREE_RATE_OVERALL:g} "
+                "messages a second Telegram lets a bot send for free: lower the rate, or set "
+                "TELEGRAM_PAID_BROADCAST=on to pay for more (0.1 Star a message, up to "
+                f"{PAID_RATE_OVERALL:g} a second)"
+            )
+        return paid
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

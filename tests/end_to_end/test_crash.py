@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from bot.delivery import DeliverySender
+from bot.delivery.sender import concurrency_for
 from bot.digest import render_digest_parts
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
@@ -45,7 +45,8 @@ KILL_AFTER = 60  # messages the fake has received when the service is killed
 # lands while a send is on the wire (each takes a few ms), and the bound would go untested.
 UNCONFIRMED = 5
 # The sender's default; the front end builds it so.
-CONCURRENCY: int = DeliverySender.__init__.__kwdefaults__["concurrency"]
+RATE = 50  # TELEGRAM_RATE_OVERALL, a paid broadcast's (above the free 30 a second)
+CONCURRENCY = concurrency_for(RATE)  # the sender's sends at once at that rate
 
 
 class Service:
@@ -108,7 +109,8 @@ def service(
         "WATCH_AUTHORS": "Dezun Dong",
         "TELEGRAM_BOT_TOKEN": TOKEN,
         "TELEGRAM_API_URL": telegram.base_url,
-        "TELEGRAM_RATE_OVERALL": "50",  # 200 chats take about 4 s: time to kill it midway
+        "TELEGRAM_RATE_OVERALL": str(RATE),  # 200 chats take about 4 s: time to kill it midway
+        "TELEGRAM_PAID_BROADCAST": "on",
         "LOG_LEVEL": "INFO",
     }
     service = Service(env, tmp_path)

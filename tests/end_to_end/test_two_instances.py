@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from bot.delivery import DeliverySender
+from bot.delivery.sender import concurrency_for
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.telegram import FakeTelegram, Fault, RateLimits
@@ -36,7 +36,8 @@ TOKEN = "123456:TEST-two-instances-token"
 CHATS = range(3001, 3501)  # 500 subscribed private chats
 KILL_AFTER = 100  # messages the fake has received when the active service is killed
 UNCONFIRMED = 5  # sends answered only after the kill: delivered, never confirmed (see test_crash)
-CONCURRENCY: int = DeliverySender.__init__.__kwdefaults__["concurrency"]
+RATE = 200  # TELEGRAM_RATE_OVERALL, a paid broadcast's (above the free 30 a second)
+CONCURRENCY = concurrency_for(RATE)  # the sender's sends at once at that rate
 LOST_LOCK_CHATS = range(4001, 4151)
 TAKEOVER_LIMIT = 30.0  # seconds: the standby is active again within this after a SIGKILL
 
@@ -57,7 +58,8 @@ class World:
             "WATCH_AUTHORS": "Dezun Dong",
             "TELEGRAM_BOT_TOKEN": TOKEN,
             "TELEGRAM_API_URL": self.telegram.base_url_for(name),
-            "TELEGRAM_RATE_OVERALL": "200",  # 500 chats take 2.5 s: time to kill it midway
+            "TELEGRAM_RATE_OVERALL": str(RATE),  # 500 chats take 2.5 s: time to kill it midway
+            "TELEGRAM_PAID_BROADCAST": "on",
         }
 
     def start(self, name: str) -> ServiceProcess:

@@ -239,7 +239,8 @@ class BotApi:
         markup = self._reply_markup(params)
         preview = json_param(params, "link_preview_options", "link preview options")
         with self.state.lock:
-            retry_after = self.flood.admit(chat.id)
+            paid = bool_param(params, "allow_paid_broadcast")
+            retry_after = self.flood.admit(chat.id, paid=paid)
             if retry_after is not None:
                 raise ApiError(
                     429,
@@ -269,6 +270,7 @@ class BotApi:
                     reply_markup=markup,
                     link_preview_options=preview,
                     time=time.time(),
+                    paid_broadcast=paid,
                     message_thread_id=placement.thread_id,
                     reply_to_message_id=(
                         placement.reply_to["message_id"] if placement.reply_to else None

@@ -23,6 +23,10 @@ class RateLimits:
     per_group_burst: int = 20
     global_per_second: float = 30.0
     global_burst: int = 30
+    # Messages sent with `allow_paid_broadcast`: "up to 1000 messages per second, ignoring
+    # broadcasting limits" (the Bot API's sendMessage, since 7.11); a chat's own limits still hold.
+    paid_per_second: float = 1000.0
+    paid_burst: int = 1000
 
     @classmethod
     def disabled(cls) -> RateLimits:
@@ -52,13 +56,19 @@ class FloodControl:
         self._chats: dict[int, _TokenBucket] = {}
         self._groups: dict[int, _TokenBucket] = {}
         self._global: _TokenBucket | None = None
+        self._paid: _TokenBucket | None = None
 
-    def admit(self, chat_id: int, now: float | None = None) -> int | None:
-        """Take a token from every bucket that applies, or return `retry_after` seconds."""
+    def admit(self, chat_id: int, now: float | None = None, *, paid: bool = False) -> int | None:
+        """Take a token from every bucket that applies, or return `retry_after` seconds. A
+        `paid` broadcast counts against the paid overall bucket instead of the free one."""
         if not self.limits.enabled:
             return None
         now = time.monotonic() if now is None else now
         buckets = self._buckets_for(chat_id, now)
+        if paid:
+            if self._paid is None:
+                self._paid = _TokenBucket(self.limits.paid_per_second, self.limits.paid_burst, now)
+            buckets[0] = self._paid
         for bucket in buckets:
             bucket.refill(now)
         wait = max(bucket.seconds_until_token() for bucket in buckets)

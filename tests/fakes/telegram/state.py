@@ -66,6 +66,7 @@ class SentMessage:
     time: float
     message_thread_id: int | None = None  # the forum topic it went to (None: General, no topics)
     reply_to_message_id: int | None = None  # the message it quotes
+    paid_broadcast: bool = False  # sent with `allow_paid_broadcast`
 
 
 @dataclass(frozen=True)
