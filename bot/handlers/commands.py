@@ -136,7 +136,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.coauthors.authors,
         Group.FOLLOWING,
         "ID",
-        "a paper's authors, to follow one",
+        "follow a paper's authors",
         (
             "A paper's authors, each with a button that follows that person here as "
             "/subscribe NAME would (the question for a name of several people, the limits): "
