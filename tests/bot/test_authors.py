@@ -14,6 +14,7 @@ from tests.fakes.telegram import SentMessage
 from tests.harness.bots import GROUP, USER, Bot
 from watcher.arxiv.records import Record
 from watcher.follows.rules import PersonRule
+from watcher.store.budgets import LookupBudgets
 
 
 def buttons(markup: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -157,6 +158,45 @@ async def test_in_a_group_only_admins_follow_and_anyone_may_list_and_page(bot: B
     assert bot.chats.subscribed_ids(GROUP) == [yemao.id]
 
 
+async def test_a_spent_budget_of_new_follows_holds_for_the_buttons_too(bot: Bot) -> None:
+    on_arxiv(bot, make_record(arxiv_id="2612.00506", authors=["Yemao Xu", "Dezun Dong"]))
+    await bot.ask_one(USER, "/authors 2612.00506")
+    listing = bot.last(USER)
+    budgets = LookupBudgets(bot.chats.engine, per_hour=bot.service.settings.backfills_per_chat_hour)
+    while budgets.take(USER, lookup=False) is None:
+        pass
+
+    sent = len(bot.telegram.sent(USER))
+    await press(bot, listing, data_of(listing.reply_markup, "➕ Yemao Xu"))
+    await bot.until(lambda: len(bot.telegram.sent(USER)) > sent)
+
+    assert bot.last(USER).text.startswith(
+        "This chat has asked for enough new names and topics for now; try again in"
+    )
+    assert bot.chats.subscribed_ids(USER) == []
+
+
+async def test_in_a_forum_the_button_follows_in_the_lists_topic(bot: Bot) -> None:
+    forum, admin = -1005555555555, 5
+    papers = bot.telegram.create_topic(forum, "Papers")
+    bot.telegram.set_admins(forum, [admin])
+    on_arxiv(bot, make_record(arxiv_id="2612.00505", authors=["Yemao Xu", "Dezun Dong"]))
+    await bot.ask_one(forum, "/authors 2612.00505", user_id=admin, thread_id=papers)
+    listing = bot.last(forum)
+    assert listing.message_thread_id == papers
+
+    sent = len(bot.telegram.sent(forum))
+    await press(bot, listing, data_of(listing.reply_markup, "➕ Yemao Xu"), user_id=admin)
+    await bot.until(lambda: len(bot.telegram.sent(forum)) > sent)
+
+    assert bot.last(forum).text.startswith("✅ This topic now follows Yemao Xu")
+    assert bot.last(forum).message_thread_id == papers
+    yemao = bot.store.find_person(PersonRule(("Yemao Xu",)))
+    assert yemao is not None
+    assert bot.chats.subscribed_ids(forum, thread_id=papers) == [yemao.id]
+    assert bot.chats.subscribed_ids(forum) == []
+
+
 def collaboration() -> list[str]:
     """484 distinct names, as a large collaboration lists them."""
     given = ["Ada", "Ben", "Cleo", "Dan", "Eva", "Finn", "Gia", "Hugo", "Ida", "Jon", "Kai"]
@@ -226,7 +266,7 @@ async def test_bad_input_and_stale_buttons_are_answered_with_what_to_do(bot: Bot
         "For example: /authors 2604.01234"
     )
 
-    on_arxiv(bot, make_record(arxiv_id="2612.00504", authors=["Yemao Xu", "Dezun Dong"]))
+    on_arxiv(bot, make_record(arxiv_id="2612.00504", authors=["Yemao Xu", "Dezun Dong", "Plato"]))
     await bot.ask_one(USER, "/authors 2612.00504")
     listing = bot.last(USER)
     follow = data_of(listing.reply_markup, "➕ Yemao Xu")
@@ -234,6 +274,11 @@ async def test_bad_input_and_stale_buttons_are_answered_with_what_to_do(bot: Bot
     await press(bot, listing, moved)
     assert bot.telegram.callback_answers[-1].text == (
         "The authors of arXiv:2612.00504 changed since this list; send /authors 2612.00504 again."
+    )
+    await press(bot, listing, data_of(listing.reply_markup, "➕ Plato"))
+    assert bot.telegram.callback_answers[-1].text == (
+        "Plato cannot be followed by name (a name needs a given name and a family name, as "
+        "arXiv lists the author); /subscribe with their arXiv author id can."
     )
     await press(bot, listing, "w:f:0:abcdef:2511.99999")
     assert bot.telegram.callback_answers[-1].text == (
