@@ -139,8 +139,10 @@ class CoauthorCommands(ServiceHandlers):
                 reply_markup=keyboard(page_shown),
             )
         except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise  # a double press asks for the page already shown: nothing to do
+            # A double press asks for the page already shown: nothing to do. After a follow,
+            # a list deleted meanwhile is no error: the follow's answer was sent.
+            if not quiet and "not modified" not in str(error).lower():
+                raise
 
 
 def _missing(missing: Missing) -> str:
