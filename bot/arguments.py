@@ -81,6 +81,7 @@ EXAMPLES = {
     "recent": "/recent 10",
     "subject": "/subject cs.DC,cs.NI 5",
     "paper": "/paper 2604.01234",
+    "authors": "/authors 2604.01234",
     "revisions": "/revisions on",
     "digest": "/digest daily 8am",
     "timezone": "/timezone Europe/Berlin",
@@ -222,22 +223,24 @@ def subject(args: Sequence[str]) -> SubjectArguments:
     return SubjectArguments(categories, number)
 
 
-def paper(args: Sequence[str]) -> PaperArguments:
+def paper(args: Sequence[str], *, command: str = "paper") -> PaperArguments:
     """One arXiv id, versioned id, or abs/pdf URL; "2611.10000 v2" and "arXiv: 2611.10000" are
-    one paper too, as people copy them from references."""
+    one paper too, as people copy them from references. `command`: /paper or /authors, whose
+    example a refusal shows."""
+    example = EXAMPLES[command]
     if not args:
-        raise Refused("No paper given.", EXAMPLES["paper"])
+        raise Refused("No paper given.", example)
     words = list(args)
     if len(words) == 2 and words[0].casefold() == "arxiv:":
         words = [words[0] + words[1]]
     if len(words) == 2 and _VERSION.fullmatch(words[1]) and not _VERSION.search(words[0]):
         words = [words[0] + words[1].casefold()]
     if len(words) > 1:
-        raise Refused("One paper at a time.", EXAMPLES["paper"])
+        raise Refused("One paper at a time.", example)
     try:
         arxiv_id, version = split_arxiv_id(words[0])
     except ValueError:
-        raise Refused(f"{words[0][:40]!r} is not an arXiv id.", EXAMPLES["paper"]) from None
+        raise Refused(f"{words[0][:40]!r} is not an arXiv id.", example) from None
     return PaperArguments(arxiv_id, version)
 
 

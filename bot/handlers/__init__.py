@@ -9,6 +9,8 @@ One module per area, each a small class bound to the core through a `Core`:
   first (`unfollow_all`); a name that looks like several people gets a question (`offers`);
 - `digest`: /digest and /timezone;
 - `speaking`: /pause, /resume, /quiet, /silent, /format;
+- `coauthors`: /authors, a paper's authors with a button each that follows that person (its
+  pages: `author_list`);
 - `topics`: /watch, /unwatch;
 - `questions`: /recent, /subject, /subjects, /paper (its answers: `paper_answers`) and the
   paging buttons;
@@ -43,7 +45,9 @@ from telegram.ext import (
 )
 
 from bot.handlers.admin import Admin
+from bot.handlers.author_list import PREFIX as AUTHOR_LIST_PREFIX
 from bot.handlers.budget import CommandBudget
+from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, Handlers
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
@@ -101,6 +105,7 @@ def register(
     handlers = Handlers(
         welcome=Welcome(service, commands=[command.name for command in COMMAND_TABLE]),
         subscriptions=Subscriptions(service, events=events),
+        coauthors=CoauthorCommands(service),
         topics=Topics(service, events=events),
         questions=Questions(service),
         digest=DigestCommands(service, events=events),
@@ -130,6 +135,9 @@ def register(
     )
     application.add_handler(
         CallbackQueryHandler(handlers.takeout.press, pattern=f"^{TAKEOUT_PREFIX}")
+    )
+    application.add_handler(
+        CallbackQueryHandler(handlers.coauthors.press, pattern=f"^{AUTHOR_LIST_PREFIX}")
     )
     application.add_handler(CallbackQueryHandler(handlers.questions.page))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))

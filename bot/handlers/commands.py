@@ -16,6 +16,8 @@ from telegram import BotCommand, Update
 
 from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers.admin import Admin
+from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
+from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
 from bot.handlers.questions import Questions
@@ -40,6 +42,7 @@ class Handlers:
 
     welcome: Welcome
     subscriptions: Subscriptions
+    coauthors: CoauthorCommands
     topics: Topics
     questions: Questions
     digest: DigestCommands
@@ -125,6 +128,24 @@ COMMAND_TABLE: tuple[Command, ...] = (
             f"A new chat may add {FIRST_ALLOWANCE} new names and topics at once, then a few an "
             "hour; ones I already follow, and names arXiv does not know, cost nothing.",
             f"A chat follows at most {MAX_SUBSCRIPTIONS} authors and topics. {_IN_GROUPS}",
+        ),
+    ),
+    Command(
+        "authors",
+        "A paper's authors, to follow one: /authors 2604.01234",
+        lambda h: h.coauthors.authors,
+        Group.FOLLOWING,
+        "ID",
+        "follow a paper's authors",
+        (
+            "A paper's authors, each with a button that follows that person here as "
+            "/subscribe NAME would (the question for a name of several people, the limits): "
+            "<code>/authors 2604.01234</code>; an arxiv.org link works too.",
+            f"{AUTHORS_PER_PAGE} authors a page, with Previous and Next for long lists; ★ marks "
+            "those this chat follows already.",
+            "A paper I do not keep is asked of arXiv, which spends one of this chat's look-ups.",
+            "Anyone may list them; in a group or channel only its administrators may follow "
+            "with a button, and in a forum it follows in the topic the list is in.",
         ),
     ),
     Command(

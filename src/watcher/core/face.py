@@ -1,11 +1,12 @@
 """`Core`: the object a front end receives, built once at start by the runtime.
 
 Besides the parts it is built from, it carries the use cases, grouped: `lookups` (what the chats
-ask of arXiv), `follows` (what a chat follows, and the homonym question), `questions` (the
-read-only ones), `chat_settings` (how and when a chat is spoken to), `imports` (a chat's list
-out and in), `admin` (/stats), `presence` (a chat coming, going, moving) and `delivery` (what the
-sender needs). They are built from the parts when the core is, so the runtime's poll request
-(`poll_soon`) is given to the constructor, never assigned to a part afterwards.
+ask of arXiv), `follows` (what a chat follows, and the homonym question), `coauthors` (/authors:
+a paper's authors, and following one of them), `questions` (the read-only ones), `chat_settings`
+(how and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats),
+`presence` (a chat coming, going, moving) and `delivery` (what the sender needs). They are built
+from the parts when the core is, so the runtime's poll request (`poll_soon`) is given to the
+constructor, never assigned to a part afterwards.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from watcher.clock import SYSTEM_CLOCK, Clock
 from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
+from watcher.core.coauthors import Coauthors
 from watcher.core.delivery import Deliveries
 from watcher.core.following import Follows
 from watcher.core.imports import Imports
@@ -48,6 +50,7 @@ class Core:
     lookup_patience: float = LOOKUP_PATIENCE
     lookups: Lookups = field(init=False, repr=False, compare=False)
     follows: Follows = field(init=False, repr=False, compare=False)
+    coauthors: Coauthors = field(init=False, repr=False, compare=False)
     questions: Questions = field(init=False, repr=False, compare=False)
     chat_settings: ChatSettings = field(init=False, repr=False, compare=False)
     imports: Imports = field(init=False, repr=False, compare=False)
@@ -70,6 +73,7 @@ class Core:
             "follows": Follows(
                 self.settings, self.store, self.chats, lookups.subscribing, clock=self.clock
             ),
+            "coauthors": Coauthors(self.store, self.chats, papers=lookups.papers),
             "chat_settings": ChatSettings(self.chats, self.clock),
             "imports": Imports(
                 self.settings,
