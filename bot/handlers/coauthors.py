@@ -151,6 +151,8 @@ def _missing(missing: Missing) -> str:
         wrong = f"arXiv has no paper arXiv:{shown}: it answered “{html.escape(missing.reason)}”."
     else:
         wrong = f"arXiv has no paper arXiv:{shown}, so no authors to list; check its digits."
+    if missing.arxiv_id in EXAMPLE:  # never offer as the example the id just refused
+        return refusal(wrong, "/recent", lead="Take an id from the papers I have stored:")
     return refusal(wrong, EXAMPLE)
 
 

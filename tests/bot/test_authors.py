@@ -265,6 +265,10 @@ async def test_bad_input_and_stale_buttons_are_answered_with_what_to_do(bot: Bot
         "arXiv has no paper arXiv:2609.99999, so no authors to list; check its digits.\n"
         "For example: /authors 2604.01234"
     )
+    assert await bot.ask_one(USER, "/authors 2604.01234") == (  # the example's own id, unknown
+        "arXiv has no paper arXiv:2604.01234, so no authors to list; check its digits.\n"
+        "Take an id from the papers I have stored: /recent"
+    )
 
     on_arxiv(bot, make_record(arxiv_id="2612.00504", authors=["Yemao Xu", "Dezun Dong", "Plato"]))
     await bot.ask_one(USER, "/authors 2612.00504")

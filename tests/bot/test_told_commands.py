@@ -58,9 +58,11 @@ def test_every_example_is_a_command_of_the_table() -> None:
 
 
 async def test_every_example_of_the_readme_and_help_is_done_not_refused(bot: Bot) -> None:
-    # The examples name real arXiv: Dezun Dong's author page, and a Wei Wang in cs.DC.
+    # The examples name real arXiv: Dezun Dong's author page, a Wei Wang in cs.DC, and a paper
+    # 2604.01234 (one of April 2026's some 28,000).
     bot.arxiv.claim("dong_d_1", [record.arxiv_id for record in dezun_dong_records()])
     bot.arxiv.add(make_record(arxiv_id="2605.00042", authors=["Wei Wang"]))
+    bot.arxiv.add(make_record(arxiv_id="2604.01234", authors=["Ann Other", "Dezun Dong"]))
     await bot.service.poller.poll()  # the watched author's papers are stored, as after a day
     refused: dict[str, str] = {}
     examples = [example for _, example in readme_rows()] + help_examples()
