@@ -241,11 +241,11 @@ class _Reader:
         return alternatives
 
     def _check_word(self, token: _Token) -> None:
-        if self.stored or token.quoted or token.minus:
+        if token.quoted or token.minus:
             return
-        if token.text in _NOT_OURS:
+        if token.text in _NOT_OURS:  # in a stored text too: a canonical text is lower case
             raise self._refuse(f"{_NOT_OURS[token.text]}; OR (in capitals) joins alternatives")
-        if token.text.casefold() == "or":
+        if not self.stored and token.text.casefold() == "or":
             raise self._refuse(
                 f"write OR in capitals for either of two words, or quote a "
                 f'"phrase with {token.text}"'
