@@ -79,6 +79,8 @@ async def test_the_two_examples_are_watched_shown_canonically_and_announce_only_
         sent = [m.text for m in bot.telegram.sent(USER)]
         for record in other:
             assert not any(record.title in text for text in sent), record.title
+        (announced,) = [text for text in sent if matching[1].title in text]
+        assert f"🔎 {EITHER_SHOWN}" in announced  # the topic that found it, as listed
         # API mode: each topic is one arXiv query with OR between its alternatives.
         queries = {
             r.params["search_query"] for r in bot.arxiv.api_requests() if "search_query" in r.params
@@ -87,6 +89,9 @@ async def test_the_two_examples_are_watched_shown_canonically_and_announce_only_
         assert '(ti:"infiniband" OR abs:"infiniband" OR ti:"rdma" OR abs:"rdma")' in either_query
         assert either_query in queries
         assert parse_topic(GNN.removeprefix("/watch ")).query in queries
+
+        stopped = await bot.ask_one(USER, "/unwatch infiniband OR rdma in cs.DC")
+        assert stopped == f"✅ This chat no longer watches {EITHER_SHOWN}."
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,10 @@
 """How a topic is written: words, "quoted phrases", `-`exclusions, `OR` and parentheses.
 
-`read_topic` turns what a user typed (or a stored canonical text) into `Clause`s, each a set of
-alternatives of which a paper needs one (or, for an excluded clause, none), and the text after the
-last `in` outside parentheses and quotes (the categories, read by `watcher.follows.topics`).
-Only that module builds a `Topic` from them; this one knows the syntax and nothing of matching.
+`read_topic` turns what a user typed into `Clause`s, each a set of alternatives of which a paper
+needs one (or, for an excluded clause, none), and the text after the last `in` outside parentheses
+and quotes (the categories, read by `watcher.follows.topics`); `read_stored` reads a stored
+canonical text. Only `topics` builds a `Topic` from them; this module knows the syntax and
+nothing of matching.
 
 - Side by side, terms are all required: `"graph neural" gpu` needs both.
 - `OR`, in capitals, joins alternatives, and binds closer than side by side, as in a web search:
@@ -17,7 +18,7 @@ Only that module builds a `Topic` from them; this one knows the syntax and nothi
 - A lower-case `or` (or `Or`) typed bare is refused in a new topic: nearly every abstract holds the
   word, so whoever typed it meant `OR`, or wants it inside a quoted phrase. A stored text is folded
   to lower case, so there a bare `or` is the word (topics stored before OR existed) and `OR` the
-  operator.
+  operator. `AND`, `NOT` and `ANDNOT` are refused, typed or stored (no canonical text holds them).
 - A parenthesis inside a word belongs to it (`O(n)` is the phrase "o n"), so only one that starts
   a term or closes a group groups.
 
