@@ -8,8 +8,12 @@ phrases in 1 to 3 categories, one in 200 drawn from the day's 44-word vocabulary
 abstract of the synthetic day nearly exhausts, so these match often) and the
 rest from a synthetic one of 5,000 words, a fifth with an excluded word. Each record is matched
 as the harvest matches it (`FollowRules.match`: its authors, categories, title and abstract).
+`--alternatives SHARE` (issue 32; default 0, the topics above unchanged) turns that share of the
+topics' last term into a group of 2 or 3 alternatives (`(a OR b OR c)`): a one-term topic is then
+filed under each alternative.
 
     .venv/bin/python bench/matching.py [--persons 100000] [--topics 10000] [--rounds 5] [--cpu]
+        [--alternatives 0.3]
 
 `--cpu` times each round apart in this process's CPU time and reports the best round: on a
 shared machine, wall time over all rounds moves by tens of percent with the other jobs' load.
@@ -51,7 +55,7 @@ def harvested_day() -> list[OaiRecord]:
             params = {"verb": "ListRecords", "resumptionToken": page.resumption_token}
 
 
-def topics(count: int, seed: int = 9) -> list[Topic]:
+def topics(count: int, seed: int = 9, alternatives: float = 0.0) -> list[Topic]:
     rng = random.Random(seed)
     synthetic = [f"{person(i).split()[0].lower()}{i % 7}" for i in range(5000)]
     made: list[Topic] = []
@@ -60,6 +64,9 @@ def topics(count: int, seed: int = 9) -> list[Topic]:
         terms = rng.sample(vocabulary, rng.randint(1, 3))
         if len(terms) == 3 and rng.random() < 0.5:
             terms = [f'"{terms[0]} {terms[1]}"', terms[2]]
+        if alternatives and rng.random() < alternatives:
+            others = rng.sample(vocabulary, rng.randint(1, 2))
+            terms[-1] = f"({' OR '.join([terms[-1], *others])})"
         if rng.random() < 0.2:
             terms.append("-" + rng.choice(vocabulary))
         categories = ",".join(rng.sample(_CATEGORIES, rng.randint(1, 3)))
@@ -76,13 +83,17 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", action="store_true", help="best round, in CPU time")
+    parser.add_argument(
+        "--alternatives", type=float, default=0.0, help="share of topics with an OR group"
+    )
     args = parser.parse_args()
     records = harvested_day()
     rules = FollowRules()
     for index in range(args.persons):
         rules.add(index, [person(index)])
     rules.add(args.persons, ["Wei Wang"])
-    for index, topic in enumerate(topics(args.topics), start=args.persons + 1):
+    made = topics(args.topics, alternatives=args.alternatives)
+    for index, topic in enumerate(made, start=args.persons + 1):
         rules.add_topic(index, topic)
 
     def match_day() -> tuple[int, int]:

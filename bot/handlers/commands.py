@@ -178,6 +178,9 @@ COMMAND_TABLE: tuple[Command, ...] = (
             f"{MAX_TERMS} terms), in 1 to "
             f"{MAX_TOPIC_CATEGORIES} categories: "
             '<code>/watch "remote direct memory access" RDMA in cs.DC</code>',
+            "OR (in capitals) between words or phrases wants either one; parentheses group "
+            "them: <code>/watch rdma OR infiniband in cs.DC</code>, "
+            '<code>/watch "graph neural" (gpu OR fpga) -survey in cs.LG</code>',
             "Papers from before the topic was created are not announced.",
             f"No words: every new paper of up to {MAX_TOPIC_CATEGORIES} categories, and how "
             "many a day that usually is: <code>/watch in cs.DC</code>",
@@ -280,7 +283,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "<code>/search gradient compression in cs.DC</code>.",
             "Words match by their stems, as topics do (network finds networks); common words "
             "such as the or of are left out. At most "
-            f"{MAX_SEARCH_WORDS} words and {MAX_SEARCH_BYTES} letters.",
+            f"{MAX_SEARCH_WORDS} words and {MAX_SEARCH_BYTES} letters. No OR: /watch has it.",
         ),
     ),
     Command(

@@ -242,13 +242,27 @@ def per_day(week: int | None) -> str:
 
 
 def _terms(topic: Topic) -> str:
-    """What a topic was understood to look for, term by term: `"a b"`, `c` and not `d`."""
-    required = [f"<code>{html.escape(_term(p))}</code>" for p in topic.required]
-    shown = required[0] if len(required) == 1 else ", ".join(required[:-1]) + " and " + required[-1]
-    if len(required) > 1:
+    """What a topic was understood to look for, term by term: `"a b"`, `c` and not `d`; with
+    alternatives, `"a b" and either c or d`."""
+    required = [_code(p) for p in topic.required]
+    groups = [
+        ("either " if len(group) == 2 else "one of ") + _listed([_code(p) for p in group], "or")
+        for group in topic.alternatives
+    ]
+    shown = _listed([*required, *groups], "and")
+    if len(required) > 1 and not groups:
         shown = "every one of " + shown
-    excluded = [f"<code>{html.escape(_term(p))}</code>" for p in topic.excluded]
+    excluded = [_code(p) for p in topic.excluded]
     return shown + (f", but none of {', '.join(excluded)}" if excluded else "")
+
+
+def _code(phrase: tuple[str, ...]) -> str:
+    return f"<code>{html.escape(_term(phrase))}</code>"
+
+
+def _listed(items: list[str], joiner: str) -> str:
+    """`a`, `a and b`, `a, b and c` (with `or` for `joiner`: `a, b or c`)."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {joiner} {items[-1]}"
 
 
 def _term(phrase: tuple[str, ...]) -> str:

@@ -57,12 +57,15 @@ UNWATCH_EXAMPLE = "/unwatch 1"
 
 
 def topic_argument(args: Sequence[str], *, example: str) -> Topic:
-    """The topic the command's words ask for, or a `Refused` saying what is wrong."""
+    """The topic the command's words ask for, or a `Refused` saying what is wrong, with
+    `example`, or the command with the topic the error shows (one with OR, for OR's errors)."""
     try:
         return parse_topic(" ".join(args))
     except TopicError as error:
         text = str(error)
         end = "" if text.endswith(("?", ".")) else "."
+        if error.example is not None:
+            example = f"{example.split()[0]} {error.example}"
         raise Refused(f"{text[0].upper()}{text[1:]}{end}", example) from error
 
 

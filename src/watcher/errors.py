@@ -22,8 +22,8 @@ here with where it lives and why.
     │   ├── UnknownCategory(category, suggestions)
     │   ├── BadRule                     in `watcher.follows.rules`: a follow rule that cannot be
     │   │   │                           followed; beside the parser that raises it
-    │   │   └── TopicError              in `watcher.follows.topics`: a /watch topic that cannot be
-    │   │       │                           watched
+    │   │   └── TopicError              in `watcher.follows.topic_syntax` (and `topics`): a /watch
+    │   │       │                           topic that cannot be watched
     │   │       └── NoCategory          /unwatch words without `in` and a category
     │   ├── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
     │   │                               allowed; raised and caught inside the core

@@ -96,6 +96,8 @@ async def test_help_command_shows_that_command_in_full(bot: Bot, asked: str) -> 
     assert f"at most {MAX_TERMS} terms" in answer
     assert "network also finds networks, RDMA never RDMAX" in answer  # word forms, issue 30
     assert '<code>/watch "remote direct memory access" RDMA in cs.DC</code>' in bot.last(USER).html
+    assert "OR (in capitals) between words or phrases wants either one" in answer  # issue 32
+    assert "<code>/watch rdma OR infiniband in cs.DC</code>" in bot.last(USER).html
 
 
 async def test_help_of_every_command_holds_its_limits_from_the_constants(bot: Bot) -> None:

@@ -104,6 +104,8 @@ async def test_a_search_without_matches_says_what_is_searched(bot: Bot) -> None:
         ("of the", "Those are all common words that every paper has; add a rarer one."),
         ("interconnection networks for chiplets", "Too long: at most 32 letters of words in all."),
         ("allreduce in cs.XY", "'cs.XY' is not an arXiv category"),
+        # issue 32: not read as "rdma infiniband" (or is a stop word)
+        ("rdma OR infiniband", "/search finds the papers with every word, and has no OR"),
     ],
 )
 async def test_bad_searches_get_one_sentence_and_an_example(

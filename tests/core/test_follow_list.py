@@ -21,6 +21,7 @@ RULES = [
     Identity("arxiv", "dong_d_1"),
     Identity("orcid", "0000-0002-1825-0097"),
     parse_topic('"remote direct memory access" RDMA -ethernet in cs.DC,cs.NI'),
+    parse_topic('"graph neural" (gpu OR fpga) -survey in cs.LG'),  # issue 32: OR
     parse_topic("in cs.DC,cs.NI"),  # a whole category: shown "all of cs.DC,cs.NI"
 ]
 SETTINGS = {
@@ -43,6 +44,7 @@ def test_each_kind_of_follow_is_one_line_read_back_as_itself() -> None:
         "subscribe arxiv:dong_d_1",
         "subscribe orcid:0000-0002-1825-0097",
         'watch "remote direct memory access" rdma -ethernet in cs.DC,cs.NI',
+        'watch "graph neural" (fpga OR gpu) -survey in cs.LG',
         "watch in cs.DC,cs.NI",
     ]
     assert [parse_rule(line) for line in lines] == RULES

@@ -78,7 +78,7 @@ def test_the_last_bare_in_starts_the_categories_and_a_quoted_in_is_a_word() -> N
         ("RDMA in cs.DC,cs.NI,cs.OS,cs.AR", f"4 categories given; at most {MAX_CATEGORIES}"),
         ("RDMA in cs.XX", "'cs.XX' is not an arXiv category; did you mean"),
         ("RDMA in networking", "'networking' is not an arXiv category"),
-        ("RDMA OR InfiniBand in cs.DC", "OR is no operator here"),
+        ("RDMA AND InfiniBand in cs.DC", "AND is not needed"),
         ('"remote direct in cs.DC', "a quote is not closed"),
         ("rdma -RDMA in cs.DC", "both required and excluded"),
         (" ".join(f"w{i}" for i in range(MAX_TERMS + 1)) + " in cs.DC", "at most 10 words"),
@@ -172,7 +172,8 @@ def test_the_canonical_text_and_api_query_keep_the_words_not_their_stems() -> No
     topic = parse_topic("Interconnection Networks routing in cs.NI")
     assert topic.text == "interconnection networks routing"
     assert topic_from_stored(topic.text, topic.categories) == topic
-    assert topic.key_word == "interconnection" and topic.key_stem == stem("interconnection")
+    assert topic.key_words == ("interconnection",)
+    assert topic.key_stems == (stem("interconnection"),)
     assert topic.query == (
         '(ti:"interconnection" OR abs:"interconnection") AND '
         '(ti:"networks" OR abs:"networks") AND (ti:"routing" OR abs:"routing") AND (cat:cs.NI)'

@@ -114,6 +114,28 @@ async def test_in_harvest_mode_a_topic_never_announces_a_record_from_before_it_e
     assert watched.record_count == 2  # both stored for the topic; one announced
 
 
+async def test_in_harvest_mode_a_topic_with_or_announces_a_paper_with_either_word(
+    fake: FakeArxiv, client: ArxivClient, store: Store
+) -> None:
+    """Issue 32: `rdma OR infiniband in cs.DC`, matched locally on the harvested records."""
+    topic, _ = store.watch_topic(parse_topic("rdma OR infiniband in cs.DC"))
+    chat = 78
+    store_chats(store).subscribe(chat, topic.id)
+    store.record_poll_success([topic.id], now=NOW, next_poll=NOW)
+    rdma = hit("2611.40031", "RDMA Transports", abstract="Fast messages.")
+    infiniband = hit("2611.40032", "Congestion", abstract="InfiniBand fabrics.")
+    neither = hit("2611.40033", "Congestion Again", abstract="RoCE fabrics.")
+    for record in (rdma, infiniband, neither):
+        fake.add(record, datestamp=TODAY + timedelta(days=1))
+
+    report = await poller(store, client, fake, "harvest").poll(force=True)
+
+    assert report.failures == {} and fake.oai_requests()
+    assert sorted(r.arxiv_id for r in report.new) == [rdma.arxiv_id, infiniband.arxiv_id]
+    assert pending_for(store, chat) == [rdma.arxiv_id, infiniband.arxiv_id]
+    assert store.paper(neither.arxiv_id) is None
+
+
 async def test_in_harvest_mode_a_whole_category_brings_every_new_paper_of_it_and_no_older(
     fake: FakeArxiv, client: ArxivClient, store: Store
 ) -> None:

@@ -8,6 +8,11 @@ accents folded); the database then matches them by stem with its own full-text i
 list on both databases, so that a search means the same thing on SQLite as on PostgreSQL; a
 search of stop words alone is refused. The folded words, space-joined, must fit in a paging
 button's data with a category (`MAX_SEARCH_BYTES` bytes of UTF-8).
+
+A search has no OR (issue 32 gave topics one): `OR` typed in capitals is refused, pointing at
+/watch, rather than read as the stop word "or" and silently searching for both words. The
+database's full-text query would need OR in two dialects (FTS5's and PostgreSQL's tsquery) kept
+equal, for a search that reads the stored papers only.
 """
 
 from __future__ import annotations
@@ -62,6 +67,11 @@ class SearchQuery:
 
 def parse_search(text: str) -> SearchQuery:
     """`WORDS [in CATEGORY]` → the query; SearchError (or UnknownCategory) when it is none."""
+    if "OR" in text.split():
+        raise SearchError(
+            "/search finds the papers with every word, and has no OR; a topic has one, for new "
+            "papers: /watch rdma OR infiniband in cs.DC."
+        )
     category = None
     found = _IN_CATEGORY.match(text.strip())
     if found is not None:

@@ -16,14 +16,22 @@ cannot flood a chat with all of arXiv. A topic of categories alone (`in cs.DC`, 
 is shown as `all of cs.DC`). `parse_topic` refuses anything else with a `TopicError` whose message
 is one line saying what is wrong and what would be right.
 
-A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sorted), so that
-`RDMA "Remote Direct Memory Access"` and `"remote direct memory access" rdma` are one rule
-(`Topic.rule_key`); the text keeps the words as typed (folded), not their stems. `TopicIndex`
-holds many topics, each under the stem of one of its required words (the longest: long words
-are the rare ones), so that matching a record costs one dict lookup per
-distinct word of its title and abstract, then a check of the few topics found, however many
-topics are followed; a whole-category topic is filed under each of its categories instead.
-In API mode a topic becomes one arXiv query (`Topic.query`) of its folded words, not their
+Words may have alternatives: `"graph neural" (gpu OR fpga) -survey in cs.LG` needs the phrase,
+one of gpu and fpga, and not survey (`watcher.follows.topic_syntax` reads the syntax). A topic is
+always "every one of these groups, none of those": required phrases, groups of alternatives
+(`Topic.alternatives`, two or more each), excluded phrases.
+
+A topic has one canonical text (`Topic.text`: terms folded, deduplicated and sorted, alternatives
+sorted in parentheses, a group holding a required term or another group dropped as implied), so
+that `RDMA "Remote Direct Memory Access"` and `"remote direct memory access" rdma` are one rule
+(`Topic.rule_key`), and so are `rdma OR infiniband` and `(InfiniBand OR RDMA)`; the text keeps the
+words as typed (folded), not their stems. `TopicIndex` holds many topics, each under the stem of
+one of its required words (the longest: long words are the rare ones), or, when every required
+term has alternatives, under the key stem of each alternative of its most selective group (the
+fewest alternatives), so that matching a record costs one dict lookup per distinct word of its
+title and abstract, then a check of the few topics found, however many topics are followed; a
+whole-category topic is filed under each of its categories instead. In API mode a topic becomes
+one arXiv query (`Topic.query`, with OR between alternatives) of its folded words, not their
 stems (arXiv's search stems them itself), whose answers are checked here again.
 """
 
@@ -35,60 +43,81 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from watcher.errors import UnknownCategory
-from watcher.follows.folding import fold
 from watcher.follows.rules import MAX_RULE_CATEGORIES, BadRule, parse_categories, with_categories
 from watcher.follows.stemming import stems
+from watcher.follows.topic_syntax import (
+    OR_EXAMPLE,
+    Clause,
+    NoCategory,
+    Phrase,
+    TopicError,
+    read_stored,
+    read_topic,
+    words_of,
+)
+
+__all__ = [
+    "EXAMPLE",
+    "MAX_CATEGORIES",
+    "MAX_TERMS",
+    "MAX_TOPIC_LENGTH",
+    "OR_EXAMPLE",
+    "NoCategory",
+    "Phrase",
+    "RecordText",
+    "Topic",
+    "TopicError",
+    "TopicIndex",
+    "parse_topic",
+    "strip_markup",
+    "topic_from_stored",
+    "whole_label",
+    "words_of",
+]
 
 MAX_TOPIC_LENGTH = 100  # the canonical text is stored as the follow's name, 100 characters
 MAX_CATEGORIES = MAX_RULE_CATEGORIES
 MAX_TERMS = 10
 EXAMPLE = '"remote direct memory access" RDMA in cs.DC'
 
-Phrase = tuple[str, ...]  # folded words, in order; a single word is a phrase of one
+Group = tuple[Phrase, ...]  # alternatives, of which a paper needs one
 
-_WORD = re.compile(r"[^\W_]+")
 # Phones turn " into typographic quotes; they all mean a phrase.
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
 _TOKEN = re.compile(r'(?P<minus>-?)(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"]+))')
-_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
 # Markup pasted or typed into a topic (`<b>bold</b>`): tags are no words to look for.
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # Between the title's words and the abstract's: no phrase runs across it.
 _GAP = ""
 
 
-class TopicError(BadRule):
-    """A topic that cannot be followed; the message says why and what would do, in one line."""
-
-
-class NoCategory(TopicError):
-    """A topic given without `in CATEGORY`: /unwatch explains it its own way."""
-
-
-def words_of(text: str) -> list[str]:
-    """The folded words of `text`, in order: letters and digits; everything else separates."""
-    return _WORD.findall(fold(text))
-
-
 @dataclass(frozen=True, slots=True)
 class Topic:
-    """A followed topic: phrases that must all appear, phrases that must not, categories."""
+    """A followed topic: phrases that must all appear, groups of which one phrase each must,
+    phrases that must not, categories."""
 
     required: tuple[Phrase, ...]
     excluded: tuple[Phrase, ...]
     categories: tuple[str, ...]  # canonical ids, sorted
+    alternatives: tuple[Group, ...] = ()  # each of two phrases or more, sorted; sorted
     # What matching compares: the phrases above, word by word as stems (`watcher.follows.stemming`).
     required_stems: tuple[Phrase, ...] = field(init=False, repr=False, compare=False)
     excluded_stems: tuple[Phrase, ...] = field(init=False, repr=False, compare=False)
+    alternative_stems: tuple[Group, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "required_stems", tuple(_stemmed(p) for p in self.required))
         object.__setattr__(self, "excluded_stems", tuple(_stemmed(p) for p in self.excluded))
+        object.__setattr__(
+            self,
+            "alternative_stems",
+            tuple(tuple(_stemmed(p) for p in group) for group in self.alternatives),
+        )
 
     @property
     def whole(self) -> bool:
         """Whether it is every paper of its categories: no words at all."""
-        return not self.required and not self.excluded
+        return not self.required and not self.excluded and not self.alternatives
 
     @property
     def phrases(self) -> tuple[Phrase, ...]:
@@ -100,10 +129,10 @@ class Topic:
 
     @property
     def text(self) -> str:
-        """The canonical text, without the categories: `"remote direct memory access" rdma -x`."""
-        return " ".join(
-            [*(_shown(p) for p in self.required), *("-" + _shown(p) for p in self.excluded)]
-        )
+        """The canonical text, without the categories: `"remote direct memory access" rdma -x`,
+        `"graph neural" (fpga OR gpu) -survey`."""
+        wanted = sorted([*map(_shown, self.required), *map(_shown_group, self.alternatives)])
+        return " ".join([*wanted, *("-" + _shown(p) for p in self.excluded)])
 
     @property
     def rule_key(self) -> str:
@@ -119,14 +148,22 @@ class Topic:
         return with_categories(self.text, self.categories)
 
     @property
-    def key_word(self) -> str:
-        """The required word a `TopicIndex` files it under: the longest, the rarest likely."""
-        return min((w for p in self.required for w in p), key=lambda w: (-len(w), w))
+    def key_words(self) -> tuple[str, ...]:
+        """The words a `TopicIndex` files it under, one of which every match holds: the longest
+        required word (the rarest likely), or, with alternatives only, the longest word of each
+        alternative of the group with the fewest (then the longest such words)."""
+        if self.required:
+            return (_key_word(w for p in self.required for w in p),)
+        group = min(
+            self.alternatives,
+            key=lambda g: (len(g), -min(len(_key_word(p)) for p in g), _shown_group(g)),
+        )
+        return tuple(dict.fromkeys(_key_word(p) for p in group))
 
     @property
-    def key_stem(self) -> str:
-        """The stem of `key_word`: what a `TopicIndex` looks it up by."""
-        return _stemmed((self.key_word,))[0]
+    def key_stems(self) -> tuple[str, ...]:
+        """The stems of `key_words`, each once: what a `TopicIndex` looks it up by."""
+        return tuple(dict.fromkeys(_stemmed(self.key_words)))
 
     def matches(self, title: str, abstract: str, categories: Iterable[str]) -> bool:
         """Whether a paper with this title, abstract and categories is one of the topic's."""
@@ -135,22 +172,27 @@ class Topic:
     def matches_text(self, text: RecordText, categories: Iterable[str]) -> bool:
         if not any(category in self.categories for category in categories):
             return False
-        return all(text.has(p) for p in self.required_stems) and not any(
-            text.has(p) for p in self.excluded_stems
+        return (
+            all(text.has(p) for p in self.required_stems)
+            and all(any(text.has(p) for p in group) for group in self.alternative_stems)
+            and not any(text.has(p) for p in self.excluded_stems)
         )
 
     @property
     def query(self) -> str:
         """The arXiv API `search_query` finding its papers; the answers are checked again here.
 
-        `(ti:"a b" OR abs:"a b") AND ... AND (cat:cs.DC OR cat:cs.NI) ANDNOT (ti:"x" OR abs:"x")`.
-        Folded words hold only letters and digits, so nothing can break out of the quotes.
+        `(ti:"a b" OR abs:"a b") AND (ti:"c" OR abs:"c" OR ti:"d" OR abs:"d") AND ... AND
+        (cat:cs.DC OR cat:cs.NI) ANDNOT (ti:"x" OR abs:"x")`: every group in parentheses, since
+        arXiv's manual says nothing of precedence. Folded words hold only letters and digits, so
+        nothing can break out of the quotes.
         """
-        terms = [f'(ti:"{" ".join(p)}" OR abs:"{" ".join(p)}")' for p in self.required]
+        terms = [_either((p,)) for p in self.required]
+        terms += [_either(group) for group in self.alternatives]
         categories = " OR ".join(f"cat:{category}" for category in self.categories)
         query = " AND ".join([*terms, f"({categories})"])
         for phrase in self.excluded:
-            query += f' ANDNOT (ti:"{" ".join(phrase)}" OR abs:"{" ".join(phrase)}")'
+            query += f" ANDNOT {_either((phrase,))}"
         return query
 
 
@@ -186,7 +228,8 @@ class TopicIndex:
     """Many followed topics, matched against a record at once, each filed under a stem."""
 
     def __init__(self, topics: Iterable[tuple[int, Topic]] = ()) -> None:
-        self._by_word: dict[str, list[tuple[int, Topic]]] = {}
+        # (followed id, topic, whether it is filed under other stems too)
+        self._by_word: dict[str, list[tuple[int, Topic, bool]]] = {}
         self._by_category: dict[str, list[int]] = {}  # whole-category topics
         self._count = 0
         for followed_id, topic in topics:
@@ -197,7 +240,9 @@ class TopicIndex:
             for category in topic.categories:
                 self._by_category.setdefault(category, []).append(followed_id)
         else:
-            self._by_word.setdefault(topic.key_stem, []).append((followed_id, topic))
+            stems = topic.key_stems
+            for stem in stems:
+                self._by_word.setdefault(stem, []).append((followed_id, topic, len(stems) > 1))
         self._count += 1
 
     def __len__(self) -> int:
@@ -211,9 +256,16 @@ class TopicIndex:
         if not self._by_word:
             return frozenset(found)
         text = RecordText(title, abstract)
+        tried: set[int] = set()  # topics filed under several stems, each checked once
         for stem in text.distinct:
-            for followed_id, topic in self._by_word.get(stem, ()):
-                if followed_id not in found and topic.matches_text(text, categories):
+            for followed_id, topic, several in self._by_word.get(stem, ()):
+                if followed_id in found:
+                    continue
+                if several:
+                    if followed_id in tried:
+                        continue
+                    tried.add(followed_id)
+                if topic.matches_text(text, categories):
                     found.add(followed_id)
         return frozenset(found)
 
@@ -225,13 +277,15 @@ def strip_markup(text: str) -> str:
 
 
 def parse_topic(text: str) -> Topic:
-    """The topic `text` asks for, e.g. `"remote direct memory access" RDMA -ethernet in cs.DC`.
+    """The topic `text` asks for, e.g. `"remote direct memory access" RDMA -ethernet in cs.DC`,
+    `"graph neural" (gpu OR fpga) -survey in cs.LG`.
 
     HTML tags are left out first (`strip_markup`). Raises TopicError for: nothing to look for,
-    excluded words only, no category, more than
-    `MAX_CATEGORIES`, an unknown category (with the nearest ones), a quote left open, AND/OR/NOT
-    (every term is required; they are no operators here), more than `MAX_TERMS` terms, a term
-    both required and excluded, or more than `MAX_TOPIC_LENGTH` characters.
+    excluded words only, no category, more than `MAX_CATEGORIES`, an unknown category (with the
+    nearest ones), a quote left open, what `watcher.follows.topic_syntax` refuses (a parenthesis
+    left open or closing none, empty parentheses, an OR without a term on each side, AND/NOT,
+    a lower-case or), more than `MAX_TERMS` terms (each alternative one), a term both required
+    (or an alternative) and excluded, or more than `MAX_TOPIC_LENGTH` characters.
     """
     text = strip_markup(text).translate(_QUOTES)
     if len(text) > MAX_TOPIC_LENGTH:
@@ -240,22 +294,22 @@ def parse_topic(text: str) -> Topic:
         )
     if text.count('"') % 2:
         raise TopicError('a quote is not closed: put each phrase between two "')
-    tokens = list(_TOKEN.finditer(text))
-    split = next(
-        (
-            index
-            for index in range(len(tokens) - 1, -1, -1)
-            if _bare(tokens[index]) and tokens[index]["bare"].casefold() == "in"
-        ),
-        None,
-    )
-    terms, wanted = (tokens, []) if split is None else (tokens[:split], tokens[split + 1 :])
+    reading = read_topic(text)
     # "in cs.DC" with no words at all: the whole category.
-    required, excluded = ((), ()) if split == 0 else _terms(terms)
+    whole = reading.categories is not None and not reading.typed
+    required, excluded, alternatives = ((), (), ()) if whole else _terms(reading.clauses)
     raw_categories = [
-        part for token in wanted for part in token.group(0).strip('"-').split(",") if part
+        part
+        for token in _TOKEN.finditer(reading.categories or "")
+        for part in token.group(0).strip('"-').split(",")
+        if part
     ]
-    topic = Topic(required=required, excluded=excluded, categories=_categories(raw_categories))
+    topic = Topic(
+        required=required,
+        excluded=excluded,
+        categories=_categories(raw_categories),
+        alternatives=alternatives,
+    )
     _refuse_forms_both_ways(topic)
     if len(topic.text) > MAX_TOPIC_LENGTH:  # punctuation inside a word makes it a quoted phrase
         raise TopicError(
@@ -270,9 +324,16 @@ def topic_from_stored(text: str, categories: Sequence[str]) -> Topic:
 
     The categories were checked when the topic was made, and are taken as stored: a category
     the taxonomy has since dropped must not make the stored rule unreadable."""
-    tokens = list(_TOKEN.finditer(text))
-    required, excluded = _terms(tokens) if tokens or not categories else ((), ())
-    return Topic(required=required, excluded=excluded, categories=tuple(sorted(categories)))
+    clauses = read_stored(text)
+    required, excluded, alternatives = (
+        _terms(clauses) if clauses or not categories else ((), (), ())
+    )
+    return Topic(
+        required=required,
+        excluded=excluded,
+        categories=tuple(sorted(categories)),
+        alternatives=alternatives,
+    )
 
 
 def whole_label(categories: Iterable[str]) -> str:
@@ -280,19 +341,27 @@ def whole_label(categories: Iterable[str]) -> str:
     return f"all of {','.join(categories)}"
 
 
-def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...]]:
+def _terms(
+    clauses: Iterable[Clause],
+) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...], tuple[Group, ...]]:
+    """Required phrases, excluded ones and groups of alternatives, each sorted, each once; a group
+    of one is a required phrase, and a group that holds a required phrase or all of another
+    group is implied, so left out (one canonical form for equivalent topics)."""
     required: dict[Phrase, None] = {}
     excluded: dict[Phrase, None] = {}
-    for token in tokens:
-        if _bare(token) and token["bare"] in _OPERATORS:
-            raise TopicError(
-                f"{token['bare']} is no operator here: every word and phrase must appear, so "
-                "watch two topics for papers with either of two words"
-            )
-        phrase = tuple(words_of(token["quoted"] if token["quoted"] is not None else token["bare"]))
-        if phrase:
-            (excluded if token["minus"] else required)[phrase] = None
-    if not required:
+    groups: dict[Group, None] = {}
+    for clause in clauses:
+        if clause.excluded:
+            excluded.update(dict.fromkeys(clause.alternatives))
+            continue
+        group = tuple(sorted(set(clause.alternatives), key=_shown))
+        if len(group) == 1:
+            required[group[0]] = None
+        else:
+            groups[group] = None
+    kept = [g for g in groups if not any(phrase in required for phrase in g)]
+    kept = [g for g in kept if not any(set(other) < set(g) for other in kept)]
+    if not required and not kept:
         if excluded:
             raise TopicError(
                 "a topic of excluded words only would match nearly everything: add a word or "
@@ -302,15 +371,25 @@ def _terms(tokens: list[re.Match[str]]) -> tuple[tuple[Phrase, ...], tuple[Phras
             'the topic is empty: give the words or "quoted phrases" papers must contain (or '
             "only in and a category, for all of its papers)"
         )
-    if len(required) + len(excluded) > MAX_TERMS:
+    count = len(required) + sum(len(g) for g in kept) + len(excluded)
+    if count > MAX_TERMS:
         raise TopicError(
-            f"a topic has at most {MAX_TERMS} words and phrases "
-            f"({len(required) + len(excluded)} given): keep the ones that matter most"
+            f"a topic has at most {MAX_TERMS} words and phrases, each alternative one "
+            f"({count} given): keep the ones that matter most"
         )
     both = [phrase for phrase in excluded if phrase in required]
     if both:
         raise TopicError(f"{_shown(both[0])!r} is both required and excluded: keep one of them")
-    return tuple(sorted(required, key=_shown)), tuple(sorted(excluded, key=_shown))
+    both = [phrase for phrase in excluded if any(phrase in g for g in kept)]
+    if both:
+        raise TopicError(
+            f"{_shown(both[0])!r} is both an alternative and excluded: keep one of them"
+        )
+    return (
+        tuple(sorted(required, key=_shown)),
+        tuple(sorted(excluded, key=_shown)),
+        tuple(sorted(kept, key=_shown_group)),
+    )
 
 
 def _categories(raw: Sequence[str]) -> tuple[str, ...]:
@@ -340,11 +419,22 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
 def _refuse_forms_both_ways(topic: Topic) -> None:
     """A new topic that requires and excludes two forms of one term (`network -networks`)
     could never match: refused as the same term both ways is. A stored one is read as it is."""
+    wanted = [
+        *(
+            (phrase, stemmed, "which is required")
+            for phrase, stemmed in zip(topic.required, topic.required_stems, strict=True)
+        ),
+        *(
+            (phrase, stemmed, "an alternative")
+            for group, group_stems in zip(topic.alternatives, topic.alternative_stems, strict=True)
+            for phrase, stemmed in zip(group, group_stems, strict=True)
+        ),
+    ]
     for excluded, excluded_stems in zip(topic.excluded, topic.excluded_stems, strict=True):
-        for required, required_stems in zip(topic.required, topic.required_stems, strict=True):
+        for required, required_stems, what in wanted:
             if excluded_stems == required_stems:
                 raise TopicError(
-                    f"{_shown(excluded)!r} is a form of {_shown(required)!r}, which is required: "
+                    f"{_shown(excluded)!r} is a form of {_shown(required)!r}, {what}: "
                     "keep one of them"
                 )
 
@@ -353,9 +443,18 @@ def _stemmed(phrase: Phrase) -> Phrase:
     return tuple(stems(phrase))
 
 
-def _bare(token: re.Match[str]) -> bool:
-    return token["bare"] is not None and not token["minus"]
+def _key_word(words: Iterable[str]) -> str:
+    return min(words, key=lambda w: (-len(w), w))
 
 
 def _shown(phrase: Phrase) -> str:
     return phrase[0] if len(phrase) == 1 else '"' + " ".join(phrase) + '"'
+
+
+def _shown_group(group: Group) -> str:
+    return "(" + " OR ".join(map(_shown, group)) + ")"
+
+
+def _either(group: Group) -> str:
+    """The query part finding a paper whose title or abstract holds one of these phrases."""
+    return "(" + " OR ".join(f'ti:"{" ".join(p)}" OR abs:"{" ".join(p)}"' for p in group) + ")"
