@@ -19,11 +19,13 @@ from bot.handlers.admin import Admin
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
 from bot.handlers.questions import Questions
+from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
 from watcher.follows.rules import MAX_RULE_CATEGORIES
@@ -46,6 +48,7 @@ class Handlers:
     speaking: SpeakingCommands
     admin: Admin
     takeout: Takeout
+    saved: SavedPapers
 
 
 class Group(StrEnum):
@@ -274,6 +277,24 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "in a private chat, the id or link alone does the same.",
             "A paper I do not keep (or another version) is asked of arXiv, which spends one of "
             "this chat's look-ups; looking it up announces it to no one.",
+        ),
+    ),
+    Command(
+        "saved",
+        "This chat's reading list: /saved, or /saved bib",
+        lambda h: h.saved.saved,
+        Group.READING,
+        "[bib]",
+        "the papers saved here",
+        (
+            "🔖 Save under a paper (an announcement, or /paper ID) keeps it on this chat's "
+            f"reading list, at most {MAX_SAVED} papers; pressed again (🗑 Unsave) it takes it "
+            f"off. /saved lists them, newest saved first, {DEFAULT_COUNT} a page, with 🗑 N to "
+            "take one off.",
+            "<code>/saved bib</code> sends them all as one .bib file, each entry as ❝ Cite "
+            "writes it. /export and /import carry the list too.",
+            "In a group or channel anyone can read the list; only its administrators can save "
+            "and unsave.",
         ),
     ),
     Command(
