@@ -58,7 +58,10 @@ def test_new_paper_from_a_real_record() -> None:
             Button("📄 Abstract", url="https://arxiv.org/abs/2604.00001v1"),
             Button("📥 PDF", url="https://arxiv.org/pdf/2604.00001v1"),
             Button("🌐 HTML", url="https://arxiv.org/html/2604.00001"),
+        ),
+        (
             Button("❝ Cite", callback_data="a:c:2604.00001"),
+            Button("🔖 Save", callback_data="a:s:2604.00001"),
         ),
     )
 
@@ -140,7 +143,10 @@ def test_buttons_skip_a_missing_url() -> None:
     assert message.buttons == (
         (
             Button("📄 Abstract", url=record.abs_url),
+        ),
+        (
             Button("❝ Cite", callback_data="a:c:2311.00001"),
+            Button("🔖 Save", callback_data="a:s:2311.00001"),
         ),
     )
 

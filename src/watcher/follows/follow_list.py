@@ -186,8 +186,8 @@ def render_text(
     line, newest saved first."""
     header = [
         f"# arxiv-watcher follows: {title}",
-        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC;",
-        "# then the reading list (/saved), one paper a line: save ARXIV-ID  # its title.",
+        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC;"
+        " one saved paper (/saved) a line: save ARXIV-ID.",
         "# Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE",
         *(f"# {key}: {value}" for key, value in settings.items()),
     ]

@@ -99,12 +99,12 @@ class ReadingLists:
             insert = upsert_into(dialect, table).values(
                 chat_id=chat_id, arxiv_id=arxiv_id, title=title, saved_at=now
             )
-            try:
-                done = session.execute(insert.on_conflict_do_nothing())
+            conflict_free = insert.on_conflict_do_nothing().returning(table.c.arxiv_id)
+            try:  # RETURNING says whether a row was added: rowcount is not told alike by drivers
+                added = session.execute(conflict_free).first() is not None
             except IntegrityError:  # SQLite: no such chat (the foreign key)
                 session.rollback()
                 return SaveDone.NO_CHAT
-            added = done.rowcount  # type: ignore[attr-defined]
             if not added:
                 session.rollback()
                 return SaveDone.ALREADY
@@ -118,12 +118,12 @@ class ReadingLists:
         """Take the paper off the chat's list; False when it was not on it."""
         with Session(self.engine) as session:
             gone = session.execute(
-                delete(SavedPaper).where(
-                    col(SavedPaper.chat_id) == chat_id, col(SavedPaper.arxiv_id) == arxiv_id
-                )
-            ).rowcount  # type: ignore[attr-defined]
+                delete(SavedPaper)
+                .where(col(SavedPaper.chat_id) == chat_id, col(SavedPaper.arxiv_id) == arxiv_id)
+                .returning(col(SavedPaper.arxiv_id))
+            ).first()
             session.commit()
-            return bool(gone)
+            return gone is not None
 
     def is_saved(self, chat_id: int, arxiv_id: str) -> bool:
         with Session(self.engine) as session:
