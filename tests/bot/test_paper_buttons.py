@@ -1,9 +1,9 @@
 """The buttons under an announcement (issue 21, items 2 and 3), through the fake Bot API: the
 running bot and a delivery sender, on the real database: the title links to the abstract
 page; a row of Abstract / PDF / HTML, then one of Cite / Save / Unfollow; Cite answers with
-BibTeX with odd characters escaped; Unfollow asks, then stops that follow in this chat only; a topic's hit says
-which topic and offers "Mute topic"; in a group only admins may unfollow, anyone may cite; old
-presses are answered clearly; a revision says what changed."""
+BibTeX with odd characters escaped; Unfollow asks, then stops that follow in this chat only; a
+topic's hit says which topic and offers "Mute topic"; in a group only admins may unfollow,
+anyone may cite; old presses are answered clearly; a revision says what changed."""
 
 from __future__ import annotations
 
