@@ -141,9 +141,7 @@ def test_buttons_skip_a_missing_url() -> None:
     record = replace(make_record(arxiv_id="2311.00001"), pdf_url="")  # and has no HTML page
     message = render_paper(record, marked=follows)
     assert message.buttons == (
-        (
-            Button("📄 Abstract", url=record.abs_url),
-        ),
+        (Button("📄 Abstract", url=record.abs_url),),
         (
             Button("❝ Cite", callback_data="a:c:2311.00001"),
             Button("🔖 Save", callback_data="a:s:2311.00001"),
