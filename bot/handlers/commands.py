@@ -196,7 +196,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "this chat's follows as a file",
         (
             "A text file, one follow a line with the settings on top (time zone, digest, "
-            "revisions, and here: paused, quiet hours, silent, format); "
+            "revisions, and here: paused, quiet hours, silent, format), then the papers saved "
+            "here (/saved), one a line; "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),
@@ -210,8 +211,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "Reply /import to a file /export made (or an OPML of arXiv author and category "
             "feeds), or send the file with /import as its caption. I list what I will follow "
-            "and skip and the settings I will set (a file saying paused pauses here), and ask "
-            "first.",
+            "and skip, the settings I will set (a file saying paused pauses here) and the "
+            "papers I will save, and ask first.",
             _IN_GROUPS,
         ),
     ),

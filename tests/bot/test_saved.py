@@ -153,6 +153,14 @@ async def test_save_lists_the_paper_in_saved_and_unsave_takes_it_off(front: Bot)
     assert saved_ids(bot, USER) == []
 
 
+async def test_help_names_saved_and_tells_it_in_full(bot: Bot) -> None:
+    listed = await bot.ask_one(USER, "/help")
+    assert "/saved [bib]: the papers saved here" in listed.splitlines()
+    full = await bot.ask_one(USER, "/help saved")
+    assert full.startswith("/saved [bib]: the papers saved here\n")
+    assert f"at most {MAX_SAVED} papers" in full and "/saved bib" in full
+
+
 async def test_two_presses_at_once_save_the_paper_once(front: Bot) -> None:
     bot = front
     await bot.ask(USER, "/subscribe")
