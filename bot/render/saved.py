@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.render.lists import render_paper_list
 from bot.render.styled import MAX_CALLBACK_DATA_BYTES, Button, Message
 from watcher.arxiv.records import Record
-from watcher.core.reading_list import SavedEntry
+from watcher.core.views import SavedEntry
 
 PREFIX = "v"
 _UNSAVE = "x"

@@ -152,6 +152,14 @@ async def test_save_lists_the_paper_in_saved_and_unsave_takes_it_off(front: Bot)
     assert bot.telegram.edits[-1].text == EMPTY
     assert saved_ids(bot, USER) == []
 
+    # An old message's Save, for a paper no longer stored: a clear answer, nothing saved.
+    assert await press(bot, USER, message.message_id, "a:s:2511.99999") == (
+        "arXiv:2511.99999 is no longer stored here, so it cannot be saved; its page is "
+        "https://arxiv.org/abs/2511.99999"
+    )
+    assert bot.telegram.callback_answers[-1].show_alert
+    assert saved_ids(bot, USER) == []
+
 
 async def test_help_names_saved_and_tells_it_in_full(bot: Bot) -> None:
     listed = await bot.ask_one(USER, "/help")
