@@ -347,7 +347,10 @@ async def test_saved_bib_is_one_file_that_bibtex_parsers_read_as_cite_writes_it(
     assert "Gone Paper" in bot.last(USER).text
 
 
-async def test_an_export_imported_in_another_chat_carries_the_saved_list(front: Bot) -> None:
+@pytest.mark.parametrize("command", ["/export", "/export opml"])
+async def test_an_export_imported_in_another_chat_carries_the_saved_list(
+    front: Bot, command: str
+) -> None:
     bot = front
     await bot.ask(USER, "/subscribe")
     for paper in (TWIN_A, ODD):
@@ -356,14 +359,17 @@ async def test_an_export_imported_in_another_chat_carries_the_saved_list(front: 
         await press(bot, USER, message.message_id, f"a:s:{paper.arxiv_id}")
 
     before = len(bot.telegram.documents(USER))
-    bot.telegram.user_sends(USER, "/export")
+    bot.telegram.user_sends(USER, command)
     await bot.until(lambda: len(bot.telegram.documents(USER)) > before)
     exported = bot.telegram.documents(USER)[-1]
-    lines = exported.data.decode().splitlines()
-    assert [line for line in lines if line.startswith("save ")] == [
-        f"save {ODD.arxiv_id}  # {' '.join(ODD.title.split())}",
-        f"save {TWIN_A.arxiv_id}  # {TWIN_A.title}",
-    ]
+    if command == "/export":
+        lines = exported.data.decode().splitlines()
+        assert [line for line in lines if line.startswith("save ")] == [
+            f"save {ODD.arxiv_id}  # {' '.join(ODD.title.split())}",
+            f"save {TWIN_A.arxiv_id}  # {TWIN_A.title}",
+        ]
+    else:
+        assert f'<saved id="{TWIN_A.arxiv_id}" title="{TWIN_A.title}" />' in exported.data.decode()
 
     sent = len(bot.telegram.sent(OTHER))
     bot.telegram.user_sends_document(

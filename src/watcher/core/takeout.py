@@ -122,7 +122,7 @@ def export_list(
     title += f", exported {now:%Y-%m-%d %H:%M} UTC"
     rules = [(follow_rule(f), f.name if f.identity is not None else None) for f in followed]
     if opml:
-        return OPML_NAME, render_opml(rules, settings, title=title, now=now)
+        return OPML_NAME, render_opml(rules, settings, title=title, now=now, saved=saved)
     return TEXT_NAME, render_text(rules, settings, title=title, saved=saved).encode("utf-8")
 
 
