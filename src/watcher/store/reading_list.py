@@ -176,6 +176,10 @@ def add_saved(
     millisecond older than the one before, so the list keeps their order) in the chat's list,
     those saved already aside; how many were added. The caller checks `MAX_SAVED`
     (`saved_count`)."""
+    # As `save`: the chat's row locked first (PostgreSQL), so a press at once cannot pass the
+    # limit with the import; on SQLite one writer at a time holds the database, so the caller's
+    # count after these inserts is exact.
+    session.exec(select(Chat.id).where(col(Chat.id) == chat_id).with_for_update()).first()
     have = set(
         session.exec(select(SavedPaper.arxiv_id).where(col(SavedPaper.chat_id) == chat_id)).all()
     )
