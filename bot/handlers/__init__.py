@@ -15,6 +15,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `questions`: /recent, /subject, /subjects, /paper (its answers: `paper_answers`) and the
   paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
+- `saved`: the chat's reading list: "🔖 Save" / "🗑 Unsave" under a paper, /saved, /saved bib;
 - `admin`: /stats;
 - `takeout`: /export and /import (a file of the follows and settings), and its question;
 - `membership`: blocked, removed, unblocked or added; group migrations;
@@ -57,6 +58,7 @@ from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.paper_buttons import PaperButtons
 from bot.handlers.questions import Questions
+from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import PREFIX as TAKEOUT_PREFIX
@@ -65,6 +67,7 @@ from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
+from bot.render.saved import PREFIX as SAVED_PREFIX
 from watcher.core import Core
 
 __all__ = [
@@ -112,6 +115,7 @@ def register(
         speaking=SpeakingCommands(service, events=events),
         admin=Admin(service),
         takeout=Takeout(service, events=events),
+        saved=SavedPapers(service),
     )
 
     gate = Gate(membership, budget or CommandBudget())
@@ -130,9 +134,11 @@ def register(
     )
     application.add_handler(
         CallbackQueryHandler(
-            PaperButtons(service, events=events).press, pattern=f"^{PAPER_BUTTON_PREFIX}"
+            PaperButtons(service, events=events, saved=handlers.saved).press,
+            pattern=f"^{PAPER_BUTTON_PREFIX}",
         )
     )
+    application.add_handler(CallbackQueryHandler(handlers.saved.page, pattern=f"^{SAVED_PREFIX}:"))
     application.add_handler(
         CallbackQueryHandler(handlers.takeout.press, pattern=f"^{TAKEOUT_PREFIX}")
     )

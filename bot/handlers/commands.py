@@ -21,11 +21,13 @@ from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
 from bot.handlers.questions import Questions
+from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
 from watcher.follows.rules import MAX_RULE_CATEGORIES
@@ -49,6 +51,7 @@ class Handlers:
     speaking: SpeakingCommands
     admin: Admin
     takeout: Takeout
+    saved: SavedPapers
 
 
 class Group(StrEnum):
@@ -217,7 +220,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "this chat's follows as a file",
         (
             "A text file, one follow a line with the settings on top (time zone, digest, "
-            "revisions, and here: paused, quiet hours, silent, format); "
+            "revisions, and here: paused, quiet hours, silent, format), then the papers saved "
+            "here (/saved), one a line; "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),
@@ -231,8 +235,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "Reply /import to a file /export made (or an OPML of arXiv author and category "
             "feeds), or send the file with /import as its caption. I list what I will follow "
-            "and skip and the settings I will set (a file saying paused pauses here), and ask "
-            "first.",
+            "and skip, the settings I will set (a file saying paused pauses here) and the "
+            "papers I will save, and ask first.",
             _IN_GROUPS,
         ),
     ),
@@ -298,6 +302,24 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "in a private chat, the id or link alone does the same.",
             "A paper I do not keep (or another version) is asked of arXiv, which spends one of "
             "this chat's look-ups; looking it up announces it to no one.",
+        ),
+    ),
+    Command(
+        "saved",
+        "This chat's reading list: /saved, or /saved bib",
+        lambda h: h.saved.saved,
+        Group.READING,
+        "[bib]",
+        "the papers saved here",
+        (
+            "🔖 Save under a paper (an announcement, or /paper ID) keeps it on this chat's "
+            f"reading list, at most {MAX_SAVED} papers; pressed again (🗑 Unsave) it takes it "
+            f"off. /saved lists them, newest saved first, {DEFAULT_COUNT} a page, with 🗑 N to "
+            "take one off.",
+            "<code>/saved bib</code> sends them all as one .bib file, each entry as ❝ Cite "
+            "writes it. /export and /import carry the list too.",
+            "In a group or channel anyone can read the list; only its administrators can save "
+            "and unsave.",
         ),
     ),
     Command(

@@ -330,9 +330,9 @@ def capped_lines(
 # --- who may change what a chat follows (decided in `bot.handlers.permissions`) -------------
 
 
-async def refuse_press(update: Update, context: Context) -> bool:
+async def refuse_press(update: Update, context: Context, *, what: str = "what it follows") -> bool:
     """True (and the press answered) when the presser of a button that changes the chat may not
-    change it: in groups and channels, anyone but its administrators."""
+    change it (`what` of it): in groups and channels, anyone but its administrators."""
     query = update.callback_query
     chat = update.effective_chat
     assert query is not None
@@ -340,7 +340,8 @@ async def refuse_press(update: Update, context: Context) -> bool:
     verdict = await may_change(update, context)
     if verdict == Verdict.ALLOWED:
         return False
-    answer = could_not_check(chat.type) if verdict == Verdict.UNCHECKED else only_admins(chat.type)
+    refused = only_admins(chat.type, what)
+    answer = could_not_check(chat.type) if verdict == Verdict.UNCHECKED else refused
     await query.answer(answer, show_alert=True)
     return True
 

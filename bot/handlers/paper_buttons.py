@@ -1,5 +1,6 @@
 """The buttons under a paper that talk back to the bot (`bot.render.actions`): "Cite", and
-"Unfollow NAME" / "Mute topic" with its confirmation.
+"Unfollow NAME" / "Mute topic" with its confirmation ("🔖 Save" / "🗑 Unsave" are passed on to
+`bot.handlers.saved`).
 
 "Cite" reads only, so anyone may press it: it answers with the paper's BibTeX, built from the
 stored record (`watcher.arxiv.bibtex`). "Unfollow …" asks first, with "Yes" and "Keep"; "Yes" stops
@@ -28,9 +29,20 @@ from bot.handlers.common import (
     refuse_press,
     reply,
 )
+from bot.handlers.saved import SavedPapers
 from bot.render import Message
-from bot.render.actions import CITE, CONFIRM, KEEP, UNFOLLOW, Action, confirm_row, parse_action
-from watcher.arxiv.bibtex import bibtex_entry
+from bot.render.actions import (
+    CITE,
+    CONFIRM,
+    KEEP,
+    SAVE,
+    UNFOLLOW,
+    UNSAVE,
+    Action,
+    confirm_row,
+    parse_action,
+)
+from watcher.arxiv.bibtex import CITE_ROOM, bibtex_entry
 from watcher.core import Core
 from watcher.core.unfollowing import Stopped
 from watcher.follows.followed import Followed
@@ -38,18 +50,18 @@ from watcher.kinds import FollowKind
 
 STALE = "This button no longer works; the message is too old."
 KEPT = "Kept: nothing was changed."
-_BIBTEX_ROOM = 3800  # characters of BibTeX in one message, its markup and escaping aside
 
 
 class PaperButtons(ServiceHandlers):
     """The answers to a paper's "Cite" and "Unfollow …" buttons; "Yes" is the core's one
     unfollow call (`Core.follows.unfollow`)."""
 
-    def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
+    def __init__(self, service: Core, *, events: DeliveryEvents, saved: SavedPapers) -> None:
         super().__init__(service)
         self.follows = service.follows
         self.questions = service.questions
         self.events = events
+        self.saved = saved
 
     async def press(self, update: Update, context: Context) -> None:
         """A paper's button: cite, ask to unfollow, unfollow, or keep."""
@@ -61,6 +73,9 @@ class PaperButtons(ServiceHandlers):
             return
         if action.verb == CITE:
             await self._cite(update, context, action.arxiv_id)
+            return
+        if action.verb in (SAVE, UNSAVE):
+            await self.saved.press_on_paper(update, context, action)
             return
         if await refuse_press(update, context):
             return
@@ -102,7 +117,7 @@ class PaperButtons(ServiceHandlers):
             )
             return
         await query.answer()
-        entry = html.escape(bibtex_entry(record, limit=_BIBTEX_ROOM).rstrip("\n"), quote=False)
+        entry = html.escape(bibtex_entry(record, limit=CITE_ROOM).rstrip("\n"), quote=False)
         cited = f'<pre><code class="language-bibtex">{entry}</code></pre>'
         await reply(update, context, cited, quote_pressed=True)  # in a group: which paper
 

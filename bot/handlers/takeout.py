@@ -209,6 +209,10 @@ def ask(plan: ImportPlan, here: str) -> Message:
             )
     if plan.settings:
         lines.append("It will set " + _settings_text(plan) + ".")
+    if plan.saves:
+        lines.append(f"🔖 It will save {_papers(len(plan.saves))} to {here.lower()}'s /saved.")
+    if plan.saved_already:
+        lines.append(f"{_papers(plan.saved_already)} of the file are saved here already.")
     paused = plan.settings.get("paused")
     if paused == "yes":
         lines.append(f"⏸ The file says paused: {here.lower()} will get no messages until /resume.")
@@ -246,7 +250,13 @@ def done(plan: ImportPlan, here: str) -> str:
         parts.append(f"now follows {bold_list([str(e.rule) for e in plan.adds])}")
     if plan.settings:
         parts.append("has " + _settings_text(plan))
+    if plan.saves:
+        parts.append(f"saved {_papers(len(plan.saves))}")
     return f"✅ Imported: {here.lower()} " + " and ".join(parts) + "."
+
+
+def _papers(n: int) -> str:
+    return f"{n} paper{'' if n == 1 else 's'}"
 
 
 def _settings_text(plan: ImportPlan) -> str:

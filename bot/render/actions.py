@@ -1,14 +1,16 @@
-"""The row of buttons under a paper, and the callback data its buttons carry.
+"""The buttons under a paper, and the callback data its buttons carry.
 
-One row: links to the abstract page, the PDF and the HTML page (when arXiv has one), "Cite"
-(answered with the paper's BibTeX) and, under news a follow caused, "Unfollow NAME" or "Mute
-topic" (which asks first, and stops that follow in that chat only). The handlers are
-`bot.handlers.paper_buttons`.
+Two rows: the links (the abstract page, the PDF and the HTML page when arXiv has one), then what
+talks back: "Cite" (answered with the paper's BibTeX), "🔖 Save" (onto the chat's reading list,
+/saved; once saved it reads "🗑 Unsave", `save_button`) and, under news a follow caused, "Unfollow
+NAME" or "Mute topic" (which asks first, and stops that follow in that chat only). Six buttons
+in one row leave each too narrow for its label on a phone. The handlers are
+`bot.handlers.paper_buttons` and `bot.handlers.saved`.
 
 Callback data stays far below Telegram's 64 bytes: "a:" then a letter for the action, the follow's
 id where it needs one, and the arXiv id without its version ("a:c:2604.01234",
-"a:u:17:hep-th/9901001"). The arXiv id, not a row id, so that a press on an old message finds the
-paper as long as it is stored, whatever happened to the rows in between.
+"a:s:2604.01234", "a:u:17:hep-th/9901001"). The arXiv id, not a row id, so that a press on an
+old message finds the paper as long as it is stored, whatever happened to the rows in between.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from watcher.arxiv.records import Record
 
 PREFIX = "a:"
 CITE, UNFOLLOW, CONFIRM, KEEP = "c", "u", "y", "k"
+SAVE, UNSAVE = "s", "x"
+SAVE_TEXT, UNSAVE_TEXT = "🔖 Save", "🗑 Unsave"
 _NAME_IN_BUTTON = 24  # a long name is cut: the confirmation names it in full
 
 # arXiv renders HTML from the LaTeX source of papers submitted since December 2023 (new-style
@@ -41,7 +45,7 @@ class Cause:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """What a pressed button asks: `verb` one of CITE, UNFOLLOW, CONFIRM, KEEP."""
+    """What a pressed button asks: `verb` one of CITE, SAVE, UNSAVE, UNFOLLOW, CONFIRM, KEEP."""
 
     verb: str
     arxiv_id: str = ""
@@ -60,19 +64,28 @@ def html_url(record: Record) -> str | None:
     return f"https://arxiv.org/html/{record.arxiv_id}"
 
 
-def paper_row(record: Record, cause: Cause | None = None) -> tuple[Button, ...]:
-    """The one row under a paper: Abstract, PDF, HTML (if any), Cite, and the cause's
+def paper_rows(record: Record, cause: Cause | None = None) -> tuple[tuple[Button, ...], ...]:
+    """The rows under a paper: Abstract, PDF, HTML (if any); then Cite, Save, and the cause's
     "Unfollow …" or "Mute topic" when a follow brought it."""
     links = (("📄 Abstract", record.abs_url), ("📥 PDF", record.pdf_url),
              ("🌐 HTML", html_url(record)))  # fmt: skip
-    row = [Button(text, url=url) for text, url in links if url]
+    row = tuple(Button(text, url=url) for text, url in links if url)
+    actions: list[Button] = []
     cite = f"{PREFIX}{CITE}:{record.arxiv_id}"
     if _fits(cite):  # an arXiv id always fits; an absurd stored one gets no button
-        row.append(Button("❝ Cite", callback_data=cite))
+        actions.append(Button("❝ Cite", callback_data=cite))
+        actions.append(save_button(record.arxiv_id, saved=False))
     unfollow = f"{PREFIX}{UNFOLLOW}:{cause.followed_id}:{record.arxiv_id}" if cause else ""
     if cause is not None and _fits(unfollow):
-        row.append(Button(unfollow_text(cause), callback_data=unfollow))
-    return tuple(row)
+        actions.append(Button(unfollow_text(cause), callback_data=unfollow))
+    return tuple(r for r in (row, tuple(actions)) if r)
+
+
+def save_button(arxiv_id: str, *, saved: bool) -> Button:
+    """ "🔖 Save" for a paper not on the chat's list, "🗑 Unsave" for one on it."""
+    if saved:
+        return Button(UNSAVE_TEXT, callback_data=f"{PREFIX}{UNSAVE}:{arxiv_id}")
+    return Button(SAVE_TEXT, callback_data=f"{PREFIX}{SAVE}:{arxiv_id}")
 
 
 def _fits(data: str) -> bool:
@@ -102,8 +115,8 @@ def parse_action(data: str) -> Action | None:
     verb, _, rest = data.removeprefix(PREFIX).partition(":")
     if verb == KEEP and not rest:
         return Action(KEEP)
-    if verb == CITE and rest:
-        return Action(CITE, rest)
+    if verb in (CITE, SAVE, UNSAVE) and rest:
+        return Action(verb, rest)
     if verb in (UNFOLLOW, CONFIRM):
         followed, _, arxiv_id = rest.partition(":")
         if followed.isascii() and followed.isdigit() and arxiv_id:

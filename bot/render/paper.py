@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.render.actions import Cause, paper_row
+from bot.render.actions import Cause, paper_rows
 from bot.render.styled import (
     BUDGET,
     Line,
@@ -100,7 +100,7 @@ def _paper_message(
     if topics:
         found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
         lines[1:1] = found
-    return message_of(lines, (paper_row(record, cause),))
+    return message_of(lines, paper_rows(record, cause))
 
 
 def _paper_lines(

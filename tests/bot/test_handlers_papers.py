@@ -243,8 +243,8 @@ async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: s
         record.abs_url,
         record.pdf_url,
         f"https://arxiv.org/html/{record.arxiv_id}",
-        None,  # Cite
     ]
+    assert [button["text"] for button in buttons["inline_keyboard"][1]] == ["❝ Cite", "🔖 Save"]
 
 
 async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:

@@ -1,9 +1,9 @@
 """The buttons under an announcement (issue 21, items 2 and 3), through the fake Bot API: the
 running bot and a delivery sender, on the real database: the title links to the abstract
-page; one row of Abstract / PDF / HTML / Cite / Unfollow; Cite answers with BibTeX with odd
-characters escaped; Unfollow asks, then stops that follow in this chat only; a topic's hit says
-which topic and offers "Mute topic"; in a group only admins may unfollow, anyone may cite; old
-presses are answered clearly; a revision says what changed."""
+page; a row of Abstract / PDF / HTML, then one of Cite / Save / Unfollow; Cite answers with
+BibTeX with odd characters escaped; Unfollow asks, then stops that follow in this chat only; a
+topic's hit says which topic and offers "Mute topic"; in a group only admins may unfollow,
+anyone may cite; old presses are answered clearly; a revision says what changed."""
 
 from __future__ import annotations
 
@@ -76,9 +76,10 @@ async def announced(bot: Bot, chat_id: int, record: Record) -> SentMessage:
 
 
 def row(message: SentMessage) -> list[dict[str, Any]]:
+    """The buttons under a message, its rows one after the other (a paper's are two: the links,
+    then what talks back)."""
     assert message.reply_markup is not None
-    (only,) = message.reply_markup["inline_keyboard"]
-    return list(only)
+    return [button for row in message.reply_markup["inline_keyboard"] for button in row]
 
 
 async def press(bot: Bot, message: SentMessage, text: str, **sender: Any) -> None:
@@ -99,8 +100,9 @@ async def test_an_announcement_links_its_title_and_cites_itself(front: Bot) -> N
     message = await announced(bot, USER, ODD)
 
     assert f'<a href="{ODD.abs_url}"><b>' in message.html
-    assert [b["text"] for b in row(message)] == [
-        "📄 Abstract", "📥 PDF", "🌐 HTML", "❝ Cite", "🔕 Unfollow Dezun Dong",
+    assert message.reply_markup is not None
+    assert [[b["text"] for b in r] for r in message.reply_markup["inline_keyboard"]] == [
+        ["📄 Abstract", "📥 PDF", "🌐 HTML"], ["❝ Cite", "🔖 Save", "🔕 Unfollow Dezun Dong"],
     ]  # fmt: skip
     assert row(message)[2]["url"] == "https://arxiv.org/html/2611.04242"
     assert all(len(b.get("callback_data", "").encode()) <= 64 for b in row(message))

@@ -58,7 +58,10 @@ def test_new_paper_from_a_real_record() -> None:
             Button("📄 Abstract", url="https://arxiv.org/abs/2604.00001v1"),
             Button("📥 PDF", url="https://arxiv.org/pdf/2604.00001v1"),
             Button("🌐 HTML", url="https://arxiv.org/html/2604.00001"),
+        ),
+        (
             Button("❝ Cite", callback_data="a:c:2604.00001"),
+            Button("🔖 Save", callback_data="a:s:2604.00001"),
         ),
     )
 
@@ -138,9 +141,10 @@ def test_buttons_skip_a_missing_url() -> None:
     record = replace(make_record(arxiv_id="2311.00001"), pdf_url="")  # and has no HTML page
     message = render_paper(record, marked=follows)
     assert message.buttons == (
+        (Button("📄 Abstract", url=record.abs_url),),
         (
-            Button("📄 Abstract", url=record.abs_url),
             Button("❝ Cite", callback_data="a:c:2311.00001"),
+            Button("🔖 Save", callback_data="a:s:2311.00001"),
         ),
     )
 

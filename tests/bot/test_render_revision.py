@@ -64,12 +64,12 @@ def test_topics_are_named_and_the_cause_gets_its_button() -> None:
 
     assert lines_of(text)[1:3] == ["🔎 rdma in cs.DC", "🔎 <b>x</b> & y in cs.NI"]
     assert "📰 J. Par. Dist. 9 (2027)" in lines_of(text)
-    unfollow = message.buttons[0][-1]
+    unfollow = message.buttons[-1][-1]
     assert unfollow.text == "🔕 Unfollow A Very Long Person Name…"
     assert unfollow.callback_data == "a:u:17:2611.00001"
     assert parse_action("a:u:17:2611.00001") is not None
     topic = render_paper(record, marked=follows, cause=Cause(3, "rdma in cs.DC", topic=True))
-    assert topic.buttons[0][-1].text == "🔕 Mute topic"
+    assert topic.buttons[-1][-1].text == "🔕 Mute topic"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from tests.harness.cli_helpers import SETTING_NAMES
 from watcher.cli.command_line import main
 from watcher.store import Store
 from watcher.store.chats import Chats
+from watcher.store.reading_list import ReadingLists
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -99,6 +101,42 @@ def test_the_operators_list_exports_and_imports_into_a_chat_and_back(
     assert code == 0
     assert again.count("followed here already") == 3
     assert again.rstrip().endswith("Nothing to import.")
+
+
+def test_a_chats_reading_list_goes_out_and_comes_in_with_its_follows(
+    cli: Cli, engine: Engine, tmp_path: Path
+) -> None:
+    """Issue 30: /saved travels in the file, one `save ID  # title` line a paper."""
+    chats = Chats(engine)
+    for chat_id in (77, 78):
+        chats.seen(chat_id, kind="private")
+    lists = ReadingLists(engine)
+    lists.save(77, "2611.04242", title="Older one", now=datetime(2026, 12, 1, tzinfo=UTC))
+    lists.save(77, "hep-th/9901001", title="Newer one", now=datetime(2026, 12, 2, tzinfo=UTC))
+    code, listed, _ = cli("export", "--chat", "77")
+    assert code == 0
+    assert follow_lines(listed) == [
+        "save hep-th/9901001  # Newer one",
+        "save 2611.04242  # Older one",
+    ]
+    exported = tmp_path / "saved.txt"
+    exported.write_text(listed + "save 2611.04242\nsave 12345\n", encoding="utf-8")
+
+    code, out, _ = cli("import", str(exported), "--chat", "78")
+    assert code == 0
+    assert out.splitlines() == [
+        "save    hep-th/9901001  Newer one",
+        "save    2611.04242  Older one",
+        "skip    line 14: save 12345: '12345' is not an arXiv id",
+        "skip    line 13: save 2611.04242: twice in the file",
+        "Imported 0 follow(s) and saved 2 paper(s).",
+    ]
+    assert [e.arxiv_id for e in lists.all_saved(78)] == ["hep-th/9901001", "2611.04242"]
+
+    code, mine, _ = cli("import", str(exported))  # the operator's list keeps no papers
+    assert code == 0
+    assert "skip    line 11: save hep-th/9901001: a reading list is a chat's" in mine
+    assert mine.rstrip().endswith("Nothing to import.")
 
 
 def test_an_opml_import_follows_as_the_operator_and_unknown_chats_are_refused(

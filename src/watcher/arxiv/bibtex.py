@@ -21,10 +21,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from watcher.arxiv.records import Record
 
-__all__ = ["bibtex_entry", "bibtex_key", "escape_field"]
+__all__ = ["CITE_ROOM", "bibliography", "bibtex_entry", "bibtex_key", "escape_field"]
+
+# Characters of BibTeX the "Cite" button's entry may take (one message, its markup aside);
+# /saved bib's file holds the very same entries.
+CITE_ROOM = 3800
 
 # English words arXiv's key leaves out of the title part; the common ones, enough for titles.
 _STOP_TEXT = (
@@ -69,6 +74,38 @@ def bibtex_entry(record: Record, *, limit: int | None = None) -> str:
         entry = _entry(record, [*names[:shown], "others"])
         shown -= 1
     return entry
+
+
+def bibliography(records: Sequence[Record]) -> str:
+    """A .bib file of `records`, in order: each entry as "Cite" makes it (`bibtex_entry` with
+    `CITE_ROOM`), a blank line apart. BibTeX keeps only the first of two entries with one key, so
+    a key met again gets a letter, as bibliography styles tell one author's papers of a year
+    apart: the second `dong2026adaptiverouting` is written `dong2026adaptiveroutingb`, the third
+    `...c`, skipping any key already taken."""
+    taken: set[str] = set()
+    entries = []
+    for record in records:
+        entry = bibtex_entry(record, limit=CITE_ROOM)
+        key = bibtex_key(record)
+        unique, n = key, 1
+        while unique in taken:
+            n += 1
+            unique = key + _suffix(n)
+        taken.add(unique)
+        if unique != key:
+            entry = entry.replace(f"{{{key},", f"{{{unique},", 1)
+        entries.append(entry)
+    return "\n".join(entries)
+
+
+def _suffix(n: int) -> str:
+    """b, c, ..., z, then ba, bb, ...: the letter(s) of the nth entry with one key (n >= 2)."""
+    letters = ""
+    n -= 1
+    while n:
+        n, rest = divmod(n, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
 
 
 def _entry(record: Record, names: list[str]) -> str:

@@ -5,8 +5,9 @@ Without `--chat` they work on the operator's own list: the follows the service w
 subscribes (`WATCH_AUTHORS`, `arxiv-watcher follow` and `watch`); an import then follows each as
 `follow` does, with no limit and no allowance, and reports the settings a file carries as a chat's.
 With `--chat ID` they work on that chat (its General topic, or a chat without topics), within its
-limit of follows; the operator is not charged the chat's allowance. An import prints what it adds
-and skips and why, then stores it in one transaction; nothing is asked (the operator ran it).
+limit of follows; the operator is not charged the chat's allowance, and the chat's reading list
+(/saved) goes out and comes in with its follows. An import prints what it adds and skips and
+why, then stores it in one transaction; nothing is asked (the operator ran it).
 An author id nobody follows is asked of arXiv first, and one arXiv does not know is skipped with
 the reason /subscribe and `follow` give.
 """
@@ -106,6 +107,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         print(f"follow  {entry.rule}")
     for key, value in plan.settings.items():
         print(f"set     {key}: {value}")
+    for line in plan.saves:
+        print(f"save    {line.arxiv_id}  {line.title}".rstrip())
     for skipped in (*plan.skipped, *plan.settings_skipped):
         print(f"skip    {skipped.where}: {skipped.text}: {skipped.reason}")
     if plan.empty:
@@ -116,9 +119,9 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     except ImportStale as error:
         print(f"arxiv-watcher: nothing imported: {error}", file=sys.stderr)
         return 1
-    print(
-        f"Imported {len(plan.adds)} follow(s). Their history is fetched silently at the next poll."
-    )
+    saved = f" and saved {len(plan.saves)} paper(s)" if plan.saves else ""
+    history = " Their history is fetched silently at the next poll." if plan.adds else ""
+    print(f"Imported {len(plan.adds)} follow(s){saved}.{history}")
     if target.chat_id is None and plan.adds:
         print("WATCH_AUTHORS is the operator's list at each start: add them there to keep them.")
     return 0

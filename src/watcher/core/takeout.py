@@ -12,6 +12,9 @@ chat framework: the bot's /export and /import and the CLI's `export` and `import
   no chat to set it on). Its `digest` names the plan, so a confirmation pressed after the chat
   changed is told apart (the bot's button carries it).
 - `apply_import`: the plan stored in one transaction (`watcher.store.applied_imports`).
+- The chat's reading list (/saved) travels in the same file, one `save ARXIV-ID  # title` line a
+  paper: an import saves those not saved here yet, within the chat's `MAX_SAVED`; each over
+  that, or twice in the file, is skipped and says why. The operator's list has none.
 - `without_refused`: before planning, the author ids arXiv does not know (asked by
   `watcher.core.identity_check`, as /subscribe asks) move to the skipped lines, with the reason.
 
@@ -30,6 +33,7 @@ from watcher.follows.follow_list import (
     Entry,
     FollowRule,
     ReadList,
+    SavedLine,
     Skipped,
     read_text,
     render_text,
@@ -45,6 +49,7 @@ from watcher.store import Store
 from watcher.store.applied_imports import ImportStore
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
 from watcher.store.exported_settings import SETTINGS
+from watcher.store.reading_list import MAX_SAVED
 from watcher.store.tables import NO_THREAD
 
 MAX_FILE_BYTES = 256 * 1024
@@ -74,16 +79,19 @@ class ImportPlan:
     settings: Mapping[str, str]  # known settings that change, as they will read
     settings_skipped: tuple[Skipped, ...]
     new_follows: int  # of the adds, how many start a history (the allowance they spend)
+    saves: tuple[SavedLine, ...] = ()  # papers to save, newest saved first
+    saved_already: int = 0  # papers of the file saved here already (nothing to do)
 
     @property
     def digest(self) -> str:
         parts = [rule_key(entry.rule) for entry in self.adds]
         parts += [f"{key}={value}" for key, value in sorted(self.settings.items())]
+        parts += [f"save {line.arxiv_id}" for line in self.saves]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
     @property
     def empty(self) -> bool:
-        return not self.adds and not self.settings
+        return not self.adds and not self.settings and not self.saves
 
 
 def follow_rule(followed: Followed) -> FollowRule:
@@ -102,18 +110,20 @@ def export_list(
     if target.chat_id is None:
         followed = [f for f in store.followed() if f.watched]
         settings: dict[str, str] = {}
+        saved: list[tuple[str, str]] = []
         title = "the operator's list"
     else:
         followed = store.followed(chats.subscribed_ids(target.chat_id, thread_id=target.thread_id))
         settings = imports.settings_of(target.chat_id, target.thread_id)
+        saved = imports.saved_of(target.chat_id)
         title = f"chat {target.chat_id}" + (
             f", topic {target.thread_id}" if target.thread_id != NO_THREAD else ""
         )
     title += f", exported {now:%Y-%m-%d %H:%M} UTC"
     rules = [(follow_rule(f), f.name if f.identity is not None else None) for f in followed]
     if opml:
-        return OPML_NAME, render_opml(rules, settings, title=title, now=now)
-    return TEXT_NAME, render_text(rules, settings, title=title).encode("utf-8")
+        return OPML_NAME, render_opml(rules, settings, title=title, now=now, saved=saved)
+    return TEXT_NAME, render_text(rules, settings, title=title, saved=saved).encode("utf-8")
 
 
 def read_file(data: bytes) -> ReadList:
@@ -196,7 +206,44 @@ def plan_import(
         new_follows += cost.follow
         adds.append(entry)
     changes, settings_skipped = _plan_settings(imports, read.settings, target, now=now)
-    return ImportPlan(tuple(adds), tuple(skipped), changes, settings_skipped, new_follows)
+    saves, saved_already = _plan_saves(imports, read.saved, target, skipped)
+    return ImportPlan(
+        tuple(adds),
+        tuple(skipped),
+        changes,
+        settings_skipped,
+        new_follows,
+        saves=saves,
+        saved_already=saved_already,
+    )
+
+
+def _plan_saves(
+    imports: ImportStore, lines: tuple[SavedLine, ...], target: Target, skipped: list[Skipped]
+) -> tuple[tuple[SavedLine, ...], int]:
+    """The file's saved papers to save here, and how many are saved here already; the others
+    go to `skipped`, with why."""
+    if target.chat_id is None:
+        why = "a reading list is a chat's: import it with --chat ID"
+        skipped += [Skipped(line.where, f"save {line.arxiv_id}", why) for line in lines]
+        return (), 0
+    have = set(imports.saved_ids(target.chat_id)) if lines else set()
+    seen: set[str] = set()
+    saves: list[SavedLine] = []
+    already = 0
+    for line in lines:
+        text = f"save {line.arxiv_id}"
+        if line.arxiv_id in seen:
+            skipped.append(Skipped(line.where, text, "twice in the file"))
+        elif line.arxiv_id in have:
+            already += 1
+        elif len(have) + len(saves) >= MAX_SAVED:
+            why = f"over the limit: a chat saves at most {MAX_SAVED}; unsave some with /saved"
+            skipped.append(Skipped(line.where, text, why))
+        else:
+            saves.append(line)
+        seen.add(line.arxiv_id)
+    return tuple(saves), already
 
 
 def _plan_settings(
@@ -225,6 +272,7 @@ def apply_import(
         thread_id=target.thread_id,
         rules=[entry.rule for entry in plan.adds],
         settings=plan.settings,
+        saves=[(line.arxiv_id, line.title) for line in plan.saves],
         now=now,
     )
 
@@ -242,7 +290,7 @@ def without_refused(read: ReadList, refused: Mapping[str, str]) -> ReadList:
             kept.append(entry)
         else:
             skipped.append(Skipped(entry.where, str(entry.rule), why))
-    return ReadList(tuple(kept), read.settings, tuple(skipped))
+    return ReadList(tuple(kept), read.settings, tuple(skipped), read.saved)
 
 
 def identities_in(read: ReadList) -> list[Identity]:

@@ -11,12 +11,14 @@ from watcher.store.mailings import MailingNews
 from watcher.store.offers import Expired, Offer, Taken
 from watcher.store.outbox import PendingDelivery, PendingDigestPart
 from watcher.store.parking import ParkedInfo
+from watcher.store.reading_list import MAX_SAVED, SavedEntry, SavedPage
 from watcher.store.source_health import PendingNotice, SourceHealth
 from watcher.store.speaking import DEFAULT_STYLE, SpeakingSettings, Style
 from watcher.store.tables import NO_THREAD
 
 __all__ = [
     "DEFAULT_STYLE",
+    "MAX_SAVED",
     "MAX_SUBSCRIPTIONS",
     "NO_THREAD",
     "DigestContent",
@@ -30,6 +32,8 @@ __all__ = [
     "PendingDigestPart",
     "PendingNotice",
     "RenderedPart",
+    "SavedEntry",
+    "SavedPage",
     "SourceHealth",
     "SpeakingSettings",
     "Style",

@@ -13,8 +13,12 @@ One follow a line, in the syntax the bot's commands and `WATCH_AUTHORS` take:
     watch "remote direct memory access" rdma in cs.DC
     watch in cs.DC
 
+    save 2604.01234  # Adaptive Routing in Dragonfly Networks
+
 `subscribe` takes a name (aliases after `|`, categories after ` in `), an arXiv author id or an
-ORCID iD; `watch` a topic; a line without either word is read as `WATCH_AUTHORS` reads an entry,
+ORCID iD; `watch` a topic; `save` a paper of the chat's reading list (/saved), by its arXiv id,
+its title after `#` for the reader (and for a service that does not store the paper), newest
+saved first; a line without any of these words is read as `WATCH_AUTHORS` reads an entry,
 so a bare list of names imports too. A leading `/` is fine. `#` starts a comment. The comment
 lines before the first follow are the header: those of the shape `# key: value` are the chat's
 settings, read into a dict, so that a setting this version does not know is reported rather than
@@ -30,17 +34,20 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from watcher.arxiv.parse import split_arxiv_id
 from watcher.errors import WatcherError
 from watcher.follows.identity import Identity, IdentityError, parse_identity
 from watcher.follows.rules import PersonRule, parse_person, with_categories
 from watcher.follows.topics import Topic, parse_topic
 
 FollowRule = PersonRule | Identity | Topic
-MAX_LINES = 1000  # follow lines read from one file; a chat follows at most 50 anyway
+MAX_LINES = 1000  # lines read from one file; a chat follows at most 50 and saves at most 500
+MAX_TITLE = 500  # characters of a saved paper's title kept from a file
 _SETTING = re.compile(r"#\s*(?P<key>[a-z][a-z_-]{0,31}):\s*(?P<value>.*?)\s*$")
 _COMMENT = re.compile(r"\s#")
 _SUBSCRIBE = frozenset({"subscribe", "follow"})
 _WATCH = frozenset({"watch"})
+_SAVE = "save"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +68,23 @@ class Skipped:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedLine:
+    """A saved paper read from a file: where, its arXiv id (no version), its title ("" if none)."""
+
+    where: str
+    arxiv_id: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ReadList:
-    """What a file holds: its follows in order, its settings header, what could not be read."""
+    """What a file holds: its follows in order, its settings header, what could not be read,
+    and the saved papers of a reading list, newest saved first."""
 
     entries: tuple[Entry, ...]
     settings: Mapping[str, str] = field(default_factory=dict)
     skipped: tuple[Skipped, ...] = ()
+    saved: tuple[SavedLine, ...] = ()
 
 
 def rule_key(rule: FollowRule) -> str:
@@ -102,9 +120,21 @@ def parse_rule(text: str) -> FollowRule:
     return identity if identity is not None else parse_person(spec)
 
 
+def saved_line(where: str, text: str) -> SavedLine:
+    """`save ARXIV-ID  # title` (the word `save` already taken off); WatcherError when the id is
+    no arXiv id."""
+    spec, _, title = text.partition("#")
+    try:
+        arxiv_id, _version = split_arxiv_id(spec.strip())
+    except ValueError:
+        raise WatcherError(f"{spec.strip()[:40]!r} is not an arXiv id") from None
+    return SavedLine(where, arxiv_id, " ".join(title.split())[:MAX_TITLE])
+
+
 def read_text(text: str) -> ReadList:
-    """The follows, settings and unreadable lines of a plain-text list."""
+    """The follows, settings, saved papers and unreadable lines of a plain-text list."""
     entries: list[Entry] = []
+    saved: list[SavedLine] = []
     skipped: list[Skipped] = []
     settings: dict[str, str] = {}
     read = 0
@@ -115,7 +145,7 @@ def read_text(text: str) -> ReadList:
             continue
         if line.startswith("#"):
             found = _SETTING.fullmatch(line)
-            if found is not None and not entries and not skipped:
+            if found is not None and not entries and not skipped and not saved:
                 settings[found["key"]] = found["value"]
             continue
         read += 1
@@ -125,25 +155,46 @@ def read_text(text: str) -> ReadList:
                 Skipped(f"line {number}", "…", f"{rest} more lines not read (at most {MAX_LINES})")
             )
             break
+        word, _, after = line.partition(" ")
+        where = f"line {number}"
         try:
-            entries.append(Entry(f"line {number}", parse_rule(line)))
+            if word.removeprefix("/").casefold() == _SAVE:
+                saved.append(saved_line(where, after))
+                continue
+        except WatcherError as not_saved:
+            try:  # a person named "Save ..." in an old list of names
+                entries.append(Entry(where, parse_rule(line)))
+            except WatcherError:
+                skipped.append(Skipped(where, clip(line), str(not_saved)))
+            continue
+        try:
+            entries.append(Entry(where, parse_rule(line)))
         except WatcherError as error:
-            skipped.append(Skipped(f"line {number}", clip(line), str(error)))
-    return ReadList(tuple(entries), settings, tuple(skipped))
+            skipped.append(Skipped(where, clip(line), str(error)))
+    return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved))
 
 
 def render_text(
-    rules: Iterable[tuple[FollowRule, str | None]], settings: Mapping[str, str], *, title: str
+    rules: Iterable[tuple[FollowRule, str | None]],
+    settings: Mapping[str, str],
+    *,
+    title: str,
+    saved: Iterable[tuple[str, str]] = (),
 ) -> str:
     """The list: a header (`title`, the settings as `# key: value`), then one rule a line
-    (each with its identity's shown name, if any)."""
+    (each with its identity's shown name, if any), then one saved paper (arXiv id, title) a
+    line, newest saved first."""
     header = [
         f"# arxiv-watcher follows: {title}",
-        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC.",
+        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC;"
+        " one saved paper (/saved) a line: save ARXIV-ID.",
         "# Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE",
         *(f"# {key}: {value}" for key, value in settings.items()),
     ]
     body = [rule_line(rule, shown_name=name) for rule, name in rules]
+    for arxiv_id, paper_title in saved:
+        shown = " ".join(paper_title.split())
+        body.append(f"save {arxiv_id}  # {shown}" if shown else f"save {arxiv_id}")
     return "\n".join([*header, *body]) + "\n"
 
 

@@ -7,7 +7,8 @@ listing feed (`https://rss.arxiv.org/rss/cs.DC+cs.NI`) for a whole category, an 
 for a name or a topic (the same query the service asks, newest first). Each outline
 also carries the rule as the text list writes it (`rule`), so an import reads back exactly the
 follow exported, aliases and categories included; the chat's settings are `<setting>` elements
-in the head (readers ignore elements they do not know).
+in the head, and its reading list (/saved) `<saved id="2604.01234" title="..."/>` elements after
+them, newest saved first (readers ignore elements they do not know).
 
 Reading: every outline with a `rule` is read as that line
 (`watcher.follows.follow_list.parse_rule`); otherwise its `xmlUrl` says what it is: an author feed
@@ -32,13 +33,16 @@ from xml.etree.ElementTree import Element, ParseError, SubElement, indent, tostr
 from watcher.arxiv.queries import person_query
 from watcher.errors import WatcherError
 from watcher.follows.follow_list import (
+    MAX_TITLE,
     Entry,
     FollowRule,
     ReadList,
+    SavedLine,
     Skipped,
     clip,
     parse_rule,
     rule_line,
+    saved_line,
 )
 from watcher.follows.identity import Identity, IdentityError, parse_identity
 from watcher.follows.topics import Topic
@@ -76,14 +80,18 @@ def render_opml(
     *,
     title: str,
     now: datetime,
+    saved: Iterable[tuple[str, str]] = (),
 ) -> bytes:
-    """The OPML document (UTF-8): each rule an outline, the settings in the head."""
+    """The OPML document (UTF-8): each rule an outline, the settings and the saved papers
+    (arXiv id, title) in the head."""
     root = Element("opml", version="2.0")
     head = SubElement(root, "head")
     SubElement(head, "title").text = f"arxiv-watcher follows: {title}"
     SubElement(head, "dateCreated").text = format_datetime(now)
     for key, value in settings.items():
         SubElement(head, "setting", name=key, value=value)
+    for arxiv_id, paper_title in saved:
+        SubElement(head, "saved", id=arxiv_id, title=" ".join(paper_title.split()))
     body = SubElement(root, "body")
     for rule, name in rules:
         label = name or str(rule)
@@ -123,6 +131,17 @@ def read_opml(text: str) -> ReadList:
     }
     entries: list[Entry] = []
     skipped: list[Skipped] = []
+    saved: list[SavedLine] = []
+    saved_elements = list(root.iterfind("head/saved"))[:MAX_OUTLINES]
+    for number, element in enumerate(saved_elements, start=1):
+        where, arxiv_id = f"saved {number}", str(element.get("id") or "")
+        try:
+            line = saved_line(where, arxiv_id)
+        except WatcherError as error:
+            skipped.append(Skipped(where, clip(f"save {arxiv_id}"), str(error)))
+            continue
+        title = " ".join(str(element.get("title") or "").split())
+        saved.append(SavedLine(where, line.arxiv_id, title[:MAX_TITLE]))
     outlines = [outline for outline in root.iter("outline") if outline.get("xmlUrl") is not None]
     for number, outline in enumerate(outlines[:MAX_OUTLINES], start=1):
         where = f"outline {number}"
@@ -134,7 +153,7 @@ def read_opml(text: str) -> ReadList:
     if len(outlines) > MAX_OUTLINES:
         more = len(outlines) - MAX_OUTLINES
         skipped.append(Skipped("…", "…", f"{more} more outlines not read (at most {MAX_OUTLINES})"))
-    return ReadList(tuple(entries), settings, tuple(skipped))
+    return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved))
 
 
 def _outline_rule(outline: Element) -> FollowRule:

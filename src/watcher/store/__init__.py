@@ -22,11 +22,12 @@ One module per thing it owns:
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
   paused, quiet hours, silent, compact;
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
-- `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed.
+- `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed;
+- `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat.
 
 `Store` joins follows, papers, questions, search, mailings and source health over one engine, so
-callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore` and `ImportStore`
-stand apart, each over the same engine.
+callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`, `ImportStore` and
+`ReadingLists` stand apart, each over the same engine.
 """
 
 from __future__ import annotations
@@ -38,10 +39,18 @@ from watcher.store.follow_state import FollowStore, key_of
 from watcher.store.lists import QuestionStore
 from watcher.store.mailings import MailingStore
 from watcher.store.papers import MatchedRecord, PaperStore, SaveResult, storable
+from watcher.store.reading_list import ReadingLists
 from watcher.store.search import SearchStore
 from watcher.store.source_health import SourceHealthStore
 
-__all__ = ["MatchedRecord", "SaveResult", "Store", "key_of", "storable"]
+__all__ = [
+    "MatchedRecord",
+    "ReadingLists",
+    "SaveResult",
+    "Store",
+    "key_of",
+    "storable",
+]
 
 
 class Store(FollowStore, PaperStore, QuestionStore, SearchStore, MailingStore, SourceHealthStore):

@@ -12,6 +12,10 @@ up to date already (watched, or an active chat subscribes), one new follow for o
 one look-up too for a name or author id nobody follows yet. The operator's own list (no chat)
 costs nothing and follows everything as watched, as `arxiv-watcher follow` does.
 
+The saved papers of the file go onto the chat's reading list in the same transaction
+(`watcher.store.reading_list.add_saved`), newest saved first as the file lists them; a list that
+would then hold more than `MAX_SAVED` raises `ImportStale` too.
+
 Settings are written in the same transaction (`watcher.store.exported_settings`). A destination the
 import lets go (`paused: no`, quiet hours off or moved, a new zone moving a window) has what it
 held flagged for one summary when more than the threshold waited, as /resume does.
@@ -35,6 +39,7 @@ from watcher.store.chats import MAX_SUBSCRIPTIONS, SUMMARY_THRESHOLD, _restart_i
 from watcher.store.destinations import flag_summaries, held_threads
 from watcher.store.exported_settings import SETTINGS, SettingRefused
 from watcher.store.follow_state import add_identity, add_person, add_topic
+from watcher.store.reading_list import MAX_SAVED, ReadingLists, add_saved, saved_count
 from watcher.store.tables import Chat, FollowedAuthor, Subscription
 
 
@@ -72,6 +77,14 @@ class ImportStore:
             session.rollback()
             return found
 
+    def saved_of(self, chat_id: int) -> list[tuple[str, str]]:
+        """The chat's reading list as (arXiv id, title), newest saved first."""
+        saved = ReadingLists(self.engine).all_saved(chat_id)
+        return [(entry.arxiv_id, entry.title) for entry in saved]
+
+    def saved_ids(self, chat_id: int) -> set[str]:
+        return ReadingLists(self.engine).saved_ids(chat_id)
+
     def costs(self, rules: Sequence[FollowRule]) -> list[Cost]:
         """What each rule would cost a chat now."""
         with Session(self.engine) as session:
@@ -108,9 +121,11 @@ class ImportStore:
         rules: Sequence[FollowRule],
         settings: Mapping[str, str],
         now: datetime,
+        saves: Sequence[tuple[str, str]] = (),
     ) -> list[int]:
-        """Follow `rules` in the chat's topic (`chat_id` None: as the operator's, watched) and
-        set `settings`, all or nothing; the ids of the follows. Raises ImportStale."""
+        """Follow `rules` in the chat's topic (`chat_id` None: as the operator's, watched), set
+        `settings` and save `saves` (arXiv id, title; newest first), all or nothing; the ids of
+        the follows. Raises ImportStale."""
         with Session(self.engine) as session:
             if chat_id is None:
                 watched = [_add(session, rule, watched=True).id for rule in rules]
@@ -153,6 +168,10 @@ class ImportStore:
                     except SettingRefused as error:
                         raise ImportStale(f"{key}: {error}") from None
             session.flush()
+            if saves:
+                add_saved(session, chat_id, saves, now=now)
+                if saved_count(session, chat_id) > MAX_SAVED:
+                    raise ImportStale(f"a chat saves at most {MAX_SAVED} papers")
             for released in held - held_threads(session, chat_id, now):
                 flag_summaries(
                     session, chat_id, threshold=self.summary_threshold, thread_id=released

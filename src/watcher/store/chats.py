@@ -27,6 +27,7 @@ from watcher.store.announce import forget_untold, move_told
 from watcher.store.destinations import DestinationSetting, flag_summaries, move_destinations
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
+from watcher.store.reading_list import move_saved
 from watcher.store.speaking import Speaking
 from watcher.store.tables import (
     NO_THREAD,
@@ -212,6 +213,7 @@ class Chats:
             session.flush()
             move_told(session, old_id=old_id, new_id=new_id)
             move_destinations(session, old_id=old_id, new_id=new_id)
+            move_saved(session, old_id=old_id, new_id=new_id)
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
