@@ -295,7 +295,7 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
     head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
     room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
-    zone = summary.digest.zone  # the chat's clock (/timezone)
+    zone = summary.digest.zone  # the chat's (topic's) clock (/timezone)
     entries = [_followed_line(f, zone) for f in followed]
     if topics:
         entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
