@@ -25,7 +25,12 @@ from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
 from watcher.store.announce import forget_untold, move_told
-from watcher.store.destinations import DestinationSetting, flag_summaries, move_destinations
+from watcher.store.destinations import (
+    DestinationSetting,
+    destination,
+    flag_summaries,
+    move_destinations,
+)
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
 from watcher.store.speaking import Speaking
@@ -221,12 +226,7 @@ class Chats:
     ) -> None:
         """Tell the destination (the chat, or one forum topic) of new versions, or stop."""
         with Session(self.engine) as session:
-            setting = session.get(DestinationSetting, (chat_id, thread_id))
-            if setting is None:
-                if session.get(Chat, chat_id) is None:  # the gate records every chat that asks
-                    session.add(Chat(id=chat_id))
-                    session.flush()
-                setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.notify_revisions = enabled
             session.add(setting)
             session.commit()

@@ -37,7 +37,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from watcher.calendars.schedule import DEFAULT_ZONE
 from watcher.kinds import MessageFormat
-from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, UTCDateTime
+from watcher.store.tables import NO_THREAD, Chat, Delivery, DeliveryStatus, UTCDateTime
 
 
 class DestinationSetting(SQLModel, table=True):
@@ -78,6 +78,19 @@ class DestinationSetting(SQLModel, table=True):
         max_length=16,
         sa_column_kwargs={"server_default": MessageFormat.FULL.value},
     )
+
+
+def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
+    """In the caller's session: the destination's row, as stored or new with the defaults (and
+    its chat's row, which a lone call may need first: the gate records every chat that asks).
+    The caller adds it."""
+    setting = session.get(DestinationSetting, (chat_id, thread_id))
+    if setting is None:
+        if session.get(Chat, chat_id) is None:
+            session.add(Chat(id=chat_id))
+            session.flush()
+        setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+    return setting
 
 
 def _of_delivery() -> ColumnElement[bool]:

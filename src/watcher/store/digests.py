@@ -41,7 +41,7 @@ from watcher.calendars.schedule import (
     zone_of,
 )
 from watcher.kinds import NewsKind
-from watcher.store.destinations import DestinationSetting
+from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.rows import load_records
 from watcher.store.tables import (
     NO_THREAD,
@@ -329,19 +329,6 @@ def _followed_names(session: Session, chat_id: int, thread_id: int) -> tuple[tup
         .where(col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id)
     ).all()
     return tuple((author.name, *author.alias_list) for author in followed)
-
-
-def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
-    """In the caller's session: the destination's row, as stored or new with the defaults (and
-    its chat's row, which a lone call may need first: the gate records every chat that asks).
-    The caller adds it."""
-    setting = session.get(DestinationSetting, (chat_id, thread_id))
-    if setting is None:
-        if session.get(Chat, chat_id) is None:
-            session.add(Chat(id=chat_id))
-            session.flush()
-        setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
-    return setting
 
 
 def move_zone(

@@ -41,8 +41,7 @@ from watcher.calendars.schedule import (
     zone_of,
 )
 from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting
-from watcher.store.digests import destination
+from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Delivery, DeliveryStatus
 

@@ -21,8 +21,8 @@ from sqlmodel import Session, col, select
 
 from watcher.calendars.quiet_hours import QuietHours
 from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting, flag_summaries
-from watcher.store.digests import DigestSettings, destination, move_zone, settings_in
+from watcher.store.destinations import DestinationSetting, destination, flag_summaries
+from watcher.store.digests import DigestSettings, move_zone, settings_in
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, utcnow
 
@@ -75,7 +75,7 @@ class Speaking:
         """Hold every message to the destination until `resume`. Pausing twice keeps the first
         `paused_since`."""
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             if not setting.paused:
                 setting.paused, setting.paused_since = True, now or utcnow()
             return _commit(session, setting)
@@ -84,7 +84,7 @@ class Speaking:
         """Let what waited go: as one summary when more than the threshold did. Still held by
         quiet hours, it goes when they end (flagged again then)."""
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             if setting.paused:
                 flag_summaries(
                     session, chat_id, threshold=self.summary_threshold, thread_id=thread_id
@@ -99,7 +99,7 @@ class Speaking:
         moved so that now is outside them, lets what waited go as `resume` does."""
         now = now or utcnow()
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.quiet_start = hours.start if hours is not None else None
             setting.quiet_end = hours.end if hours is not None else None
             self._place(session, setting, now)
@@ -143,13 +143,13 @@ class Speaking:
 
     def set_silent(self, chat_id: int, thread_id: int, silent: bool) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.silent = silent
             return _commit(session, setting)
 
     def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.format = form
             return _commit(session, setting)
 
@@ -166,10 +166,6 @@ class Speaking:
                 (row.chat_id, row.thread_id): Style(row.silent, row.format == MessageFormat.COMPACT)
                 for row in rows
             }
-
-
-def _setting(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
-    return destination(session, chat_id, thread_id)
 
 
 def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
