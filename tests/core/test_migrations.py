@@ -468,6 +468,11 @@ def test_0028_gives_every_destination_of_a_chat_its_zone_digest_and_revisions_an
         with engine.begin() as connection:
             rows = [tuple(row) for row in connection.execute(text(_0028_VALUES)).all()]
             columns = {column["name"] for column in inspect(engine).get_columns("chat")}
+            # Rebuilding `chat` (SQLite's batch mode) cascaded into nothing.
+            follows = connection.execute(
+                text("SELECT chat_id, thread_id FROM subscription ORDER BY chat_id")
+            ).all()
+        assert [tuple(row) for row in follows] == [(forum, 5), (plain, 0)]
         assert [row[:2] for row in rows] == [(forum, 0), (forum, 3), (forum, 5), (forum, 9)]
         assert [row[2:5] + row[7:8] for row in rows] == [("Europe/Berlin", 480, 127, True)] * 4
         assert [row[8] for row in rows] == [False, True, False, False]  # its own, kept
