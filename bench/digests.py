@@ -36,6 +36,7 @@ from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
 from watcher.store import Store  # noqa: E402
+from watcher.store.destinations import DestinationSetting  # noqa: E402
 from watcher.store.outbox import Outbox  # noqa: E402
 from watcher.store.tables import Chat, Subscription  # noqa: E402
 
@@ -64,11 +65,13 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             due = datetime.now(UTC) + timedelta(seconds=args.lead)
             chat_ids = list(range(20_000_001, 20_000_001 + args.chats))
             with Session(engine) as session:
+                session.add_all(Chat(id=chat_id, kind="private") for chat_id in chat_ids)
+                session.flush()
                 session.add_all(
-                    Chat(
-                        id=chat_id,
-                        kind="private",
+                    DestinationSetting(
+                        chat_id=chat_id,
                         digest_minute=due.hour * 60 + due.minute,
+                        digest_days=127,
                         next_digest_at=due,
                         digest_since=due - timedelta(days=1),
                     )

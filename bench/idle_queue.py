@@ -74,10 +74,13 @@ def load_parked(engine: Engine, parked: int) -> None:
             [{"arxiv_id": f"2611.{n:05d}"} for n in range(PAPERS)],
         )
         inactive = "inactive_since, " if "inactive_since" in chat_columns else ""
+        # Before 0028 a chat had its own `notify_revisions` (NOT NULL, no server default).
+        revisions = "notify_revisions, " if "notify_revisions" in chat_columns else ""
         connection.execute(
             text(
-                f"INSERT INTO chat (id, kind, active, {inactive}notify_revisions, created)"
-                f" VALUES (:id, 'private', :active, {':now, ' if inactive else ''}false, :now)"
+                f"INSERT INTO chat (id, kind, active, {inactive}{revisions}created)"
+                f" VALUES (:id, 'private', :active, {':now, ' if inactive else ''}"
+                f"{'false, ' if revisions else ''}:now)"
             ).bindparams(stamp),
             [{"id": 1_000_000 + n, "active": False} for n in range(chats)]
             + [{"id": 1 + n, "active": True} for n in range(ACTIVE_CHATS)],

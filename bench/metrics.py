@@ -66,8 +66,8 @@ def load_chats(engine: Engine) -> None:
     with engine.begin() as connection:
         connection.execute(
             text(
-                "INSERT INTO chat (id, kind, active, notify_revisions, created, timezone)"
-                " VALUES (:id, 'private', :active, false, :now, 'UTC')"
+                "INSERT INTO chat (id, kind, active, created)"
+                " VALUES (:id, 'private', :active, :now)"
             ).bindparams(stamp),
             [{"id": n, "active": n % INACTIVE_EVERY != 0} for n in range(1, CHATS + 1)],
         )

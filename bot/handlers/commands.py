@@ -109,6 +109,12 @@ _IN_GROUPS = (
     "In a group or channel only its administrators can change this; in a forum each topic has "
     "its own."
 )
+# The settings that were the whole chat's once: said plainly that a topic's is its own.
+_PER_TOPIC = (
+    "In a group or channel only its administrators can change this. In a forum each topic has "
+    "its own: sent in a topic, it shows and changes that topic's, and the other topics (and "
+    "General) keep theirs."
+)
 
 COMMAND_TABLE: tuple[Command, ...] = (
     Command(
@@ -220,8 +226,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "this chat's follows as a file",
         (
             "A text file, one follow a line with the settings on top (time zone, digest, "
-            "revisions, and here: paused, quiet hours, silent, format), then the papers saved "
-            "here (/saved), one a line; "
+            "revisions, paused, quiet hours, silent, format; in a forum topic, that topic's), "
+            "then the papers saved here (/saved), one a line; "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),
@@ -333,8 +339,9 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "Instead of one message per paper: <code>/digest daily 8am</code>, "
             "<code>/digest weekdays 08:00</code> (Monday to Friday) or "
             "<code>/digest weekly mon 08:00</code>; /digest off goes back.",
-            "/digest alone shows the setting and the next digest.",
-            _IN_GROUPS,
+            "/digest alone shows the setting and the next digest, at this chat's (topic's) "
+            "/timezone.",
+            _PER_TOPIC,
         ),
     ),
     Command(
@@ -343,12 +350,12 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.digest.timezone,
         Group.SETTINGS,
         "ZONE",
-        "the chat's clock",
+        "the chat's (topic's) clock",
         (
             "The time zone of digests and quiet hours (default UTC): "
             "<code>/timezone Europe/Berlin</code>, <code>/timezone Berlin</code> or "
             "<code>/timezone +8</code>",
-            _IN_GROUPS,
+            _PER_TOPIC,
         ),
     ),
     Command(
@@ -381,7 +388,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "HH:MM-HH:MM",
         "quiet hours",
         (
-            "Papers found in the window (in this chat's /timezone) wait and arrive at its end: "
+            "Papers found in the window (in this chat's or topic's /timezone) wait and arrive at "
+            "its end: "
             "<code>/quiet 22:00-07:00</code>; <code>/quiet off</code> ends it.",
             _IN_GROUPS,
         ),
@@ -417,10 +425,10 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "on|off",
         "also announce new versions",
         (
-            "Tell this chat about new versions of papers: <code>/revisions on</code>",
+            "Tell this chat (topic) about new versions of papers: <code>/revisions on</code>",
             "A new version says what changed (title, authors, abstract, categories, comments, "
             "journal reference); the abstract is shown again only when it changed.",
-            _IN_GROUPS,
+            _PER_TOPIC,
         ),
     ),
     Command(

@@ -1,10 +1,11 @@
-"""When a chat hears of papers: /digest (one message a day, on weekdays or a week, or one per
-paper) and /timezone (the clock the digest time is read on).
+"""When a chat (or one forum topic) hears of papers: /digest (one message a day, on weekdays or
+a week, or one per paper) and /timezone (the clock the digest time and quiet hours are read on).
 
-Anyone may ask; in groups only administrators may change either. Turning the digest off lets
-what it held go at once, as one digest per destination, and says when it arrives (a paused or
-quiet destination gets it at /resume or when its quiet hours end); a new zone moves the quiet
-hours with it, in the same transaction (`watcher.core.chat_settings`).
+Both are the destination's own: sent in a forum topic, they show and change that topic's, and
+the chat's other topics (General too) keep theirs. Anyone may ask; in groups only administrators
+may change either. Turning the digest off lets what it held go at once, as one digest, and says
+when it arrives (a paused or quiet destination gets it at /resume or when its quiet hours end);
+a new zone moves the quiet hours with it, in the same transaction (`watcher.core.chat_settings`).
 """
 
 from __future__ import annotations
@@ -48,11 +49,10 @@ class DigestCommands(ServiceHandlers):
 
     async def digest(self, update: Update, context: Context) -> None:
         """/digest [daily TIME | weekdays TIME | weekly DAY TIME | off]: show or change it."""
-        chat = update.effective_chat
-        assert chat is not None
+        place = place_of(update)
         args = context.args or []
         if not args:
-            settings = await self.chat_settings.digest(chat.id)
+            settings = await self.chat_settings.digest(place.chat_id, place.thread_id)
             await reply(update, context, describe(settings))
             return
         try:
@@ -62,9 +62,8 @@ class DigestCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what="its digest", example="/digest"):
             return
-        place = place_of(update)
         changed = await self.chat_settings.set_digest(
-            chat.id, schedule, render=render_digest_parts, thread_id=place.thread_id
+            place.chat_id, place.thread_id, schedule, render=render_digest_parts
         )
         self.events.digest_changed()
         if schedule is None:
@@ -77,12 +76,11 @@ class DigestCommands(ServiceHandlers):
         await reply(update, context, "✅ " + describe(changed.settings))
 
     async def timezone(self, update: Update, context: Context) -> None:
-        """/timezone [ZONE]: show or change the chat's time zone."""
-        chat = update.effective_chat
-        assert chat is not None
+        """/timezone [ZONE]: show or change the chat's (topic's) time zone."""
+        place = place_of(update)
         args = context.args or []
         if not args:
-            settings = await self.chat_settings.digest(chat.id)
+            settings = await self.chat_settings.digest(place.chat_id, place.thread_id)
             now = local_time_text(self.chat_settings.now(), settings.zone)
             await reply(
                 update,
@@ -99,7 +97,8 @@ class DigestCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what="its time zone", example="/timezone"):
             return
-        changed = await self.chat_settings.set_zone(chat.id, zone)  # quiet hours move with it
+        # Its quiet hours move with it.
+        changed = await self.chat_settings.set_zone(place.chat_id, place.thread_id, zone)
         settings = changed.settings
         self.events.digest_changed()
         self.events.speaking_changed()
@@ -111,30 +110,22 @@ class DigestCommands(ServiceHandlers):
 
 
 def let_go(changed: DigestChanged, place: Place) -> str:
-    """What `/digest off` did with the papers it held, and when they arrive: the asking
-    destination's own count, now, or when its quiet hours end (on the chat's clock), or at
-    /resume; then the papers of the chat's other topics, if any."""
+    """What `/digest off` did with the papers this destination held, and when they arrive:
+    now, or when its quiet hours end (on its clock), or at /resume. The chat's other topics
+    keep their digests and what waits for them."""
     flushed = changed.flushed
     if flushed is None or not flushed.papers:
         return ""
-    here, speaking = flushed.papers_in(place.thread_id), changed.here
+    here, speaking = flushed.papers, changed.here
     where = " in this topic" if place.thread_id != NO_THREAD else ""
-    said = ""
-    if here:
-        waiting, one = f" The {papers(here)} waiting{where}", here == 1
-        come, go = ("comes", "goes") if one else ("come", "go")
-        if speaking.paused:
-            said = f"{waiting} {come} as one digest when you /resume."
-        elif speaking.quiet_now(changed.now) and speaking.quiet_until is not None:
-            end = local_time_text(speaking.quiet_until, changed.settings.zone)
-            said = f"{waiting} {come} as one digest at {end}, when the quiet hours end."
-        else:
-            said = f"{waiting} {go} out now, as one digest."
-    others = flushed.papers - here
-    if others:
-        go = "goes" if others == 1 else "go"
-        said += f" The {papers(others)} waiting for other topics {go} there, one digest each."
-    return said
+    waiting, one = f" The {papers(here)} waiting{where}", here == 1
+    come, go = ("comes", "goes") if one else ("come", "go")
+    if speaking.paused:
+        return f"{waiting} {come} as one digest when you /resume."
+    if speaking.quiet_now(changed.now) and speaking.quiet_until is not None:
+        end = local_time_text(speaking.quiet_until, changed.settings.zone)
+        return f"{waiting} {come} as one digest at {end}, when the quiet hours end."
+    return f"{waiting} {go} out now, as one digest."
 
 
 def describe(settings: DigestSettings) -> str:

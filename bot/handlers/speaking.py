@@ -160,7 +160,7 @@ class SpeakingCommands(ServiceHandlers):
         await reply(update, context, "✅ " + format_text(form))
 
 
-_QUIET_HINT = "<code>/quiet 22:00-07:00</code> sets them (in this chat's /timezone)."
+_QUIET_HINT = "<code>/quiet 22:00-07:00</code> sets them (in this chat's or topic's /timezone)."
 _SILENT_HINT = "<code>/silent on</code> or <code>/silent off</code> changes that."
 _FORMAT_HINT = "<code>/format compact</code> or <code>/format full</code> changes it."
 

@@ -248,32 +248,32 @@ class Subscriptions(ServiceHandlers):
         await reply(update, context, _subscriptions(place, summary))
 
     async def revisions(self, update: Update, context: Context) -> None:
-        """/revisions on|off: whether this chat hears about new versions of papers."""
-        chat = update.effective_chat
-        assert chat is not None
+        """/revisions on|off: whether this chat (topic) hears about new versions of papers."""
+        place = place_of(update)
+        here = place.here.lower()
         try:
             enabled = arguments.on_off(context.args or [])
         except UsageError as error:
             await reply_usage(update, context, error)
             return
         if enabled is None:
-            now = await self.service.chat_settings.revisions(chat.id)
+            now = await self.service.chat_settings.revisions(place.chat_id, place.thread_id)
             await reply(
                 update,
                 context,
-                f"New versions of papers are {'on' if now else 'off'} for this chat. "
+                f"New versions of papers are {'on' if now else 'off'} for {here}. "
                 f"/revisions {'off' if now else 'on'} changes that.",
             )
             return
         if await refuse_non_admin(update, context):
             return
-        await self.service.chat_settings.set_revisions(chat.id, enabled)
+        await self.service.chat_settings.set_revisions(place.chat_id, place.thread_id, enabled)
         await reply(
             update,
             context,
-            "✅ This chat will now be told about new versions of papers."
+            f"✅ {place.here} will now be told about new versions of papers."
             if enabled
-            else "✅ This chat will no longer be told about new versions of papers.",
+            else f"✅ {place.here} will no longer be told about new versions of papers.",
         )
 
 
@@ -295,7 +295,7 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
     head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
     head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
     room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
-    zone = summary.digest.zone  # the chat's clock (/timezone)
+    zone = summary.digest.zone  # the chat's (topic's) clock (/timezone)
     entries = [_followed_line(f, zone) for f in followed]
     if topics:
         entries += ["<b>Topics</b> (/unwatch N stops topic N):"]

@@ -1,7 +1,8 @@
 """`/digest off` says what it does with the papers it held, and does it (issue 30, item 2):
 under quiet hours they come when the quiet hours end, on the chat's clock, once; in a forum
-topic it counts that topic's papers. The whole front end (commands and sender) on the fake Bot
-API, the real store, and a clock the test turns (`tests.harness.clocks`)."""
+topic it counts and lets go that topic's papers only: the other topics keep their digests. The
+whole front end (commands and sender) on the fake Bot API, the real store, and a clock the test
+turns (`tests.harness.clocks`)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ async def test_digest_off_in_quiet_hours_says_when_and_the_digest_comes_then_onc
         assert digest.count(f"Held paper 2612.0000{n}") == 1
 
 
-async def test_digest_off_in_a_forum_topic_counts_that_topics_papers(
+async def test_digest_off_in_a_forum_topic_counts_and_sends_that_topics_papers_only(
     turned: tuple[Bot, TurnedClock],
 ) -> None:
     bot, clock = turned
@@ -102,9 +103,14 @@ async def test_digest_off_in_a_forum_topic_counts_that_topics_papers(
     assert followed is not None
     bot.chats.seen(FORUM, kind="supergroup")
     bot.chats.subscribe(FORUM, followed.id, thread_id=first)
-    bot.chats.digests.set_schedule(
-        FORUM, DigestSchedule(time(8, 0)), render=render_digest_parts, now=clock()
-    )
+    for topic in (first, second):
+        bot.chats.digests.set_schedule(
+            FORUM,
+            DigestSchedule(time(8, 0)),
+            render=render_digest_parts,
+            thread_id=topic,
+            now=clock(),
+        )
     publish(bot, "2612.00011", "2612.00012", "2612.00013")
     bot.chats.subscribe(FORUM, followed.id, thread_id=second)
     publish(bot, "2612.00014")  # the first topic has 4 waiting, the second 1
@@ -113,12 +119,14 @@ async def test_digest_off_in_a_forum_topic_counts_that_topics_papers(
 
     assert answer == (
         "✅ Digest off: each new paper is its own message again. The 1 paper waiting in this "
-        "topic goes out now, as one digest. The 4 papers waiting for other topics go there, "
-        "one digest each."
+        "topic goes out now, as one digest."
     )
-    await bot.until(lambda: digests(bot, FORUM, first) and digests(bot, FORUM, second))
-    assert digests(bot, FORUM, first)[0].startswith("📚 4 new papers since")
+    await bot.until(lambda: digests(bot, FORUM, second))
     assert digests(bot, FORUM, second)[0].startswith("📚 1 new paper since")
+    await asyncio.sleep(EARLY)
+    assert digests(bot, FORUM, first) == []  # its digest is still on, and holds its papers
+    kept = bot.chats.digests.settings(FORUM, first)
+    assert kept.schedule is not None and kept.held == 4
 
 
 async def test_digest_off_while_paused_says_the_digest_comes_at_resume_and_it_does(

@@ -302,9 +302,7 @@ async def test_revisions_is_a_setting_off_by_default(bot: Bot) -> None:
     assert await bot.ask_one(USER, "/revisions on") == (
         "✅ This chat will now be told about new versions of papers."
     )
-    info = bot.chats.get(USER)
-    assert info is not None
-    assert info.notify_revisions
+    assert bot.chats.wants_revisions(USER)
     assert await bot.ask_one(USER, "/revisions") == (
         "New versions of papers are on for this chat. /revisions off changes that."
     )
@@ -312,9 +310,7 @@ async def test_revisions_is_a_setting_off_by_default(bot: Bot) -> None:
         "'maybe' is neither on nor off.\nFor example: /revisions on"
     )
     await bot.ask(USER, "/revisions off")
-    info = bot.chats.get(USER)
-    assert info is not None
-    assert not info.notify_revisions
+    assert not bot.chats.wants_revisions(USER)
 
 
 async def test_stats_only_for_admin_chats(bot: Bot) -> None:

@@ -83,13 +83,11 @@ def settings_of(bot: Bot, chat_id: int) -> tuple[object, ...]:
     """Every setting an export carries, as the chat's commands and /subscriptions read them."""
     digest = bot.chats.digests.settings(chat_id)
     assert digest.schedule is not None
-    info = bot.chats.get(chat_id)
-    assert info is not None
     speaking = bot.chats.speaking.settings(chat_id, NO_THREAD)
     return (
         digest.zone_name,
         digest.schedule.command(),
-        info.notify_revisions,
+        bot.chats.wants_revisions(chat_id),
         speaking.paused,
         speaking.quiet,
         speaking.quiet_until is not None,  # the window is placed, in the chat's zone

@@ -1,7 +1,8 @@
 """The settings use cases of the core's face (`Core.chat_settings`) on a real database: each
 change is one call whose outcome carries the settings as they now are and the core clock's now;
-a time zone change moves the digest and the quiet hours in ONE transaction, so a failure placing
-the quiet hours leaves the zone as it was."""
+each is one destination's (a forum topic's, or the chat's); a time zone change moves the
+destination's digest and quiet hours in ONE transaction, so a failure placing the quiet hours
+leaves the zone as it was."""
 
 from __future__ import annotations
 
@@ -62,34 +63,40 @@ async def test_each_speaking_change_answers_the_settings_now_and_the_core_clock(
 
 
 async def test_a_digest_is_set_on_the_core_clock_and_off_says_what_it_flushed(core: Core) -> None:
-    on = await core.chat_settings.set_digest(CHAT, EIGHT, render=render_digest_parts)
+    on = await core.chat_settings.set_digest(CHAT, 0, EIGHT, render=render_digest_parts)
     assert on.settings.next_at == datetime(2026, 3, 31, 8, 0, tzinfo=UTC)  # 08:00 passed today
     assert on.flushed is None and on.now == NOW
-    off = await core.chat_settings.set_digest(CHAT, None, render=render_digest_parts)
+    off = await core.chat_settings.set_digest(CHAT, 0, None, render=render_digest_parts)
     assert off.settings.schedule is None and off.flushed is not None
     assert off.flushed.papers == 0
 
 
 async def test_a_new_zone_moves_the_digest_and_the_quiet_hours_together(core: Core) -> None:
     settings = core.chat_settings
-    await settings.set_digest(CHAT, EIGHT, render=render_digest_parts)
+    await settings.set_digest(CHAT, TOPIC, EIGHT, render=render_digest_parts)
     await settings.set_quiet(CHAT, TOPIC, NIGHT)
-    moved = await settings.set_zone(CHAT, "Asia/Shanghai")
+    await settings.set_digest(CHAT, 0, EIGHT, render=render_digest_parts)
+    await settings.set_quiet(CHAT, 0, NIGHT)
+    moved = await settings.set_zone(CHAT, TOPIC, "Asia/Shanghai")
     assert moved.now == NOW
     assert moved.settings.zone_name == "Asia/Shanghai"
     assert moved.settings.next_at == datetime(2026, 3, 31, 0, 0, tzinfo=UTC)  # 08:00 there
     quiet = (await settings.speaking(CHAT, TOPIC)).speaking
     assert quiet.quiet_from == datetime(2026, 3, 30, 14, 0, tzinfo=UTC)  # 22:00 there
     assert quiet.quiet_until == quiet.quiet_from + timedelta(hours=9)
+    general = await settings.speaking(CHAT, 0)  # the chat's own clock did not move
+    assert general.digest.zone_name == "UTC"
+    assert general.digest.next_at == datetime(2026, 3, 31, 8, 0, tzinfo=UTC)
+    assert general.speaking.quiet_from == datetime(2026, 3, 30, 22, 0, tzinfo=UTC)
 
 
 async def test_a_zone_change_that_fails_placing_the_quiet_hours_leaves_the_zone_unchanged(
     core: Core, engine: Engine
 ) -> None:
     settings = core.chat_settings
-    await settings.set_digest(CHAT, EIGHT, render=render_digest_parts)
+    await settings.set_digest(CHAT, TOPIC, EIGHT, render=render_digest_parts)
     await settings.set_quiet(CHAT, TOPIC, NIGHT)
-    before = await settings.digest(CHAT)
+    before = await settings.digest(CHAT, TOPIC)
     # A row no command writes: a window that starts when it ends cannot be placed in any zone.
     with Session(engine) as session:
         session.execute(
@@ -99,14 +106,15 @@ async def test_a_zone_change_that_fails_placing_the_quiet_hours_leaves_the_zone_
         )
         session.commit()
     with pytest.raises(ValueError, match="different times"):
-        await settings.set_zone(CHAT, "Asia/Shanghai")
-    after = await settings.digest(CHAT)
+        await settings.set_zone(CHAT, TOPIC, "Asia/Shanghai")
+    after = await settings.digest(CHAT, TOPIC)
     assert after.zone_name == "UTC" and after.next_at == before.next_at
 
 
-async def test_revisions_are_the_chats_own_setting(core: Core) -> None:
-    assert not await core.chat_settings.revisions(CHAT)
-    assert await core.chat_settings.set_revisions(CHAT, True)
-    assert await core.chat_settings.revisions(CHAT)
-    assert not await core.chat_settings.set_revisions(CHAT, False)
-    assert not await core.chat_settings.revisions(CHAT)
+async def test_revisions_are_each_destinations_own_setting(core: Core) -> None:
+    assert not await core.chat_settings.revisions(CHAT, TOPIC)
+    assert await core.chat_settings.set_revisions(CHAT, TOPIC, True)
+    assert await core.chat_settings.revisions(CHAT, TOPIC)
+    assert not await core.chat_settings.revisions(CHAT, 0)  # General: as it was
+    assert not await core.chat_settings.set_revisions(CHAT, TOPIC, False)
+    assert not await core.chat_settings.revisions(CHAT, TOPIC)

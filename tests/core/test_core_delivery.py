@@ -82,7 +82,7 @@ async def test_the_audience_of_a_send_and_its_confirmation(core: Core) -> None:
 
 async def test_a_digest_falls_due_by_the_core_clock(core: Core, clock: Turned) -> None:
     await core.chat_settings.set_digest(
-        HERE, DigestSchedule(time(8, 0)), render=render_digest_parts
+        HERE, TOPIC, DigestSchedule(time(8, 0)), render=render_digest_parts
     )
     publish(core)
     assert await core.delivery.claim_digests(render=render_digest_parts, limit=5) == []
@@ -90,7 +90,7 @@ async def test_a_digest_falls_due_by_the_core_clock(core: Core, clock: Turned) -
     assert next_digest is not None and clock.now < next_digest <= clock.now + timedelta(days=1)
     clock.now += timedelta(days=1)
     (claimed,) = await core.delivery.claim_digests(render=render_digest_parts, limit=5)
-    assert (claimed.chat_id, claimed.papers) == (HERE, 1)
+    assert (claimed.chat_id, claimed.thread_id, claimed.papers) == (HERE, TOPIC, 1)
     part = await core.delivery.digest_part(HERE, TOPIC)
     assert part is not None and part.delivery_ids
 

@@ -44,7 +44,8 @@ async def test_a_plan_is_applied_whole_and_the_export_carries_it(core: Core) -> 
     imported = await core.imports.apply(read_text(FILE), CHAT, TOPIC, plan.digest)
     assert isinstance(imported, Imported) and imported.plan == plan
     assert len(core.chats.subscribed_ids(CHAT, thread_id=TOPIC)) == 2
-    assert (await core.chat_settings.digest(CHAT)).zone_name == "Asia/Tokyo"
+    assert (await core.chat_settings.digest(CHAT, TOPIC)).zone_name == "Asia/Tokyo"
+    assert (await core.chat_settings.digest(CHAT, 0)).zone_name == "UTC"  # the topic's only
     exported = await core.imports.export(CHAT, TOPIC, opml=False)
     text = exported.data.decode()
     assert "exported 2026-12-03 09:00 UTC" in text and "# timezone: Asia/Tokyo" in text
@@ -59,7 +60,7 @@ async def test_a_digest_that_no_longer_matches_imports_nothing(core: Core) -> No
     outcome = await core.imports.apply(read_text(changed), CHAT, TOPIC, plan.digest)
     assert isinstance(outcome, ImportOutdated)
     assert core.chats.subscribed_ids(CHAT, thread_id=TOPIC) == []
-    assert (await core.chat_settings.digest(CHAT)).zone_name == "UTC"
+    assert (await core.chat_settings.digest(CHAT, TOPIC)).zone_name == "UTC"
 
 
 async def test_an_author_id_arxiv_does_not_know_is_skipped_for_one_look_up(

@@ -16,9 +16,10 @@ from watcher.arxiv.records import Record
 from watcher.calendars.schedule import DigestSchedule
 from watcher.store import MatchedRecord, Store
 from watcher.store.chats import Chats
+from watcher.store.destinations import DestinationSetting
 from watcher.store.digests import DigestContent, Digests, RenderedPart
 from watcher.store.outbox import Outbox
-from watcher.store.tables import Chat, Delivery, DeliveryStatus
+from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus
 
 DIGEST_CHAT, INSTANT_CHAT = 10, 20
 EIGHT = DigestSchedule(time(8, 0))
@@ -242,12 +243,17 @@ def test_unsubscribing_drops_the_held_papers_and_a_topic_gets_its_own_digest(
 ) -> None:
     topic = 77
     chats.subscribe(DIGEST_CHAT, followed_id, thread_id=topic)
+    before = MONDAY_6 - timedelta(days=1)
+    digests.set_zone(DIGEST_CHAT, "Europe/Berlin", thread_id=topic, now=before)
+    digests.set_schedule(
+        DIGEST_CHAT, EIGHT, render=render_digest_parts, thread_id=topic, now=before
+    )
     publish(store, followed_id, paper(1))
     assert sorted(d.thread_id for d in rows(engine, DIGEST_CHAT)) == [0, topic]
     chats.unsubscribe(DIGEST_CHAT, followed_id)  # General only
 
-    (report,) = digests.claim_due(render=render_digest_parts, now=MONDAY_6)
-    assert report.papers == 1
+    reports = digests.claim_due(render=render_digest_parts, now=MONDAY_6)
+    assert sorted((r.thread_id, r.papers) for r in reports) == [(0, 0), (topic, 1)]
     assert outbox.digest_part_for(DIGEST_CHAT) is None  # General has nothing
     part = outbox.digest_part_for(DIGEST_CHAT, topic)
     assert part is not None and "Number 1" in part.html
@@ -265,8 +271,8 @@ def test_a_claim_that_cannot_render_changes_nothing_and_stays_due(
     assert [d.status for d in rows(engine, DIGEST_CHAT)] == [DeliveryStatus.HELD]
     assert digests.next_due() == MONDAY_6
     with Session(engine) as session:
-        chat = session.get(Chat, DIGEST_CHAT)
-        assert chat is not None and chat.digest_minute == 8 * 60
+        setting = session.get(DestinationSetting, (DIGEST_CHAT, NO_THREAD))
+        assert setting is not None and setting.digest_minute == 8 * 60
 
 
 @pytest.fixture

@@ -137,21 +137,34 @@ def test_an_import_that_lets_destinations_go_flags_what_waited_as_resume_does(
     plan = plan_import(store, chats, imports, read, Target(CHAT), now=NOW)
     assert dict(plan.settings) == {"timezone": "Asia/Tokyo", "paused": "no"}  # quiet is off here
     apply_import(imports, plan, Target(CHAT), now=NOW)
+    # General resumed and let go; its zone is its own: the quiet topic is still in UTC, quiet.
+    assert flags(engine) == (
+        [(NO_THREAD, True)] * 4 + [(quiet_topic, False)] * 4 + [(paused_topic, False)] * 4
+    )
+    in_topic = Target(CHAT, quiet_topic)
+    read = read_text("# timezone: Asia/Tokyo\n")
+    apply_import(
+        imports, plan_import(store, chats, imports, read, in_topic, now=NOW), in_topic, now=NOW
+    )
 
     with Session(engine) as session:
-        flags = sorted(
-            (d.thread_id, d.summarize)
-            for d in session.exec(select(Delivery).where(col(Delivery.chat_id) == CHAT))
-        )
         window = session.get(DestinationSetting, (CHAT, quiet_topic))
         assert window is not None
-    # General resumed; 09:00 UTC is 18:00 in Tokyo, after the topic's 08:00-10:00: both let go.
-    # The other paused topic still holds: its rows wait unflagged, for its own /resume.
-    assert (
-        flags == [(NO_THREAD, True)] * 4 + [(quiet_topic, True)] * 4 + [(paused_topic, False)] * 4
+    # 09:00 UTC is 18:00 in Tokyo, after the topic's 08:00-10:00: it lets go too. The other
+    # paused topic still holds: its rows wait unflagged, for its own /resume.
+    assert flags(engine) == (
+        [(NO_THREAD, True)] * 4 + [(quiet_topic, True)] * 4 + [(paused_topic, False)] * 4
     )
     assert (window.quiet_from, window.quiet_until) == (
         datetime(2026, 12, 3, 23, 0, tzinfo=UTC),  # 08:00 in Tokyo tomorrow
         datetime(2026, 12, 4, 1, 0, tzinfo=UTC),
     )
     assert chats.speaking.settings(CHAT, NO_THREAD).paused is False
+
+
+def flags(engine: Engine) -> list[tuple[int, bool]]:
+    with Session(engine) as session:
+        return sorted(
+            (d.thread_id, d.summarize)
+            for d in session.exec(select(Delivery).where(col(Delivery.chat_id) == CHAT))
+        )

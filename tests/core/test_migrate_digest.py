@@ -48,8 +48,7 @@ def test_a_digest_group_merging_into_a_known_supergroup_keeps_its_digest_and_hel
     settings = chats.digests.settings(SUPERGROUP)
     assert settings.zone_name == "Europe/Berlin"
     assert settings.held == 1
-    info = chats.get(SUPERGROUP)
-    assert info is not None and info.notify_revisions
+    assert chats.wants_revisions(SUPERGROUP)
     # The carried digest claims the paper at its next time: nothing stays held.
     due = SUNDAY_6 + timedelta(days=1)
     (report,) = chats.digests.claim_due(render=render_digest_parts, now=due)

@@ -3,7 +3,7 @@ no database, no clock of their own.
 
 A window is "HH:MM-HH:MM" (`parse_quiet`), kept as minutes after local midnight; an end earlier
 than the start spans midnight (22:00-07:00 ends the next morning). `quiet_window` turns it into
-UTC instants in the chat's zone: the occurrence that holds a moment, or else the next one.
+UTC instants in the chat's (topic's) zone: the occurrence that holds a moment, or else the next one.
 
 Each local day yields one window, its ends read with `fold=0`, as digest times are
 (`watcher.calendars.schedule`): across a daylight-saving change a window simply lasts an hour more

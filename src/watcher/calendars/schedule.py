@@ -1,10 +1,11 @@
 """Digest schedules and chat time zones: pure functions, no database, no clock of their own.
 
-A chat's digest fires at a local wall time, on some days of the week (every day, Monday to
-Friday, or chosen weekdays), in the chat's zone: an IANA name (`Europe/Berlin`, from `zoneinfo`
-with the `tzdata` package behind it; a city alone, "Berlin", when only one zone is named after
-it) or a fixed offset (`UTC+08:00`, `UTC-03:30`, typed as "+8" too). `next_digest_time` turns
-that into the next UTC instant. Times are typed "08:00", "8:00", "8am" or "8:30 pm".
+A chat's (or forum topic's) digest fires at a local wall time, on some days of the week (every
+day, Monday to Friday, or chosen weekdays), in its own zone: an IANA name (`Europe/Berlin`,
+from `zoneinfo` with the `tzdata` package behind it; a city alone, "Berlin", when only one zone
+is named after it) or a fixed offset (`UTC+08:00`, `UTC-03:30`, typed as "+8" too).
+`next_digest_time` turns that into the next UTC instant. Times are typed "08:00", "8:00", "8am"
+or "8:30 pm".
 
 Daylight saving neither skips nor doubles a digest. Each local day yields exactly one candidate
 instant, the wall time read with `fold=0`: a wall time that does not exist (the hour skipped

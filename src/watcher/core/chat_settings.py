@@ -1,14 +1,16 @@
-"""A chat's settings as the front ends change them: how it is spoken to (pause, resume, quiet
-hours, sound, format, per chat or forum topic), its digest, and its time zone.
+"""A chat's settings as the front ends change them, each per destination (the chat, or one forum
+topic of it: `thread_id`, `NO_THREAD` for General and a chat without topics): how it is spoken
+to (pause, resume, quiet hours, sound, format), its digest, its time zone, and whether it hears
+of new versions of papers (`revisions`). A change in one topic leaves the chat's other topics
+as they were.
 
 Each change is ONE call and ONE store transaction, answering a typed outcome that carries the
 settings as they now are and the instant they were changed at (`now`, from the runtime's clock),
 so the front end renders local times without reading a clock of its own. A zone change places
-the quiet windows again in the same transaction (`watcher.store.speaking.Speaking.set_zone`):
-it happens whole or not at all. The chat's own settings are here too: whether it hears of new
-versions of papers (`revisions`).
+the destination's quiet window again in the same transaction
+(`watcher.store.speaking.Speaking.set_zone`): it happens whole or not at all.
 
-A per-chat setting added later (a language, say) is one more method here, beside its store
+A setting added later (a language, say) is one more method here, beside its store
 method, and one more row in `watcher.store.exported_settings.SETTINGS` for export and import.
 """
 
@@ -26,7 +28,6 @@ from watcher.kinds import MessageFormat
 from watcher.store.chats import Chats
 from watcher.store.digests import ClaimReport, DigestRenderer, DigestSettings
 from watcher.store.speaking import SpeakingSettings
-from watcher.store.tables import NO_THREAD
 
 # A change of one destination's speaking settings: (chat id, thread id, now) -> its settings.
 _SpeakingChange = Callable[[int, int, datetime], SpeakingSettings]
@@ -34,7 +35,7 @@ _SpeakingChange = Callable[[int, int, datetime], SpeakingSettings]
 
 @dataclass(frozen=True, slots=True)
 class Speaking:
-    """A destination's speaking settings, its chat's digest settings (zone), and now."""
+    """A destination's speaking settings, its digest settings (zone), and now."""
 
     speaking: SpeakingSettings
     digest: DigestSettings
@@ -43,9 +44,9 @@ class Speaking:
 
 @dataclass(frozen=True, slots=True)
 class DigestChanged:
-    """The digest as it now is; `flushed`: what turning it off let go, as one digest per
-    destination; `here`: the asking destination's speaking settings as they were then (paused
-    or quiet, its digest waits for /resume or for its quiet window's end)."""
+    """The destination's digest as it now is; `flushed`: what turning it off let go, as one
+    digest; `here`: the destination's speaking settings as they were then (paused or quiet,
+    its digest waits for /resume or for its quiet window's end)."""
 
     settings: DigestSettings
     flushed: ClaimReport | None
@@ -55,7 +56,8 @@ class DigestChanged:
 
 @dataclass(frozen=True, slots=True)
 class ZoneChanged:
-    """The chat's clock moved: its digest settings in the new zone (quiet hours moved too)."""
+    """The destination's clock moved: its digest settings in the new zone (quiet hours moved
+    too)."""
 
     settings: DigestSettings
     now: datetime
@@ -73,8 +75,8 @@ class ChatSettings:
         """More papers waiting than this come as one summary."""
         return self._chats.summary_threshold
 
-    async def digest(self, chat_id: int) -> DigestSettings:
-        return await in_db_thread(self._chats.digests.settings, chat_id)
+    async def digest(self, chat_id: int, thread_id: int) -> DigestSettings:
+        return await in_db_thread(self._chats.digests.settings, chat_id, thread_id)
 
     async def speaking(self, chat_id: int, thread_id: int) -> Speaking:
         return await in_db_thread(self._read, chat_id, thread_id)
@@ -82,7 +84,7 @@ class ChatSettings:
     def _read(self, chat_id: int, thread_id: int) -> Speaking:
         return Speaking(
             self._chats.speaking.settings(chat_id, thread_id),
-            self._chats.digests.settings(chat_id),
+            self._chats.digests.settings(chat_id, thread_id),
             self._clock(),
         )
 
@@ -105,7 +107,7 @@ class ChatSettings:
         return self._chats.speaking.resume(chat_id, thread_id)
 
     async def set_quiet(self, chat_id: int, thread_id: int, hours: QuietHours | None) -> Speaking:
-        """Quiet hours on or moved (in the chat's zone), or off with None."""
+        """Quiet hours on or moved (in the destination's zone), or off with None."""
 
         def change(chat: int, thread: int, now: datetime) -> SpeakingSettings:
             return self._chats.speaking.set_quiet(chat, thread, hours, now=now)
@@ -128,19 +130,19 @@ class ChatSettings:
         """Database thread: the change (its one transaction), then the zone to show it in."""
         now = self._clock()
         settings = change(chat_id, thread_id, now)
-        return Speaking(settings, self._chats.digests.settings(chat_id), now)
+        return Speaking(settings, self._chats.digests.settings(chat_id, thread_id), now)
 
     async def set_digest(
         self,
         chat_id: int,
+        thread_id: int,
         schedule: DigestSchedule | None,
         *,
         render: DigestRenderer,
-        thread_id: int = NO_THREAD,
     ) -> DigestChanged:
-        """The digest on (or moved), or off with None: off lets what it held go at once, as
-        one digest per destination (held still where paused or quiet). `thread_id`: the
-        destination asking, whose speaking settings come back with the change."""
+        """The destination's digest on (or moved), or off with None: off lets what it held go
+        at once, as one digest (held still if paused or quiet); its speaking settings come back
+        with the change. The chat's other topics keep theirs."""
         return await in_db_thread(self._set_digest, chat_id, schedule, render, thread_id)
 
     def _set_digest(
@@ -150,29 +152,32 @@ class ChatSettings:
         render: DigestRenderer,
         thread_id: int,
     ) -> DigestChanged:
-        """Database thread: the change (its one transaction), then the asking destination's
-        speaking settings, to say when what it let go arrives there."""
+        """Database thread: the change (its one transaction), then the destination's speaking
+        settings, to say when what it let go arrives there."""
         now = self._clock()
         settings, flushed = self._chats.digests.set_schedule(
-            chat_id, schedule, render=render, now=now
+            chat_id, schedule, render=render, thread_id=thread_id, now=now
         )
         return DigestChanged(
             settings, flushed, now, self._chats.speaking.settings(chat_id, thread_id)
         )
 
-    async def revisions(self, chat_id: int) -> bool:
-        """Whether the chat is told of new versions of papers it was sent (/revisions)."""
-        info = await in_db_thread(self._chats.get, chat_id)
-        return info is not None and info.notify_revisions
+    async def revisions(self, chat_id: int, thread_id: int) -> bool:
+        """Whether the destination is told of new versions of papers it was sent
+        (/revisions)."""
+        return await in_db_thread(self._chats.wants_revisions, chat_id, thread_id=thread_id)
 
-    async def set_revisions(self, chat_id: int, enabled: bool) -> bool:
-        """Tell the chat of new versions of papers, or stop; the setting as it now is."""
-        await in_db_thread(self._chats.set_notify_revisions, chat_id, enabled)
+    async def set_revisions(self, chat_id: int, thread_id: int, enabled: bool) -> bool:
+        """Tell the destination of new versions of papers, or stop; the setting as it now
+        is."""
+        await in_db_thread(self._chats.set_notify_revisions, chat_id, enabled, thread_id=thread_id)
         return enabled
 
-    async def set_zone(self, chat_id: int, zone_name: str) -> ZoneChanged:
-        """The chat's clock moves to `zone_name` (canonical): its digest and quiet hours keep
-        their local times, in one transaction."""
+    async def set_zone(self, chat_id: int, thread_id: int, zone_name: str) -> ZoneChanged:
+        """The destination's clock moves to `zone_name` (canonical): its digest and quiet hours
+        keep their local times, in one transaction."""
         now = self._clock()
-        settings = await in_db_thread(self._chats.speaking.set_zone, chat_id, zone_name, now=now)
+        settings = await in_db_thread(
+            self._chats.speaking.set_zone, chat_id, zone_name, thread_id=thread_id, now=now
+        )
         return ZoneChanged(settings, now)

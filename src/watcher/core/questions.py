@@ -220,12 +220,11 @@ class Questions:
         """/subscriptions: the follows, and the settings shown under them."""
 
         def read() -> FollowsSummary:
-            info = self.chats.get(chat_id)
             return FollowsSummary(
                 tuple(self._follows(chat_id, thread_id)),
                 self.chats.speaking.settings(chat_id, thread_id),
-                self.chats.digests.settings(chat_id),
-                revisions=info is not None and info.notify_revisions,
+                self.chats.digests.settings(chat_id, thread_id),
+                revisions=self.chats.wants_revisions(chat_id, thread_id=thread_id),
                 now=self.clock(),
             )
 

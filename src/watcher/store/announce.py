@@ -23,6 +23,7 @@ from sqlalchemy import (
     Subquery,
     Table,
     Text,
+    and_,
     bindparam,
     case,
     column,
@@ -38,6 +39,7 @@ from sqlalchemy import (
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
+from watcher.store.destinations import DestinationSetting
 from watcher.store.dialects import upsert_into
 from watcher.store.tables import (
     WAITING,
@@ -220,7 +222,8 @@ _OWED_ROWS = {
 def _owed_and_chats(kind: NewsKind, dialect: str) -> tuple[Subquery, Any]:
     """The owed triples (bound as `owed`) and the destinations they go to: every chat (and
     forum topic) subscribed to one of a paper's followed authors; for a revision, only the
-    chats that asked for revisions."""
+    destinations that asked for revisions. Each destination's settings row, if it has one, is
+    joined (its digest holds the rows)."""
     owed = (
         text(_OWED_ROWS[dialect])
         .columns(
@@ -235,9 +238,16 @@ def _owed_and_chats(kind: NewsKind, dialect: str) -> tuple[Subquery, Any]:
         .select_from(owed)
         .join(Subscription, col(Subscription.followed_author_id) == owed.c.followed_id)
         .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .outerjoin(
+            DestinationSetting,
+            and_(
+                col(DestinationSetting.chat_id) == col(Subscription.chat_id),
+                col(DestinationSetting.thread_id) == col(Subscription.thread_id),
+            ),
+        )
     )
     if kind == NewsKind.REVISION:
-        chats = chats.where(col(Chat.notify_revisions))
+        chats = chats.where(col(DestinationSetting.notify_revisions))
     return owed, chats
 
 
@@ -274,7 +284,7 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
             owed.c.version,
             literal(kind, Text()),
             case(
-                (col(Chat.next_digest_at).is_not(None), DeliveryStatus.HELD),
+                (col(DestinationSetting.next_digest_at).is_not(None), DeliveryStatus.HELD),
                 else_=DeliveryStatus.PENDING,
             ),
             literal(0),
@@ -327,15 +337,21 @@ def record_sent_before_move(
     session: Session, confirmed: Sequence[tuple[int, int | None, int]]
 ) -> None:
     """The confirmed rows still pending moved to a newer version than the one that went out.
-    A chat that asked for revisions keeps the row, pending as that revision, and gets a sent
+    A destination that asked for revisions keeps the row, pending as that revision, and gets a sent
     row for the version it was told; for the others the row is the send, back at that
     version."""
     sent_versions = {
         delivery_id: (message_id, version) for delivery_id, message_id, version in confirmed
     }
     moved = session.exec(
-        select(Delivery, Chat.notify_revisions)
-        .join(Chat, col(Chat.id) == col(Delivery.chat_id))
+        select(Delivery, DestinationSetting.notify_revisions)
+        .outerjoin(
+            DestinationSetting,
+            and_(
+                col(DestinationSetting.chat_id) == col(Delivery.chat_id),
+                col(DestinationSetting.thread_id) == col(Delivery.thread_id),
+            ),
+        )
         .where(
             col(Delivery.id).in_(list(sent_versions)),
             col(Delivery.status) == DeliveryStatus.PENDING,

@@ -5,8 +5,9 @@ A chat is identified by its integer id. It is *active* until the far side says i
 parked, and they resume when the chat comes back. A chat that is there but may not be written
 to for now (no rights, a closed topic) is parked by `Parking` instead, topic by topic. A chat that
 comes back to more than `summary_threshold` waiting papers gets them as one summary message per
-topic, not one message each. A chat may take its papers as a daily or weekly digest instead
-(`digests`, a `watcher.store.digests.Digests`), at a local time in its own zone.
+topic, not one message each. Each destination (the chat, or one forum topic) may take its papers
+as a daily or weekly digest instead (`digests`, a `watcher.store.digests.Digests`), at a local
+time in its own zone, and may ask for new versions (`set_notify_revisions`).
 
 In a forum supergroup each topic subscribes on its own: a subscription and a delivery carry the
 topic's `thread_id`, `NO_THREAD` (0) for General or a chat without topics. The subscription limit
@@ -24,7 +25,12 @@ from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
 from watcher.store.announce import forget_untold, move_told
-from watcher.store.destinations import DestinationSetting, flag_summaries, move_destinations
+from watcher.store.destinations import (
+    DestinationSetting,
+    destination,
+    flag_summaries,
+    move_destinations,
+)
 from watcher.store.digests import Digests
 from watcher.store.parking import Parking
 from watcher.store.reading_list import move_saved
@@ -45,7 +51,6 @@ from watcher.store.tables import (
 
 MAX_SUBSCRIPTIONS = 50
 SUMMARY_THRESHOLD = 5  # a returning chat with more waiting papers than this gets one summary
-DEFAULT_TIMEZONE = "UTC"  # `Chat.timezone` of a chat that never chose one
 
 
 class SubscriptionLimit(WatcherError):
@@ -58,7 +63,6 @@ class ChatInfo:
     kind: str
     title: str | None
     active: bool
-    notify_revisions: bool
 
 
 class Chats:
@@ -105,7 +109,7 @@ class Chats:
             chat = session.get(Chat, chat_id)
             if chat is None:
                 return None
-            return ChatInfo(chat.id, chat.kind, chat.title, chat.active, chat.notify_revisions)
+            return ChatInfo(chat.id, chat.kind, chat.title, chat.active)
 
     def deactivate(self, chat_id: int, *, reason: str, now: datetime | None = None) -> None:
         """The chat is gone for now (since `now`, the caller's clock; the wall clock by
@@ -134,19 +138,17 @@ class Chats:
         """A group became a supergroup with a new id: move everything it had.
 
         The new id may be known already (the supergroup spoke to us first); then the two merge,
-        and what both had (a subscription, a delivery of the same paper) is kept once. The
-        merged chat keeps its own settings, and takes the old chat's where it has none (a
-        digest, a time zone, revisions asked for). A chat without a digest has no held
-        deliveries: nothing would ever claim them, so they are pending.
+        and what both had (a subscription, a delivery of the same paper) is kept once. Each
+        destination of the merged chat keeps its own settings, and takes the old one's where it
+        has none (a digest, a time zone, revisions asked for:
+        `watcher.store.destinations.move_destinations`). A destination without a digest has no
+        held deliveries: nothing would ever claim them, so they are pending.
         """
         with Session(self.engine) as session:
             old = session.get(Chat, old_id)
             if old is None:
                 return
-            known = session.get(Chat, new_id)
-            if known is not None:
-                _carry_settings(old, into=known)
-            else:
+            if session.get(Chat, new_id) is None:
                 session.add(
                     Chat(
                         id=new_id,
@@ -154,13 +156,7 @@ class Chats:
                         title=old.title,
                         active=old.active,
                         inactive_since=old.inactive_since,
-                        notify_revisions=old.notify_revisions,
                         created=old.created,
-                        timezone=old.timezone,
-                        digest_minute=old.digest_minute,
-                        digest_days=old.digest_days,
-                        next_digest_at=old.next_digest_at,
-                        digest_since=old.digest_since,
                     )
                 )
                 session.flush()
@@ -201,30 +197,47 @@ class Chats:
                 else:
                     delivery.chat_id = new_id
                     delivery.parked = delivery.status == DeliveryStatus.PENDING and not new.active
-            if new.next_digest_at is None:
-                session.exec(
-                    update(Delivery)
-                    .where(
-                        col(Delivery.chat_id) == new_id,
-                        col(Delivery.status) == DeliveryStatus.HELD,
-                    )
-                    .values(status=DeliveryStatus.PENDING, parked=not new.active)
-                )
             session.flush()
             move_told(session, old_id=old_id, new_id=new_id)
             move_destinations(session, old_id=old_id, new_id=new_id)
             move_saved(session, old_id=old_id, new_id=new_id)
+            session.flush()
+            session.exec(
+                update(Delivery)
+                .where(
+                    col(Delivery.chat_id) == new_id,
+                    col(Delivery.status) == DeliveryStatus.HELD,
+                    ~select(DestinationSetting.chat_id)
+                    .where(
+                        col(DestinationSetting.chat_id) == new_id,
+                        col(DestinationSetting.thread_id) == col(Delivery.thread_id),
+                        col(DestinationSetting.next_digest_at).is_not(None),
+                    )
+                    .exists(),
+                )
+                .values(status=DeliveryStatus.PENDING, parked=not new.active)
+                .execution_options(synchronize_session=False)
+            )
             # A parking was about the old chat's rights; the supergroup is asked afresh.
             self.parking.forget_chat(session, old_id)
             session.exec(delete(Chat).where(col(Chat.id) == old_id))
             session.commit()
 
-    def set_notify_revisions(self, chat_id: int, enabled: bool) -> None:
+    def set_notify_revisions(
+        self, chat_id: int, enabled: bool, *, thread_id: int = NO_THREAD
+    ) -> None:
+        """Tell the destination (the chat, or one forum topic) of new versions, or stop."""
         with Session(self.engine) as session:
-            session.exec(
-                update(Chat).where(col(Chat.id) == chat_id).values(notify_revisions=enabled)
-            )
+            setting = destination(session, chat_id, thread_id)
+            setting.notify_revisions = enabled
+            session.add(setting)
             session.commit()
+
+    def wants_revisions(self, chat_id: int, *, thread_id: int = NO_THREAD) -> bool:
+        """Whether the destination is told of new versions of papers it was sent."""
+        with Session(self.engine) as session:
+            setting = session.get(DestinationSetting, (chat_id, thread_id))
+            return setting is not None and setting.notify_revisions
 
     def subscribe(self, chat_id: int, followed_id: int, *, thread_id: int = NO_THREAD) -> bool:
         """Follow an author in this chat's topic `thread_id`. False when it already did.
@@ -371,17 +384,6 @@ class Chats:
             active = session.exec(select(func.count()).where(col(Chat.active))).one()
             subscriptions = session.exec(select(func.count()).select_from(Subscription)).one()
             return chats, active, subscriptions
-
-
-def _carry_settings(old: Chat, *, into: Chat) -> None:
-    """A group merging into a supergroup already known: the supergroup takes the group's
-    digest and time zone when it has neither, and revisions when the group asked for them."""
-    if into.next_digest_at is None and old.next_digest_at is not None:
-        into.digest_minute, into.digest_days = old.digest_minute, old.digest_days
-        into.next_digest_at, into.digest_since = old.next_digest_at, old.digest_since
-        if into.timezone == DEFAULT_TIMEZONE:
-            into.timezone = old.timezone
-    into.notify_revisions = into.notify_revisions or old.notify_revisions
 
 
 def _restart_if_paused(session: Session, followed_id: int) -> None:

@@ -2,12 +2,21 @@
 `destination_setting` table, and the few statements on it that other store modules run inside
 their own transactions.
 
-A destination without a row speaks as by default: not paused, no quiet hours, with sound, each
-paper in full. The row holds:
+A destination without a row speaks as by default: in UTC, no digest, no revisions, not paused,
+no quiet hours, with sound, each paper in full. Each forum topic has its own row, as General
+(`NO_THREAD`) and a chat without topics have theirs: a topic's settings never change another's.
+The row holds:
+
+- `timezone`: the destination's clock, an IANA name or a fixed offset ("UTC+08:00", see
+  `watcher.calendars.schedule`), on which its digest and quiet hours are read;
+- its digest (`watcher.store.digests`): `digest_minute` (after local midnight) and `digest_days`
+  (bit 0 is Monday), `next_digest_at` (UTC, indexed; set exactly when a digest is on) and
+  `digest_since`; papers to it wait "held" and go out together;
+- `notify_revisions`: it is told of new versions of papers it was sent (/revisions);
 
 - `paused` (and since when): nothing goes out until /resume;
 - the quiet window, as local minutes after midnight (`quiet_start`, `quiet_end`, the end earlier
-  than the start when the window spans midnight) in the chat's time zone, and that window's
+  than the start when the window spans midnight) in the destination's time zone, and that window's
   current or next occurrence in UTC (`quiet_from`, `quiet_until`), kept by `watcher.store.quiet`;
 - `silent`: every message goes out with `disable_notification`;
 - `format`: "full" (one message per paper) or "compact" (one line per paper, several to a message).
@@ -26,8 +35,9 @@ from sqlalchemy import BigInteger, Column, ForeignKey, and_, false, func, or_, u
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from watcher.calendars.schedule import DEFAULT_ZONE
 from watcher.kinds import MessageFormat
-from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, UTCDateTime
+from watcher.store.tables import NO_THREAD, Chat, Delivery, DeliveryStatus, UTCDateTime
 
 
 class DestinationSetting(SQLModel, table=True):
@@ -46,6 +56,16 @@ class DestinationSetting(SQLModel, table=True):
             autoincrement=False,
         ),
     )  # fmt: skip
+    timezone: str = Field(
+        default=DEFAULT_ZONE, max_length=64, sa_column_kwargs={"server_default": "UTC"}
+    )
+    digest_minute: int | None = None  # minutes after local midnight
+    digest_days: int | None = None  # bit 0 is Monday: 127 every day, 31 Monday to Friday
+    next_digest_at: datetime | None = Field(
+        default=None, sa_column=Column(UTCDateTime(), index=True)
+    )
+    digest_since: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    notify_revisions: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     paused_since: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     quiet_start: int | None = None  # minutes after local midnight
@@ -58,6 +78,19 @@ class DestinationSetting(SQLModel, table=True):
         max_length=16,
         sa_column_kwargs={"server_default": MessageFormat.FULL.value},
     )
+
+
+def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
+    """In the caller's session: the destination's row, as stored or new with the defaults (and
+    its chat's row, which a lone call may need first: the gate records every chat that asks).
+    The caller adds it."""
+    setting = session.get(DestinationSetting, (chat_id, thread_id))
+    if setting is None:
+        if session.get(Chat, chat_id) is None:
+            session.add(Chat(id=chat_id))
+            session.flush()
+        setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
+    return setting
 
 
 def _of_delivery() -> ColumnElement[bool]:
@@ -117,15 +150,24 @@ def flag_summaries(
 
 def move_destinations(session: Session, *, old_id: int, new_id: int) -> None:
     """Inside the caller's transaction: a group became a supergroup; its destinations' settings
-    move with it, unless the supergroup has its own for that topic already."""
-    have = set(
-        session.exec(
-            select(DestinationSetting.thread_id).where(col(DestinationSetting.chat_id) == new_id)
-        ).all()
-    )
+    move with it. Where the supergroup has its own for that topic already, they stay, and take
+    the group's digest and time zone when they have neither, and revisions when the group
+    asked for them."""
     for setting in session.exec(
         select(DestinationSetting).where(col(DestinationSetting.chat_id) == old_id)
     ).all():
-        if setting.thread_id not in have:
+        known = session.get(DestinationSetting, (new_id, setting.thread_id))
+        if known is None:
             session.add(DestinationSetting(**{**setting.model_dump(), "chat_id": new_id}))
+        else:
+            _carry(setting, into=known)
         session.delete(setting)
+
+
+def _carry(old: DestinationSetting, *, into: DestinationSetting) -> None:
+    if into.next_digest_at is None and old.next_digest_at is not None:
+        into.digest_minute, into.digest_days = old.digest_minute, old.digest_days
+        into.next_digest_at, into.digest_since = old.next_digest_at, old.digest_since
+        if into.timezone == DEFAULT_ZONE:
+            into.timezone = old.timezone
+    into.notify_revisions = into.notify_revisions or old.notify_revisions

@@ -1,17 +1,20 @@
 """A chat's settings as an export's header writes them and an import sets them: `key: value`.
 
 `SETTINGS` is the one table of the keys known: each reads its value for a chat's forum topic
-(`NO_THREAD`: the chat) and writes one back, in the caller's session
-(`watcher.store.applied_imports`). `timezone`, `digest` and `revisions` are the chat's own (its
-row); `paused` (yes/no), `quiet` (HH:MM-HH:MM or off, in the chat's zone), `silent` (on/off) and
-`format` (full/compact) are each destination's (`watcher.store.destinations`), worded as
-/subscriptions shows them and the commands take them. A setting added later is one more row here; an
-export then carries it, and an import of a file that has it sets it. A key not in the table is
-reported by the import, never refused: a file from a newer version still imports.
+(`NO_THREAD`: the chat, or General) and writes one back, in the caller's session
+(`watcher.store.applied_imports`). Every one is the destination's own
+(`watcher.store.destinations`): `timezone`, `digest`, `revisions`, `paused` (yes/no), `quiet`
+(HH:MM-HH:MM or off, in the destination's zone), `silent` (on/off) and `format` (full/compact),
+worded as /subscriptions shows them and the commands take them. An export made in a topic
+carries that topic's; an import sets them on the topic it is sent in. A setting added later is
+one more row here; an export then carries it, and an import of a file that has it sets it. A key
+not in the table is reported by the import, never refused: a file from a newer version still
+imports.
 
-A write only changes rows: a new zone places the chat's quiet windows again, but letting go what
-a pause or a quiet window held (as one summary) is the caller's, once every setting is written
-(`watcher.store.destinations.held_threads` tells which destinations held before and after).
+A write only changes rows: a new zone places the destination's quiet window again, but letting
+go what a pause or a quiet window held (as one summary) is the caller's, once every setting is
+written (`watcher.store.destinations.held_threads` tells which destinations held before and
+after).
 
 A value that cannot be set raises `SettingRefused`, whose message says why in a few words.
 """
@@ -38,9 +41,9 @@ from watcher.calendars.schedule import (
     zone_of,
 )
 from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting
+from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.quiet import hours_of, place_window
-from watcher.store.tables import Chat, Delivery, DeliveryStatus
+from watcher.store.tables import Delivery, DeliveryStatus
 
 
 class SettingRefused(ValueError):
@@ -55,28 +58,6 @@ class ChatSetting:
     key: str
     read: Callable[[Session, int, int], str]
     write: Callable[[Session, int, int, str, datetime], None]
-
-
-def chat_row(session: Session, chat_id: int) -> Chat:
-    """The chat's row; a chat never seen gets one with the defaults, stored only if the caller
-    commits (an import's chat was seen: it sent the file)."""
-    chat = session.get(Chat, chat_id)
-    if chat is None:
-        chat = Chat(id=chat_id)
-        session.add(chat)
-    return chat
-
-
-def _of_chat(read: Callable[[Chat], str]) -> Callable[[Session, int, int], str]:
-    return lambda session, chat_id, _thread_id: read(chat_row(session, chat_id))
-
-
-def _to_chat(
-    write: Callable[[Session, Chat, str, datetime], None],
-) -> Callable[[Session, int, int, str, datetime], None]:
-    return lambda session, chat_id, _thread, value, now: write(
-        session, chat_row(session, chat_id), value, now
-    )
 
 
 def parse_digest(value: str) -> DigestSchedule | None:
@@ -96,53 +77,56 @@ def parse_digest(value: str) -> DigestSchedule | None:
     raise SettingRefused("a digest is off, daily HH:MM, weekdays HH:MM or weekly DAY HH:MM")
 
 
-def _read_digest(chat: Chat) -> str:
-    if chat.digest_minute is None:
-        return "off"
-    return DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0).command()
+def _schedule(setting: DestinationSetting) -> DigestSchedule | None:
+    if setting.digest_minute is None:
+        return None
+    return DigestSchedule.from_stored(setting.digest_minute, setting.digest_days or 0)
 
 
-def _write_digest(session: Session, chat: Chat, value: str, now: datetime) -> None:
+def _read_digest(setting: DestinationSetting) -> str:
+    schedule = _schedule(setting)
+    return "off" if schedule is None else schedule.command()
+
+
+def _write_digest(session: Session, setting: DestinationSetting, value: str, now: datetime) -> None:
     schedule = parse_digest(value)
     if schedule is None:
         held = session.exec(
             select(func.count()).where(
-                col(Delivery.chat_id) == chat.id, col(Delivery.status) == DeliveryStatus.HELD
+                col(Delivery.chat_id) == setting.chat_id,
+                col(Delivery.thread_id) == setting.thread_id,
+                col(Delivery.status) == DeliveryStatus.HELD,
             )
         ).one()
         if held:
             raise SettingRefused(f"{held} papers wait for the digest; /digest off sends them")
-        chat.digest_minute = chat.digest_days = None
-        chat.next_digest_at = chat.digest_since = None
+        setting.digest_minute = setting.digest_days = None
+        setting.next_digest_at = setting.digest_since = None
         return
-    if chat.next_digest_at is None:
-        chat.digest_since = now
-    chat.digest_minute, chat.digest_days = schedule.minute_of_day, schedule.day_mask
-    chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
+    if setting.next_digest_at is None:
+        setting.digest_since = now
+    setting.digest_minute, setting.digest_days = schedule.minute_of_day, schedule.day_mask
+    setting.next_digest_at = next_digest_time(schedule, zone_of(setting.timezone), after=now)
 
 
-def _write_zone(session: Session, chat: Chat, value: str, now: datetime) -> None:
+def _write_zone(session: Session, setting: DestinationSetting, value: str, now: datetime) -> None:
     try:
-        chat.timezone = canonical_zone(value)
+        setting.timezone = canonical_zone(value)
     except BadSchedule as error:
         raise SettingRefused(str(error)) from None
-    if chat.digest_minute is not None:  # the digest keeps its local time in the new zone
-        schedule = DigestSchedule.from_stored(chat.digest_minute, chat.digest_days or 0)
-        chat.next_digest_at = next_digest_time(schedule, zone_of(chat.timezone), after=now)
-    for setting in session.exec(  # quiet hours keep their local times in the new zone
-        select(DestinationSetting).where(
-            col(DestinationSetting.chat_id) == chat.id,
-            col(DestinationSetting.quiet_start).is_not(None),
-        )
-    ).all():
-        place_window(setting, chat.timezone, now=now)
-        session.add(setting)
+    schedule = _schedule(setting)
+    if schedule is not None:  # the digest keeps its local time in the new zone
+        setting.next_digest_at = next_digest_time(schedule, zone_of(setting.timezone), after=now)
+    if setting.quiet_start is not None:  # so do the quiet hours
+        place_window(setting, setting.timezone, now=now)
 
 
-def _write_revisions(session: Session, chat: Chat, value: str, now: datetime) -> None:
+def _write_revisions(
+    _session: Session, setting: DestinationSetting, value: str, _now: datetime
+) -> None:
     if value.casefold() not in ("on", "off"):
         raise SettingRefused("revisions are on or off")
-    chat.notify_revisions = value.casefold() == "on"
+    setting.notify_revisions = value.casefold() == "on"
 
 
 def _destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
@@ -158,14 +142,13 @@ def _of_destination(
 
 
 def _to_destination(
-    write: Callable[[DestinationSetting, str, datetime, str], None],
+    write: Callable[[Session, DestinationSetting, str, datetime], None],
 ) -> Callable[[Session, int, int, str, datetime], None]:
-    """A write of the destination's row, given the chat's zone."""
+    """A write of the destination's row (and of its chat's, a chat never seen)."""
 
     def written(session: Session, chat_id: int, thread_id: int, value: str, now: datetime) -> None:
-        zone_name = chat_row(session, chat_id).timezone  # the chat's row before its topic's
-        setting = _destination(session, chat_id, thread_id)
-        write(setting, value.strip(), now, zone_name)
+        setting = destination(session, chat_id, thread_id)
+        write(session, setting, value.strip(), now)
         session.add(setting)
 
     return written
@@ -178,7 +161,9 @@ def _choice(value: str, words: dict[str, bool], refusal: str) -> bool:
         raise SettingRefused(refusal) from None
 
 
-def _write_paused(setting: DestinationSetting, value: str, now: datetime, _zone: str) -> None:
+def _write_paused(
+    _session: Session, setting: DestinationSetting, value: str, now: datetime
+) -> None:
     paused = _choice(value, {"yes": True, "no": False}, "paused is yes or no")
     if paused != setting.paused:
         setting.paused, setting.paused_since = paused, now if paused else None
@@ -189,7 +174,7 @@ def _read_quiet(setting: DestinationSetting) -> str:
     return "off" if hours is None else hours.describe()
 
 
-def _write_quiet(setting: DestinationSetting, value: str, now: datetime, zone_name: str) -> None:
+def _write_quiet(_session: Session, setting: DestinationSetting, value: str, now: datetime) -> None:
     if value.casefold() == "off":
         start = end = None
     else:
@@ -200,14 +185,18 @@ def _write_quiet(setting: DestinationSetting, value: str, now: datetime, zone_na
         start, end = hours.start, hours.end
     if (start, end) != (setting.quiet_start, setting.quiet_end):
         setting.quiet_start, setting.quiet_end = start, end
-        place_window(setting, zone_name, now=now)
+        place_window(setting, setting.timezone, now=now)
 
 
-def _write_silent(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+def _write_silent(
+    _session: Session, setting: DestinationSetting, value: str, _now: datetime
+) -> None:
     setting.silent = _choice(value, {"on": True, "off": False}, "silent is on or off")
 
 
-def _write_format(setting: DestinationSetting, value: str, _now: datetime, _zone: str) -> None:
+def _write_format(
+    _session: Session, setting: DestinationSetting, value: str, _now: datetime
+) -> None:
     try:
         setting.format = MessageFormat(value.casefold()).value
     except ValueError:
@@ -219,12 +208,16 @@ def _write_format(setting: DestinationSetting, value: str, _now: datetime, _zone
 SETTINGS: dict[str, ChatSetting] = {
     setting.key: setting
     for setting in (
-        ChatSetting("timezone", _of_chat(lambda chat: chat.timezone), _to_chat(_write_zone)),
-        ChatSetting("digest", _of_chat(_read_digest), _to_chat(_write_digest)),
+        ChatSetting(
+            "timezone",
+            _of_destination(lambda setting: setting.timezone),
+            _to_destination(_write_zone),
+        ),
+        ChatSetting("digest", _of_destination(_read_digest), _to_destination(_write_digest)),
         ChatSetting(
             "revisions",
-            _of_chat(lambda chat: "on" if chat.notify_revisions else "off"),
-            _to_chat(_write_revisions),
+            _of_destination(lambda setting: "on" if setting.notify_revisions else "off"),
+            _to_destination(_write_revisions),
         ),
         ChatSetting(
             "paused",

@@ -19,10 +19,10 @@ chat inactive for longer than the retention (blocked the bot, deleted account) l
 deliveries, counted and logged. Parked rows (those of inactive chats) are flagged `parked`, so
 the idle checks (`due`, `next_due`) never visit them.
 
-A chat that takes digests (`watcher.store.digests`) gets its deliveries queued "held": not due, and
-outside the due index, until its digest claims them into the messages of one digest
-(`DigestPart`). Then they are pending, each naming its part, and a part goes out as one message
-(`digest_part_for`) and is confirmed like a delivery.
+A chat (or forum topic) that takes digests (`watcher.store.digests`) gets its deliveries queued
+"held": not due, and outside the due index, until its digest claims them into the messages of
+one digest (`DigestPart`). Then they are pending, each naming its part, and a part goes out as
+one message (`digest_part_for`) and is confirmed like a delivery.
 """
 
 from __future__ import annotations

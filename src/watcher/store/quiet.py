@@ -1,7 +1,7 @@
 """Quiet hours in the store: each destination's window in UTC, and its release when it ends.
 
 A destination with quiet hours keeps its next (or current) window as UTC instants
-(`DestinationSetting.quiet_from`, `quiet_until`), worked out in the chat's time zone by
+(`DestinationSetting.quiet_from`, `quiet_until`), worked out in the destination's own time zone by
 `watcher.calendars.quiet_hours`, so the outbox can tell with one comparison which rows wait now
 (`watcher.store.destinations.held_now`). Rows are held from `quiet_from` on; they are let go only
 by `release_ended`, which, in one transaction per destination, flags them for one summary when
@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from watcher.calendars.quiet_hours import QuietHours, quiet_window
 from watcher.calendars.schedule import zone_of
 from watcher.store.destinations import DestinationSetting, flag_summaries
-from watcher.store.tables import Chat, utcnow
+from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +51,18 @@ def release_ended(engine: Engine, *, threshold: int, now: datetime | None = None
     released = 0
     with Session(engine) as session:
         ended = session.exec(
-            select(DestinationSetting, Chat.timezone)
-            .join(Chat, col(Chat.id) == col(DestinationSetting.chat_id))
+            select(DestinationSetting)
             .where(col(DestinationSetting.quiet_until) <= now)
             .order_by(col(DestinationSetting.quiet_until))
             .limit(RELEASES_PER_CALL)
         ).all()
-        for setting, zone_name in ended:
+        for setting in ended:
             if not setting.paused:
                 flag_summaries(
                     session, setting.chat_id, threshold=threshold, thread_id=setting.thread_id
                 )
                 released += 1
-            place_window(setting, zone_name, now=now)
+            place_window(setting, setting.timezone, now=now)
             session.add(setting)
         session.commit()
     if released:

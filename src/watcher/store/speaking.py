@@ -2,8 +2,8 @@
 /quiet, /silent and /format, and what the sender needs of them (`styles`). The table and its
 meaning are in `watcher.store.destinations`; quiet windows in UTC in `watcher.store.quiet`.
 
-A new time zone (`Speaking.set_zone`) moves the chat's digest and places its quiet windows again
-in one transaction.
+A new time zone (`Speaking.set_zone`) moves the destination's digest and places its quiet window
+again in one transaction; the chat's other topics keep their own zones.
 
 Pausing or entering quiet hours changes nothing in the outbox: the rows stay pending and are not
 due. /resume (and /quiet off) lets them go in the same transaction that flags them for one
@@ -21,10 +21,10 @@ from sqlmodel import Session, col, select
 
 from watcher.calendars.quiet_hours import QuietHours
 from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting, flag_summaries
+from watcher.store.destinations import DestinationSetting, destination, flag_summaries
 from watcher.store.digests import DigestSettings, move_zone, settings_in
 from watcher.store.quiet import hours_of, place_window
-from watcher.store.tables import Chat, Delivery, DeliveryStatus, utcnow
+from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ class Speaking:
         """Hold every message to the destination until `resume`. Pausing twice keeps the first
         `paused_since`."""
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             if not setting.paused:
                 setting.paused, setting.paused_since = True, now or utcnow()
             return _commit(session, setting)
@@ -84,7 +84,7 @@ class Speaking:
         """Let what waited go: as one summary when more than the threshold did. Still held by
         quiet hours, it goes when they end (flagged again then)."""
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             if setting.paused:
                 flag_summaries(
                     session, chat_id, threshold=self.summary_threshold, thread_id=thread_id
@@ -95,22 +95,21 @@ class Speaking:
     def set_quiet(
         self, chat_id: int, thread_id: int, hours: QuietHours | None, *, now: datetime | None = None
     ) -> SpeakingSettings:
-        """Quiet hours on (or moved) in the chat's time zone, or off with `None`. Off, or moved
-        so that now is outside them, lets what waited go as `resume` does."""
+        """Quiet hours on (or moved) in the destination's time zone, or off with `None`. Off, or
+        moved so that now is outside them, lets what waited go as `resume` does."""
         now = now or utcnow()
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.quiet_start = hours.start if hours is not None else None
             setting.quiet_end = hours.end if hours is not None else None
-            self._place(session, setting, _zone_name(session, chat_id), now)
+            self._place(session, setting, now)
             return _commit(session, setting)
 
-    def _place(
-        self, session: Session, setting: DestinationSetting, zone_name: str, now: datetime
-    ) -> None:
-        """Place the window afresh; one that held and no longer does lets what waited go."""
+    def _place(self, session: Session, setting: DestinationSetting, now: datetime) -> None:
+        """Place the window afresh, in the destination's zone; one that held and no longer does
+        lets what waited go."""
         was_quiet = setting.quiet_from is not None and setting.quiet_from <= now
-        place_window(setting, zone_name, now=now)
+        place_window(setting, setting.timezone, now=now)
         quiet = setting.quiet_from is not None and setting.quiet_from <= now
         if was_quiet and not quiet and not setting.paused:
             flag_summaries(
@@ -122,34 +121,35 @@ class Speaking:
         session.add(setting)
 
     def set_zone(
-        self, chat_id: int, zone_name: str, *, now: datetime | None = None
+        self,
+        chat_id: int,
+        zone_name: str,
+        *,
+        thread_id: int = NO_THREAD,
+        now: datetime | None = None,
     ) -> DigestSettings:
-        """The chat's clock moves to `zone_name`, in ONE transaction: a digest that is on fires
-        at the same local time in the new zone (`watcher.store.digests.move_zone`), and each of
-        its destinations' quiet windows is placed again in it; one that no longer holds now lets
-        what waited go, as `resume` does. Any failure changes nothing, the zone included."""
+        """The destination's clock moves to `zone_name`, in ONE transaction: a digest that is on
+        fires at the same local time in the new zone (`watcher.store.digests.move_zone`), and its
+        quiet window is placed again in it; one that no longer holds now lets what waited go,
+        as `resume` does. Any failure changes nothing, the zone included. The chat's other
+        topics keep their zones."""
         now = now or utcnow()
         with Session(self.engine) as session:
-            move_zone(session, chat_id, zone_name, now=now)
-            for setting in session.exec(
-                select(DestinationSetting).where(
-                    col(DestinationSetting.chat_id) == chat_id,
-                    col(DestinationSetting.quiet_start).is_not(None),
-                )
-            ).all():
-                self._place(session, setting, zone_name, now)
+            setting = move_zone(session, chat_id, thread_id, zone_name, now=now)
+            if setting.quiet_start is not None:
+                self._place(session, setting, now)
             session.commit()
-            return settings_in(session, chat_id)
+            return settings_in(session, chat_id, thread_id)
 
     def set_silent(self, chat_id: int, thread_id: int, silent: bool) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.silent = silent
             return _commit(session, setting)
 
     def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = _setting(session, chat_id, thread_id)
+            setting = destination(session, chat_id, thread_id)
             setting.format = form
             return _commit(session, setting)
 
@@ -166,16 +166,6 @@ class Speaking:
                 (row.chat_id, row.thread_id): Style(row.silent, row.format == MessageFormat.COMPACT)
                 for row in rows
             }
-
-
-def _setting(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
-    setting = session.get(DestinationSetting, (chat_id, thread_id))
-    if setting is None:
-        if session.get(Chat, chat_id) is None:  # the gate records every chat that asks
-            session.add(Chat(id=chat_id))
-            session.flush()
-        setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
-    return setting
 
 
 def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
@@ -203,8 +193,3 @@ def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings
         format=MessageFormat(setting.format),
         waiting=int(waiting),
     )
-
-
-def _zone_name(session: Session, chat_id: int) -> str:
-    chat = session.get(Chat, chat_id)
-    return chat.timezone if chat is not None else "UTC"

@@ -265,7 +265,9 @@ class PaperMatchCategory(SQLModel, table=True):
 
 
 class Chat(SQLModel, table=True):
-    """A place notifications go to. Inactive chats (blocked the bot, removed it) get nothing."""
+    """A place notifications go to. Inactive chats (blocked the bot, removed it) get nothing.
+    How each of its destinations (the chat, or one forum topic) is spoken to, its clock and
+    digest included, is `watcher.store.destinations.DestinationSetting`."""
 
     id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     kind: str = Field(default="private", max_length=16)
@@ -274,20 +276,7 @@ class Chat(SQLModel, table=True):
     inactive_reason: str | None = Field(default=None, sa_type=Text)
     # Since when it is inactive: a chat gone longer than the outbox retention loses its queue.
     inactive_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
-    notify_revisions: bool = False
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
-    # Where its clock is: an IANA name or a fixed offset ("UTC+08:00"), see
-    # `watcher.calendars.schedule`.
-    timezone: str = Field(default="UTC", max_length=64, sa_column_kwargs={"server_default": "UTC"})
-    # Its digest (`watcher.store.digests`): papers wait ("held") and go out together at this local
-    # time, on some days of the week. No minute: one message per paper.
-    digest_minute: int | None = None  # minutes after local midnight
-    digest_days: int | None = None  # bit 0 is Monday: 127 every day, 31 Monday to Friday
-    # When the next digest is due (UTC); set exactly when a digest is on.
-    next_digest_at: datetime | None = Field(
-        default=None, sa_column=_timestamp(nullable=True, index=True)
-    )
-    digest_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
 
 
 # A chat's General topic, or a chat without topics. A real sentinel rather than NULL: the thread
@@ -323,7 +312,7 @@ class DeliveryStatus(StrEnum):
     """Where a delivery stands (`Delivery.status`); stored as the plain string."""
 
     PENDING = "pending"  # owed to the chat, due at `next_attempt`
-    HELD = "held"  # waits for its chat's next digest; not due until the digest claims it
+    HELD = "held"  # waits for its destination's next digest; not due until the digest claims it
     SENT = "sent"  # the far side confirmed it
     FAILED = "failed"  # refused for good; `last_error` says why
 
@@ -340,7 +329,8 @@ class Delivery(SQLModel, table=True):
     none. A parked topic (`ParkedDestination`) holds its rows back by its `retry_at` instead.
     `thread_id` is the forum topic it goes to. `summarize`: the chat came back to more than a few
     waiting papers, and these go out together (per topic) as one summary message.
-    "held": the chat takes digests, and the row waits for the next one, outside the due index.
+    "held": the destination (chat, topic) takes digests, and the row waits for the next one,
+    outside the due index.
     A digest claims its held rows into `DigestPart`s (`digest_part_id`); they are then pending
     like any other, and go out with their part.
     """

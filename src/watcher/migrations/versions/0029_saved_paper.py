@@ -6,7 +6,7 @@ here), its title when saved, and when. The rows go with their chat (ON DELETE CA
 filled in: no chat has saved anything before this revision.
 
 Revision ID: 0029
-Revises: 0027
+Revises: 0028
 Create Date: 2026-12-04
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0029"
-down_revision: str | None = "0027"
+down_revision: str | None = "0028"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
