@@ -465,7 +465,6 @@ def test_0028_gives_every_destination_of_a_chat_its_zone_digest_and_revisions_an
                 )
             )
         command.upgrade(config, "0028")
-        assert differences(engine) == []
         with engine.begin() as connection:
             rows = [tuple(row) for row in connection.execute(text(_0028_VALUES)).all()]
             columns = {column["name"] for column in inspect(engine).get_columns("chat")}
@@ -485,6 +484,8 @@ def test_0028_gives_every_destination_of_a_chat_its_zone_digest_and_revisions_an
             assert settings.next_at == datetime(2026, 12, 5, 7, 0, tzinfo=UTC)
         assert digests.settings(forum, 9).held == 1
         assert digests.settings(plain).zone_name == "UTC"
+        command.upgrade(config, "head")  # with the migrations after it, the models' schema
+        assert differences(engine) == []
         command.downgrade(config, "0027")
         with engine.begin() as connection:
             chats = connection.execute(
