@@ -22,6 +22,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, BaseU
 from telegram.request import HTTPXRequest
 
 from bot.handlers import CommandBudget, DeliveryEvents, register
+from bot.network_blips import quiet_not_json_answers
 from watcher.core import Core
 from watcher.errors import ConfigError
 from watcher.tls import shared_ssl_context
@@ -97,6 +98,7 @@ def build_application(
     `events` hears what the delivery side must act on (see `bot.handlers.register`).
     """
     settings = context.settings
+    quiet_not_json_answers()
     shared_tls = {"verify": shared_ssl_context()}
     if settings.telegram_bot_token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set")

@@ -20,7 +20,7 @@ async def test_a_first_day_reads_like_a_conversation(bot: Bot) -> None:
     said: list[tuple[str, str]] = []
 
     async def say(text: str) -> str:
-        answer = await bot.ask_one(USER, text)
+        answer = await bot.ask_whole(USER, text)
         said.append((text, answer))
         return answer
 

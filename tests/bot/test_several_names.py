@@ -33,7 +33,7 @@ async def test_an_apostrophe_inside_a_name_stays(bot: Bot) -> None:
 async def test_several_names_in_one_message_get_one_line_each(bot: Bot) -> None:
     asked = len(bot.arxiv.api_requests())
 
-    answer = await bot.ask_one(USER, "/subscribe Dezun Dong; “Yemao Xu”\nLi\n\nNobody Atall")
+    answer = await bot.ask_whole(USER, "/subscribe Dezun Dong; “Yemao Xu”\nLi\n\nNobody Atall")
 
     lines = answer.split("\n")
     assert len(lines) == 4, answer
@@ -59,7 +59,7 @@ async def test_commas_between_full_names_split_them_and_else_the_answer_names_th
     bot: Bot,
 ) -> None:
     """Issue 30, item 5: "Dezun Dong, Yemao Xu" was read as one name, with no word about `;`."""
-    answer = await bot.ask_one(USER, "/subscribe Dezun Dong, Yemao Xu in cs.DC")
+    answer = await bot.ask_whole(USER, "/subscribe Dezun Dong, Yemao Xu in cs.DC")
 
     lines = answer.split("\n")
     assert lines[0].startswith("✅ This chat now follows Dezun Dong:"), answer
@@ -70,7 +70,7 @@ async def test_commas_between_full_names_split_them_and_else_the_answer_names_th
         "✅ This chat no longer follows Yemao Xu in cs.DC.",
     ]
     # "Family, Given" is one name; a comma that cannot split says what separates names.
-    unsplit = await bot.ask_one(USER, "/subscribe Xu, Yemao, Dezun Dong")
+    unsplit = await bot.ask_whole(USER, "/subscribe Xu, Yemao, Dezun Dong")
     assert unsplit == (
         "arXiv lists no papers by Xu, Yemao, Dezun Dong, so this chat does not follow that name; "
         "to follow several people, separate their names with ;.\n"

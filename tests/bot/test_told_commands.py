@@ -15,7 +15,7 @@ import re
 
 from bot.handlers.commands import COMMAND_TABLE
 from tests.fakes.corpus import dezun_dong_records, make_record
-from tests.harness.bots import GROUP, USER, Bot
+from tests.harness.bots import GROUP, STILL_CHECKING, USER, Bot
 from tests.harness.paths import REPO
 
 _ROW = re.compile(r"^\| `/(\w+)[^`]*` \|.*\| `(/[^`]+)` \|$", re.MULTILINE)
@@ -82,8 +82,9 @@ async def answer_to(bot: Bot, command: str, chat: int = USER, user: int | None =
     await bot.until(
         lambda: len(telegram.sent(chat)) > messages or len(telegram.documents(chat)) > files
     )
-    if len(telegram.sent(chat)) > messages:
-        return telegram.sent(chat)[messages].text
+    if len(telegram.sent(chat)) > messages:  # one that may grow, name by name: when whole
+        await bot.until(lambda: STILL_CHECKING not in bot.current_text(chat, messages))
+        return bot.current_text(chat, messages)
     return telegram.documents(chat)[files].caption or ""
 
 

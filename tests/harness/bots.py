@@ -31,6 +31,7 @@ from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
 
 USER = 42
+STILL_CHECKING = "⏳ Checking"  # the last line of an answer still growing
 ADMIN_CHAT = 4242
 GROUP = -500
 BOT = "arxiv_watcher_bot"
@@ -66,6 +67,28 @@ class Bot:
     async def ask_one(self, chat_id: int, text: str, **sender: Any) -> str:
         (answer,) = await self.ask(chat_id, text, **sender)
         return answer
+
+    async def ask_whole(self, chat_id: int, text: str, **sender: Any) -> str:
+        """`ask_one` for an answer that may grow (several names, `bot.handlers.growing_answer`):
+        on a loaded machine a name can take long enough that the answer is posted before the
+        last is decided and edited as they are, so this waits for the answer that checks no
+        name any more and returns it, edits applied."""
+        before = len(self.telegram.sent(chat_id))
+        self.telegram.user_sends(chat_id, text, **sender)
+        await self.until(lambda: len(self.telegram.sent(chat_id)) > before)
+        await self.until(lambda: STILL_CHECKING not in self.current_text(chat_id, before))
+        return self.current_text(chat_id, before)
+
+    def current_text(self, chat_id: int, index: int) -> str:
+        """The text of the chat's `index`th message as it reads now, its last edit applied."""
+        message = self.telegram.sent(chat_id)[index]
+        edited = [
+            edit.text
+            for edit in self.telegram.edits
+            if (edit.chat_id, edit.message_id) == (chat_id, message.message_id)
+            and edit.text is not None
+        ]
+        return edited[-1] if edited else message.text
 
     def last(self, chat_id: int) -> SentMessage:
         return self.telegram.sent(chat_id)[-1]
