@@ -14,7 +14,8 @@ three baselines, as exact expectations over their random tie order:
 - same category: the candidates whose primary category is the profile's commonest first;
 - newest first: by date of announcement, newest first.
 For the threshold (`watcher.suggestions.scoring.THRESHOLD`): how often the held-out paper
-scores above it, and how many of the 999 others do on average.
+scores at or above it, how many of the 999 others do on average, and how many of those others
+that are in none of the categories (primary or cross-list) of the profile's papers' primaries.
 
 Cost (`--cost`): suggestions for `--chats` chats over a batch of the sample's newest `--batch`
 papers. A first process builds one profile per chat (real authors' papers announced before the
@@ -26,7 +27,7 @@ one at a time, ranks the batch for each (3 suggestions at most) and explains eve
 Printed: its wall-clock seconds and its peak resident memory (ru_maxrss of that process).
 
     .venv/bin/python bench/suggestions.py [--authors N] [--min-papers 5] [--max-papers 60]
-    .venv/bin/python bench/suggestions.py --cost [--chats 10000] [--batch 2000]
+    .venv/bin/python bench/suggestions.py --cost [--chats 10000] [--batch 2000] [--folder DIR]
 """
 
 from __future__ import annotations
@@ -57,10 +58,12 @@ DC_NI_AR = frozenset({"cs.DC", "cs.NI", "cs.AR"})
 from watcher.suggestions.frequencies import DocumentFrequencies  # noqa: E402
 from watcher.suggestions.profile import Profile  # noqa: E402
 from watcher.suggestions.scoring import (  # noqa: E402
+    COMMON,
     THRESHOLD,
     Batch,
     Example,
     cosine,
+    discriminating,
     explain,
     rank,
     weighted,
@@ -167,9 +170,13 @@ def quality(args: argparse.Namespace) -> None:
     if args.authors and args.authors < len(authors):
         authors = sorted(rng.sample(authors, args.authors))
     vector_of = {one.id: term_frequencies(one.terms) for one in papers}
-    weighted_of = {one.id: weighted(one.terms, frequencies) for one in papers}
+    weighted_of = {
+        one.id: discriminating(weighted(vector_of[one.id], frequencies), frequencies, args.common)
+        for one in papers
+    }
     held_scores: list[float] = []
     other_scores: list[float] = []
+    far_scores: list[float] = []  # candidates in none of the categories of the profile's papers
     print(f"{len(papers):,} papers read and counted in {time.perf_counter() - started:.0f} s")
     methods = ("profile (TF-IDF cosine)", "random", "same category", "newest first")
     tallies = {group: {m: Tally() for m in methods} for group in ("all", "dc")}
@@ -180,12 +187,15 @@ def quality(args: argparse.Namespace) -> None:
         profile = Profile.built(((p.id, vector_of[p.id], p.at) for p in rest), frequencies)
         vector = profile.vector(frequencies)
         scores = [cosine(vector, weighted_of[c.id]) for c in candidates]
-        held_scores.append(scores[0])
-        other_scores.extend(scores[1:])
         better = sum(1 for s in scores[1:] if s > scores[0])
         results = {methods[0]: (1.0 if better < TOP else 0.0, 1.0 / (better + 1))}
         results["random"] = expected_in_group(0, CANDIDATES)
         category = collections.Counter(p.primary for p in rest).most_common(1)[0][0]
+        held_scores.append(scores[0])
+        other_scores.extend(scores[1:])
+        for c, s in zip(candidates[1:], scores[1:], strict=True):
+            if c.primary != category and not set(c.categories) & {p.primary for p in rest}:
+                far_scores.append(s)
         same = sum(1 for c in candidates if c.primary == category)
         if held.primary == category:
             results["same category"] = expected_in_group(0, same)
@@ -198,8 +208,10 @@ def quality(args: argparse.Namespace) -> None:
         for group in groups:
             for method, (recall, rr) in results.items():
                 tallies[group][method].add(recall, rr)
-    print(f"{len(authors):,} authors ({args.min_papers} to {args.max_papers} papers each), "
-          f"{CANDIDATES:,} candidates each, in {time.perf_counter() - started:.0f} s\n")
+    print(
+        f"{len(authors):,} authors ({args.min_papers} to {args.max_papers} papers each), "
+        f"{CANDIDATES:,} candidates each, in {time.perf_counter() - started:.0f} s\n"
+    )
     for group, label in (("all", "all authors"), ("dc", "authors with a cs.DC/NI/AR paper")):
         cases = tallies[group][methods[0]].cases
         print(f"{label} ({cases:,}):\n\n| method | recall@{TOP} | MRR |\n|---|---|---|")
@@ -207,13 +219,20 @@ def quality(args: argparse.Namespace) -> None:
             recall, mrr = tallies[group][method].row()
             print(f"| {method} | {recall} | {mrr} |")
         print()
-    print("| threshold | held-out papers at or above | others at or above, per 1,000 |")
-    print("|---|---|---|")
-    for threshold in sorted({THRESHOLD, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4}):
+    print(
+        "| threshold | held-out papers at or above | others at or above, per 1,000 "
+        "| others of other categories at or above, per 1,000 |"
+    )
+    print("|---|---|---|---|")
+    for threshold in sorted({THRESHOLD, 0.04, 0.05, 0.06, 0.07, 0.08, 0.1, 0.12, 0.15}):
         held = sum(1 for s in held_scores if s >= threshold) / len(held_scores)
         others = sum(1 for s in other_scores if s >= threshold) / len(held_scores)
+        far = sum(1 for s in far_scores if s >= threshold) / len(far_scores)
         mark = " (THRESHOLD)" if threshold == THRESHOLD else ""
-        print(f"| {threshold}{mark} | {held:.1%} | {others * 1000 / (CANDIDATES - 1):.1f} |")
+        print(
+            f"| {threshold}{mark} | {held:.1%} | {others * 1000 / (CANDIDATES - 1):.1f} "
+            f"| {far * 1000:.1f} |"
+        )
 
 
 # --- cost ------------------------------------------------------------------------------------
@@ -250,7 +269,9 @@ def cost_build(args: argparse.Namespace) -> None:
             out.write("\n")
     with (folder / "examples.jsonl").open("w") as out:
         for paper_id in sorted(examples):
-            out.write(json.dumps([paper_id, *texts[paper_id]]) + "\n")
+            title, abstract = texts[paper_id]
+            weights = term_frequencies(paper_terms(title, abstract))
+            out.write(json.dumps([paper_id, title, weights]) + "\n")
 
 
 def cost_run(args: argparse.Namespace) -> None:
@@ -261,13 +282,11 @@ def cost_run(args: argparse.Namespace) -> None:
     frequencies = DocumentFrequencies.from_counts(stored["papers"], stored["counts"])
     del stored
     wanted = set(json.loads((folder / "batch.json").read_text()))
+    texts = [
+        (str(r["title"]), str(r["abstract"])) for r in records(args.sample) if r["id"] in wanted
+    ]
     batch = Batch(
-        [
-            paper_terms(str(r["title"]), str(r["abstract"]))
-            for r in records(args.sample)
-            if r["id"] in wanted
-        ],
-        frequencies,
+        [term_frequencies(paper_terms(*text)) for text in texts], frequencies, common=args.common
     )
     prepared = time.perf_counter()
     offsets: dict[str, int] = {}
@@ -275,17 +294,24 @@ def cost_run(args: argparse.Namespace) -> None:
     while line := examples_file.readline():
         offsets[json.loads(line)[0]] = examples_file.tell() - len(line)
 
-    @functools.lru_cache(maxsize=2048)
+    @functools.lru_cache(maxsize=1024)
     def example(paper_id: str) -> Example:
+        """A paper read back as the store keeps it: its title and its term weights."""
         examples_file.seek(offsets[paper_id])
-        _, title, abstract = json.loads(examples_file.readline())
-        return Example(title=title, terms=paper_terms(title, abstract))
+        _, title, weights = json.loads(examples_file.readline())
+        return Example.of(title, weights, frequencies)
+
+    @functools.lru_cache(maxsize=512)
+    def candidate(index: int) -> Terms:
+        return paper_terms(*texts[index])
 
     chats = suggested = liked = 0
     with (folder / "profiles.jsonl").open() as profiles:
         for line in profiles:
             stored_profile = json.loads(line)
-            profile = Profile(weights=stored_profile["weights"], examples=stored_profile["examples"])
+            profile = Profile(
+                weights=stored_profile["weights"], examples=stored_profile["examples"]
+            )
             vector = profile.vector(frequencies)
             chats += 1
             best = rank(vector, batch, limit=3)
@@ -293,37 +319,59 @@ def cost_run(args: argparse.Namespace) -> None:
                 continue
             shown = [example(paper_id) for paper_id in profile.examples]
             for one in best:
-                why = explain(batch.terms[one.index], vector, shown, frequencies)
+                why = explain(candidate(one.index), vector, shown, frequencies)
                 suggested += 1
                 liked += why.like is not None
     finished = time.perf_counter()
-    print(json.dumps({
-        "chats": chats,
-        "suggestions": suggested,
-        "like_explanations": liked,
-        "prepare_s": prepared - started,
-        "rank_explain_s": finished - prepared,
-        "total_s": finished - started,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(
+        json.dumps(
+            {
+                "cpu_s": usage.ru_utime + usage.ru_stime,
+                "chats": chats,
+                "suggestions": suggested,
+                "like_explanations": liked,
+                "prepare_s": prepared - started,
+                "rank_explain_s": finished - prepared,
+                "total_s": finished - started,
+                "peak_rss_mb": usage.ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 def cost(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory(prefix="suggestions-bench-") as folder:
-        common = [f"--chats={args.chats}", f"--batch={args.batch}", f"--folder={folder}",
-                  f"--sample={args.sample}"]
+    with tempfile.TemporaryDirectory(prefix="suggestions-bench-") as temporary:
+        folder = args.folder or temporary
+        passed = [
+            f"--chats={args.chats}",
+            f"--batch={args.batch}",
+            f"--folder={folder}",
+            f"--sample={args.sample}",
+            f"--common={args.common}",
+        ]
         started = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--cost-build", *common], check=True)
-        print(f"profiles of {args.chats:,} chats built and written in "
-              f"{time.perf_counter() - started:.0f} s (not measured)")
-        out = subprocess.run([sys.executable, __file__, "--cost-run", *common], check=True,
-                             capture_output=True, text=True).stdout
+        if not (Path(folder) / "examples.jsonl").exists():
+            subprocess.run([sys.executable, __file__, "--cost-build", *passed], check=True)
+            print(
+                f"profiles of {args.chats:,} chats built and written in "
+                f"{time.perf_counter() - started:.0f} s (not measured)"
+            )
+        out = subprocess.run(
+            [sys.executable, __file__, "--cost-run", *passed],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         found = json.loads(out)
-        print(f"{found['chats']:,} chats x {args.batch:,} papers: "
-              f"{found['total_s']:.1f} s in all ({found['prepare_s']:.1f} s to read the "
-              f"frequencies and prepare the batch, {found['rank_explain_s']:.1f} s to rank and "
-              f"explain), peak RSS {found['peak_rss_mb']:.0f} MB; {found['suggestions']:,} "
-              f"suggestions, {found['like_explanations']:,} of them \"like: <title>\"")
+        print(
+            f"{found['chats']:,} chats x {args.batch:,} papers: "
+            f"{found['total_s']:.1f} s in all ({found['prepare_s']:.1f} s to read the "
+            f"frequencies and prepare the batch, {found['rank_explain_s']:.1f} s to rank and "
+            f"explain; {found['cpu_s']:.1f} CPU seconds), peak RSS "
+            f"{found['peak_rss_mb']:.0f} MB; {found['suggestions']:,} "
+            f'suggestions, {found["like_explanations"]:,} of them "like: <title>"'
+        )
 
 
 def main() -> None:
@@ -332,12 +380,15 @@ def main() -> None:
     parser.add_argument("--authors", type=int, default=0, help="a random subset (0: all)")
     parser.add_argument("--min-papers", type=int, default=5)
     parser.add_argument("--max-papers", type=int, default=60)
+    parser.add_argument("--common", type=float, default=COMMON, help="scoring.COMMON")
     parser.add_argument("--cost", action="store_true")
     parser.add_argument("--chats", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=2_000)
     parser.add_argument("--cost-build", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cost-run", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--folder", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--folder", help="--cost: keep the stored profiles here, and reuse them when there"
+    )
     args = parser.parse_args()
     if args.cost_build:
         cost_build(args)

@@ -1,13 +1,14 @@
 """A chat's profile: what it reads, as one sparse vector of term weights, updated paper by paper.
 
 Each paper announced to the chat adds its term weights (`watcher.suggestions.terms`, before any
-document frequency); 👍 adds them again (`Reading.LIKED`), 👎 subtracts them (`Reading.DISLIKED`). Recent papers
-weigh more: a paper's contribution is scaled by `growth(at)`, which doubles every `HALF_LIFE`
-from a fixed `EPOCH`. Growing the new instead of decaying the old gives the same relative weights
-(a paper half a year older weighs half as much) while an update touches only the new paper's
-terms: nothing stored is rewritten as time passes, and the scale cancels when the profile is
-compared (`watcher.suggestions.scoring` normalises it). A paper that leaves the window (the
-last 365 days) is taken out again with `Profile.remove` at its own instant.
+document frequency); 👍 adds them again (`Reading.LIKED`), 👎 subtracts them
+(`Reading.DISLIKED`). Recent papers weigh more: a paper's contribution is scaled by
+`growth(at)`, which doubles every `HALF_LIFE` from a fixed `EPOCH`. Growing the new instead of
+decaying the old gives the same relative weights (a paper half a year older weighs half as much)
+while an update touches only the new paper's terms: nothing stored is rewritten as time passes,
+and the scale cancels when the profile is compared (`watcher.suggestions.scoring` normalises
+it). A paper that leaves the window (the last 365 days) is taken out again with
+`Profile.remove` at its own instant.
 
 The profile keeps at most `MAX_TERMS` terms (`Profile.prune`, by weight times inverse document
 frequency: the terms that tell this chat's reading apart), and the ids of its last
@@ -27,7 +28,7 @@ from watcher.suggestions.frequencies import DocumentFrequencies
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 HALF_LIFE = timedelta(days=180)
 MAX_TERMS = 400
-EXAMPLES = 30
+EXAMPLES = 10
 # Below this a weight is what is left of a paper taken out again: no term.
 _NEGLIGIBLE = 1e-9
 

@@ -6,12 +6,16 @@ topics match them, so "networks" and "Network" are one term. English function wo
 bare numbers are dropped: they tell no paper from another, and each would cost a long posting
 list when a batch is scored. The title's terms count twice, as a title says what a paper is about
 in fewer words.
+
+A paper's term weights (`term_frequencies`) depend on its text alone, so the store can keep them
+with the paper, written once when the paper is saved.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass
 
@@ -22,8 +26,10 @@ from watcher.follows.stemming import stems
 TITLE_WEIGHT = 2
 # Abstract boilerplate (as stems): in most abstracts, whatever they are about.
 _COMMON_STEMS = frozenset(
-    "paper propos present show result method approach use also base introduc novel work "
-    "demonstr achiev outperform experi exist furthermor moreov howev addit well".split()
+    """
+    paper propos present show result method approach use also base introduc novel work demonstr
+    achiev outperform experi exist furthermor moreov howev addit well
+    """.split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W_]+")
 _DROPPED = STOP_WORDS | {"et", "al", "ie", "eg", "via", "mathcal", "mathbf", "mathrm", "textit"}
@@ -54,8 +60,11 @@ def paper_terms(title: str, abstract: str) -> Terms:
         for word, stem in zip(folded, stems(folded), strict=True):
             if stem in _COMMON_STEMS:
                 continue
+            # Interned: a batch's thousands of vectors and posting lists share one string a term.
+            stem = sys.intern(stem)
             counts[stem] += weight
-            words.setdefault(stem, word)
+            if stem not in words:
+                words[stem] = sys.intern(word)
     return Terms(counts=dict(counts), words=words)
 
 
