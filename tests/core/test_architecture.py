@@ -376,8 +376,8 @@ def stateful_imports(
 def test_the_pure_packages_import_nothing_of_the_stateful_side() -> None:
     offenders = stateful_imports(CORE, PURE_PACKAGES, STATEFUL_PACKAGES)
     assert offenders == [], (
-        "arxiv/, follows/, calendars/ and suggestions/ must not import store/, polling/, runtime/, core/ or "
-        "cli/:\n" + "\n".join(offenders)
+        "arxiv/, follows/, calendars/ and suggestions/ must not import store/, polling/, "
+        "runtime/, core/ or cli/:\n" + "\n".join(offenders)
     )
 
 
