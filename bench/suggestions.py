@@ -301,7 +301,7 @@ def cost_run(args: argparse.Namespace) -> None:
         _, title, weights = json.loads(examples_file.readline())
         return Example.of(title, weights, frequencies)
 
-    @functools.lru_cache(maxsize=512)
+    @functools.lru_cache(maxsize=2048)
     def candidate(index: int) -> Terms:
         return paper_terms(*texts[index])
 

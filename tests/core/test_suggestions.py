@@ -158,6 +158,9 @@ def test_document_frequencies_grow_paper_by_paper() -> None:
     assert counted.idf("rdma") > counted.idf("network") > 0
     assert counted.idf("never") > counted.idf("rdma")
     assert DocumentFrequencies.from_counts(2, counted.counts) == counted
+    rdma = counted.idf("rdma")
+    counted.add(["network"])
+    assert counted.idf("rdma") > rdma  # rarer among more papers: not the idf it had before
 
 
 def test_a_profile_keeps_its_most_telling_terms(frequencies: DocumentFrequencies) -> None:

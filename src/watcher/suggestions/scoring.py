@@ -2,7 +2,8 @@
 
 A batch (`Batch`) is prepared once for every chat: each candidate becomes a unit-length vector of
 term weight x inverse document frequency, kept only as posting lists, one a term, of the
-candidates that hold it (indices and weights in two arrays). Ranking one chat (`rank`) walks the
+candidates that hold it (indices and weights in two arrays); a term in more than `COMMON` of
+all papers gets none, as it tells no candidate from another. Ranking one chat (`rank`) walks the
 posting lists of its profile's terms only, so its cost grows with the profile's terms and their
 postings in the batch, not with the batch times the vocabulary. The score is the cosine between
 the profile (`watcher.suggestions.profile.Profile.vector`) and the candidate: 1 for the same
