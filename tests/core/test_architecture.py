@@ -1,6 +1,6 @@
 """Guards of the project's structure, read from the code (nothing is imported or run): the core
 never imports the chat side, no import circles, no module over 500 lines, and only the store
-opens database sessions; arxiv/, follows/ and calendars/ import nothing of the
+opens database sessions; arxiv/, follows/, calendars/ and suggestions/ import nothing of the
 stateful side. Each failure names the offenders.
 
 Imports count wherever they are written: at the top, inside functions, under TYPE_CHECKING. An
@@ -346,7 +346,7 @@ def test_a_front_end_importing_the_store_or_the_service_is_named(tmp_path: Path)
 
 # --- the pure packages stay pure ----------------------------------------------------------------
 
-PURE_PACKAGES = ("watcher.arxiv", "watcher.follows", "watcher.calendars")
+PURE_PACKAGES = ("watcher.arxiv", "watcher.follows", "watcher.calendars", "watcher.suggestions")
 STATEFUL_PACKAGES = (
     "watcher.store",
     "watcher.polling",
@@ -373,11 +373,11 @@ def stateful_imports(
     ]
 
 
-def test_arxiv_follows_and_calendars_import_nothing_of_the_stateful_side() -> None:
+def test_the_pure_packages_import_nothing_of_the_stateful_side() -> None:
     offenders = stateful_imports(CORE, PURE_PACKAGES, STATEFUL_PACKAGES)
     assert offenders == [], (
-        "arxiv/, follows/ and calendars/ must not import store/, polling/, runtime/, core/ or "
-        "cli/:\n" + "\n".join(offenders)
+        "arxiv/, follows/, calendars/ and suggestions/ must not import store/, polling/, "
+        "runtime/, core/ or cli/:\n" + "\n".join(offenders)
     )
 
 
