@@ -371,6 +371,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--explain", action="store_true", help="print each question's plans")
+    parser.add_argument(
+        "--only", default="", metavar="PREFIX", help="ask only the questions named PREFIX..."
+    )
     parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -388,6 +391,7 @@ def main() -> None:
             loaded = time.perf_counter() - started
             store = Store(engine)
             chat, asked = questions(store)
+            asked = {name: q for name, q in asked.items() if name.startswith(args.only)}
             print(
                 f"N = {n:,} ({engine.dialect.name}): loaded in {loaded:.1f} s; the chat's "
                 f"authors have {store.count(followed_ids=chat):,} papers; load average "

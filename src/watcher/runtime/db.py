@@ -152,7 +152,7 @@ def check_connection(engine: Engine) -> None:
 
 # The full-text index of /search (0027) lives beside the tables, not in them: SQLite's FTS5
 # tables (the virtual table and its shadows), PostgreSQL's generated column and its GIN index.
-_FULL_TEXT = ("paper_search", "search_words", "ix_paper_search_words")
+_FULL_TEXT = ("paper_search", "search_words", "ix_paper_search_words", "ix_paper_search_terms")
 
 
 def compared_by_autogenerate(name: str | None, _type: str, _parents: object) -> bool:
