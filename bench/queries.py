@@ -25,6 +25,7 @@ script measures the code before 0009 and before 0012.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import os
@@ -365,6 +366,12 @@ def measure_memory(url: str, chat: list[int]) -> tuple[float, float, float]:
     return opened, chat_done, all_done
 
 
+@contextlib.contextmanager
+def loaded_database(url: str) -> Iterator[str]:
+    """`url` as it is, kept afterwards (`--loaded`)."""
+    yield url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -373,6 +380,12 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true", help="print each question's plans")
     parser.add_argument(
         "--only", default="", metavar="PREFIX", help="ask only the questions named PREFIX..."
+    )
+    parser.add_argument(
+        "--loaded",
+        metavar="URL",
+        help="ask a database loaded before (of one size, --sizes N): migrate it to this code's "
+        "newest migration (timed, as the load) and ask it; nothing is loaded or dropped",
     )
     parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
@@ -383,11 +396,15 @@ def main() -> None:
     memory: dict[int, tuple[float, float, float]] = {}
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
-        with empty_database(args.database_url) as url:
-            engine = open_database(url)
-            shape = Shape(n)
+        database = (
+            loaded_database(args.loaded) if args.loaded else empty_database(args.database_url)
+        )
+        with database as url:
             started = time.perf_counter()
-            load(engine, shape)
+            engine = open_database(url)
+            if not args.loaded:
+                started = time.perf_counter()
+                load(engine, Shape(n))
             loaded = time.perf_counter() - started
             store = Store(engine)
             chat, asked = questions(store)
