@@ -1,19 +1,19 @@
 """/search over the stored papers: the database's own full-text index, never a scan in Python.
 
-Migration 0027 made the index and keeps it in step with every save by the database itself:
-on SQLite the FTS5 table `paper_search` (Porter stems, triggers on `paper`), on PostgreSQL the
-generated `paper.search_words` (`to_tsvector('english', ...)`, Snowball English stems) under a
-GIN index. A query's words (`watcher.follows.search_words.SearchQuery`, letters and digits only, so
-nothing can break out of a quote) must all be in the title or the abstract; with a category, the
-paper is in it (primary or cross-list). Newest first is (published DESC, arxiv_id DESC), as in
-/recent.
+Migrations 0027 and 0030 made the index, which the database itself keeps in step with every save
+(triggers): on SQLite the FTS5 table `paper_search` (Porter stems), on PostgreSQL the table
+`paper_search` of `tsvector`s (`to_tsvector('english', ...)`, Snowball English stems) under a GIN
+index. Beside the words, each holds the paper's categories (primary and cross-lists) as terms,
+so "in CATEGORY" is one more term, never a join. A query's words
+(`watcher.follows.search_words.SearchQuery`, letters and digits only, so nothing can break out of
+a quote) must all be in the title or the abstract. Newest first is (published DESC, arxiv_id
+DESC), as in /recent.
 
-So that a page costs about the same at a million papers as at a thousand, matches are counted
-up to `MAX_FOUND` only (a search finding more shows the newest `MAX_FOUND`), and a page is read
-one of two ways, chosen by the capped count: a few matches are fetched from the index and
-ordered; many are found by walking the newest papers and asking about each, which stops after
-the page. (PostgreSQL's own estimate of a word's share is too rough for that choice: it walked
-the newest papers for a word in 1 paper of 1,000, at 48 ms for 100,000 papers.)
+So that a page costs about the same at a million papers as at a thousand (20 ms at most at a
+million, `bench/queries.py`), matches are counted up to `MAX_FOUND` only (a search finding more
+shows the newest `MAX_FOUND`), and a page is read from the newest matches down, stopping after
+it: on SQLite the index's own order is newest first (its rowid is the paper's search key); on
+PostgreSQL, whose GIN index has no order, from the matches of the newest months (below).
 """
 
 from __future__ import annotations

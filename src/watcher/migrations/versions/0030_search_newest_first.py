@@ -15,7 +15,16 @@ change, delete, when the paper is still there: a paper's delete cascades to its 
 A contentless FTS5 table forgets a row only when told its old values, so each trigger gives
 them, computed as the insert computed them.
 
-PostgreSQL: TODO
+PostgreSQL: 0027's generated `paper.search_words` gives way to a table, `paper_search`: each
+paper's id, `published` and `arxiv_id` (the order's columns) and `terms`, a `tsvector` of its
+words (`to_tsvector('english', title || ' ' || abstract)`, as 0027) and of terms no word can be
+(the English configuration lowercases every word): `Y2026` and `M202611` (the year and month of
+`published`, UTC) and `Ccs.DC` for each category, under a GIN index. A row trigger on `paper`
+writes a paper's row on insert and on a change of its title, abstract, date or id; statement
+triggers on `paper_category` (with their transition tables) put the changed papers' category
+terms in again. A paper's delete takes its row with it (the foreign key cascades). The store
+reads a page of many matches from a window of the newest months by ORing their terms
+(`watcher.store.search`).
 
 Revision ID: 0030
 Revises: 0027
