@@ -48,7 +48,8 @@ _POSTGRES_PAGE = (
 _POSTGRES_WORDS = "plainto_tsquery('english', :words)"
 _POSTGRES_WORDS_AND = "plainto_tsquery('english', :words) && CAST(:terms AS tsquery)"
 _POSTGRES_SPAN = "SELECT min(published), max(published) FROM paper"
-_MONTHS_MARGIN = 1.5  # a window this much wider than the newest month's share of matches says
+_MONTHS_MARGIN = 1.5  # a window this much wider than the matches found so far say
+_GROWTH = 8  # a window grows at most this many times from one try to the next
 
 # SQLite (migration 0030): the index's rowid is the paper's search key, (second of published,
 # id), so its own order is newest first to the second: the (offset + limit)-th newest match's
@@ -157,7 +158,10 @@ def _postgres_page(
         in_window = rows[0][1] if rows else 0
         if in_window >= wanted or months >= every:
             return found, [row[0] for row in rows[offset:]]
-        months = max(months * 2, ceil(months * wanted / max(in_window, 1) * _MONTHS_MARGIN))
+        # As many months again as the matches so far say the page needs, with a margin; at
+        # least twice as many (a page's worth costs at most about twice the last window), at
+        # most _GROWTH times (the newest month may have only begun: its share says little).
+        months *= min(_GROWTH, max(2, ceil(wanted / max(in_window, 1) * _MONTHS_MARGIN)))
 
 
 def _month(moment: datetime) -> int:
