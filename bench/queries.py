@@ -291,7 +291,8 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
 
 def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
     """/search of a rare, a middling and a common word, of two common ones, within a category,
-    and a later page; on code before migration 0027, none."""
+    and a later page; on code before migration 0027, none (0027: a generated column of `paper`
+    on PostgreSQL; 0030: a table of its own)."""
     if not _has_search(store.engine):
         return {}
     from watcher.follows.search_words import parse_search
@@ -314,7 +315,9 @@ def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
 def _has_search(engine: Engine) -> bool:
     if engine.dialect.name == "sqlite":
         return inspect(engine).has_table("paper_search")
-    return "search_words" in {c["name"] for c in inspect(engine).get_columns("paper")}
+    return inspect(engine).has_table("paper_search") or "search_words" in {
+        c["name"] for c in inspect(engine).get_columns("paper")
+    }
 
 
 def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]:

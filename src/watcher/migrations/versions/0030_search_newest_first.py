@@ -19,10 +19,11 @@ PostgreSQL: 0027's generated `paper.search_words` gives way to a table, `paper_s
 paper's id, `published` and `arxiv_id` (the order's columns) and `terms`, a `tsvector` of its
 words (`to_tsvector('english', title || ' ' || abstract)`, as 0027) and of terms no word can be
 (the English configuration lowercases every word): `Y2026` and `M202611` (the year and month of
-`published`, UTC) and `Ccs.DC` for each category, under a GIN index. A row trigger on `paper`
-writes a paper's row on insert and on a change of its title, abstract, date or id; statement
-triggers on `paper_category` (with their transition tables) put the changed papers' category
-terms in again. A paper's delete takes its row with it (the foreign key cascades). The store
+`published`, UTC) and `Ccs.DC` for each category, under a GIN index. A row trigger on `paper`,
+deferred to the commit (so that a new paper's row is written once, with the categories saved
+after it: no dead row, no second GIN entry), writes a paper's row on insert and on a change of
+its title, abstract, date or id; statement triggers on `paper_category` (with their transition
+tables) put the category terms of the papers already indexed in again. A paper's delete takes its row with it (the foreign key cascades). The store
 reads a page of many matches from a window of the newest months by ORing their terms
 (`watcher.store.search`).
 
@@ -198,10 +199,12 @@ _POSTGRES_FUNCTIONS = (
     "CREATE FUNCTION paper_search_category_terms(paper integer) RETURNS tsvector "
     "LANGUAGE sql STABLE AS $$ SELECT array_to_tsvector(ARRAY("
     "SELECT 'C' || category FROM paper_category WHERE paper_id = paper)) $$",
+    # At commit (a deferred trigger): the paper as it is then, with the categories saved after
+    # it in the same transaction, written once; nothing if it was deleted meanwhile.
     "CREATE FUNCTION paper_search_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-    "INSERT INTO paper_search (paper_id, published, arxiv_id, terms) VALUES (NEW.id, "
-    "NEW.published, NEW.arxiv_id, paper_search_own_terms(NEW.title, NEW.abstract, "
-    "NEW.published) || paper_search_category_terms(NEW.id)) "
+    "INSERT INTO paper_search (paper_id, published, arxiv_id, terms) SELECT p.id, "
+    "p.published, p.arxiv_id, paper_search_own_terms(p.title, p.abstract, p.published) "
+    "|| paper_search_category_terms(p.id) FROM paper p WHERE p.id = NEW.id "
     "ON CONFLICT (paper_id) DO UPDATE SET published = EXCLUDED.published, "
     "arxiv_id = EXCLUDED.arxiv_id, terms = EXCLUDED.terms; RETURN NULL; END $$",
     # The categories of the papers a statement changed: their old C terms out, the new ones in.
@@ -212,8 +215,9 @@ _POSTGRES_FUNCTIONS = (
     "WHERE s.paper_id IN (SELECT paper_id FROM changed); RETURN NULL; END $$",
 )
 _POSTGRES_TRIGGERS = (
-    "CREATE TRIGGER paper_search_write AFTER INSERT OR UPDATE OF title, abstract, published, "
-    "arxiv_id ON paper FOR EACH ROW EXECUTE FUNCTION paper_search_write()",
+    "CREATE CONSTRAINT TRIGGER paper_search_write AFTER INSERT OR UPDATE OF title, abstract, "
+    "published, arxiv_id ON paper DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+    "EXECUTE FUNCTION paper_search_write()",
     "CREATE TRIGGER paper_search_category_insert AFTER INSERT ON paper_category "
     "REFERENCING NEW TABLE AS changed FOR EACH STATEMENT "
     "EXECUTE FUNCTION paper_search_categories()",
