@@ -219,6 +219,8 @@ def load(engine: Engine, shape: Shape) -> None:
                 "INSERT INTO paper_count SELECT category, count(*) FROM paper_category "
                 "GROUP BY category"
             )
+        if postgres:  # the tables' sizes, so the join below is planned on them, not guessed
+            cursor.execute("ANALYZE paper_match, paper_category")
         if inspect(engine).has_table("paper_match_category"):  # as the save path keeps it
             cursor.execute(
                 "INSERT INTO paper_match_category (followed_author_id, category, published, "
