@@ -9,8 +9,8 @@ so "in CATEGORY" is one more term, never a join. A query's words
 a quote) must all be in the title or the abstract. Newest first is (published DESC, arxiv_id
 DESC), as in /recent.
 
-So that a page costs about the same at a million papers as at a thousand (20 ms at most at a
-million, `bench/queries.py`), matches are counted up to `MAX_FOUND` only (a search finding more
+So that a page costs about the same at a million papers as at a thousand (`bench/queries.py`;
+`bench/README.md` has the figures), matches are counted up to `MAX_FOUND` only (a search finding more
 shows the newest `MAX_FOUND`), and a page is read from the newest matches down, stopping after
 it: on SQLite the index's own order is newest first (its rowid is the paper's search key); on
 PostgreSQL, whose GIN index has no order, from the matches of the newest months (below).
