@@ -12,8 +12,9 @@ DESC), as in /recent.
 So that a page costs about the same at a million papers as at a thousand (`bench/queries.py`;
 `bench/README.md` has the figures), matches are counted up to `MAX_FOUND` only (a search
 finding more shows the newest `MAX_FOUND`), and a page is read from the newest matches down,
-stopping after it: on SQLite the index's own order is newest first (its rowid is the paper's search key); on
-PostgreSQL, whose GIN index has no order, from the matches of the newest months (below).
+stopping after it: on SQLite the index's own order is newest first (its rowid is the paper's
+search key); on PostgreSQL, whose GIN index has no order, from the matches of the newest months
+(below).
 """
 
 from __future__ import annotations
