@@ -25,6 +25,7 @@ script measures the code before 0009 and before 0012.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import os
@@ -218,6 +219,8 @@ def load(engine: Engine, shape: Shape) -> None:
                 "INSERT INTO paper_count SELECT category, count(*) FROM paper_category "
                 "GROUP BY category"
             )
+        if postgres:  # the tables' sizes, so the join below is planned on them, not guessed
+            cursor.execute("ANALYZE paper_match, paper_category")
         if inspect(engine).has_table("paper_match_category"):  # as the save path keeps it
             cursor.execute(
                 "INSERT INTO paper_match_category (followed_author_id, category, published, "
@@ -290,7 +293,8 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
 
 def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
     """/search of a rare, a middling and a common word, of two common ones, within a category,
-    and a later page; on code before migration 0027, none."""
+    and a later page; on code before migration 0027, none (0027: a generated column of `paper`
+    on PostgreSQL; 0030: a table of its own)."""
     if not _has_search(store.engine):
         return {}
     from watcher.follows.search_words import parse_search
@@ -313,7 +317,9 @@ def searches(store: Store, later: int) -> dict[str, Callable[[], object]]:
 def _has_search(engine: Engine) -> bool:
     if engine.dialect.name == "sqlite":
         return inspect(engine).has_table("paper_search")
-    return "search_words" in {c["name"] for c in inspect(engine).get_columns("paper")}
+    return inspect(engine).has_table("paper_search") or "search_words" in {
+        c["name"] for c in inspect(engine).get_columns("paper")
+    }
 
 
 def timed(question: Callable[[], object], runs: int) -> tuple[float, float, int]:
@@ -365,12 +371,27 @@ def measure_memory(url: str, chat: list[int]) -> tuple[float, float, float]:
     return opened, chat_done, all_done
 
 
+@contextlib.contextmanager
+def loaded_database(url: str) -> Iterator[str]:
+    """`url` as it is, kept afterwards (`--loaded`)."""
+    yield url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--explain", action="store_true", help="print each question's plans")
+    parser.add_argument(
+        "--only", default="", metavar="PREFIX", help="ask only the questions named PREFIX..."
+    )
+    parser.add_argument(
+        "--loaded",
+        metavar="URL",
+        help="ask a database loaded before (of one size, --sizes N): migrate it to this code's "
+        "newest migration (timed, as the load) and ask it; nothing is loaded or dropped",
+    )
     parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -380,14 +401,19 @@ def main() -> None:
     memory: dict[int, tuple[float, float, float]] = {}
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
-        with empty_database(args.database_url) as url:
-            engine = open_database(url)
-            shape = Shape(n)
+        database = (
+            loaded_database(args.loaded) if args.loaded else empty_database(args.database_url)
+        )
+        with database as url:
             started = time.perf_counter()
-            load(engine, shape)
+            engine = open_database(url)
+            if not args.loaded:
+                started = time.perf_counter()
+                load(engine, Shape(n))
             loaded = time.perf_counter() - started
             store = Store(engine)
             chat, asked = questions(store)
+            asked = {name: q for name, q in asked.items() if name.startswith(args.only)}
             print(
                 f"N = {n:,} ({engine.dialect.name}): loaded in {loaded:.1f} s; the chat's "
                 f"authors have {store.count(followed_ids=chat):,} papers; load average "

@@ -74,6 +74,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0027",
             "0028",
             "0029",  # issue 30's reading list
+            "0030",
         ]
         assert differences(engine) != []  # the comparison can see a missing schema
         upgrade(engine)
@@ -415,5 +416,60 @@ def test_0027_indexes_the_stored_papers_and_keeps_step_with_saves_and_back(
         assert "search_words" not in columns
         command.upgrade(config, "head")
         assert _found(engine, "colourings planar") == ["2611.00002"]
+    finally:
+        engine.dispose()
+
+
+def _in_category(connection: Connection, paper_id: int, category: str, position: int) -> None:
+    connection.execute(
+        text(
+            "INSERT INTO paper_category (paper_id, category, position, published) "
+            "SELECT id, :category, :position, published FROM paper WHERE id = :id"
+        ),
+        {"id": paper_id, "category": category, "position": position},
+    )
+
+
+def _found_by_0027(engine: Engine, word: str) -> list[int]:
+    """The ids 0027's index finds for one word, read as 0027's store read it."""
+    if engine.dialect.name == "sqlite":
+        statement = "SELECT rowid FROM paper_search WHERE paper_search MATCH :word ORDER BY 1"
+    else:
+        statement = (
+            "SELECT id FROM paper WHERE search_words @@ plainto_tsquery('english', :word) "
+            "ORDER BY 1"
+        )
+    with engine.connect() as connection:
+        return [row[0] for row in connection.execute(text(statement), {"word": word})]
+
+
+def test_0030_indexes_the_stored_papers_with_their_categories_and_back(
+    database_url: str,
+) -> None:
+    """The papers and categories stored before 0030 are found by word and by category after it
+    (the index is filled from them), the triggers keep step with categories added and removed
+    afterwards, and down again 0027's index is back, filled."""
+    engine = create_db_engine(database_url)
+    config = alembic_config(engine)
+    try:
+        command.upgrade(config, "0027")
+        with engine.begin() as connection:
+            _insert_paper(connection, 1, "Ring collectives", "Allreduce over networks.")
+            _insert_paper(connection, 2, "Tree collectives", "Allreduce over trees.")
+            _in_category(connection, 1, "cs.DC", 0)
+            _in_category(connection, 1, "cs.NI", 1)
+            _in_category(connection, 2, "cs.DC", 0)
+        command.upgrade(config, "0030")
+        assert _found(engine, "allreduce") == ["2611.00002", "2611.00001"]
+        assert _found(engine, "allreduce in cs.NI") == ["2611.00001"]
+        assert _found(engine, "allreduce in cs.DC") == ["2611.00002", "2611.00001"]
+        with engine.begin() as connection:
+            connection.execute(text("DELETE FROM paper_category WHERE category = 'cs.NI'"))
+            _in_category(connection, 2, "cs.NI", 1)
+        assert _found(engine, "allreduce in cs.NI") == ["2611.00002"]
+        command.downgrade(config, "0027")
+        assert _found_by_0027(engine, "allreduce") == [1, 2]
+        command.upgrade(config, "head")
+        assert _found(engine, "trees in cs.NI") == ["2611.00002"]
     finally:
         engine.dispose()

@@ -150,9 +150,10 @@ def check_connection(engine: Engine) -> None:
         ) from None
 
 
-# The full-text index of /search (0027) lives beside the tables, not in them: SQLite's FTS5
-# tables (the virtual table and its shadows), PostgreSQL's generated column and its GIN index.
-_FULL_TEXT = ("paper_search", "search_words", "ix_paper_search_words")
+# The full-text index of /search (0027, 0030) lives beside the tables, not in them: SQLite's FTS5
+# tables (the virtual table and its shadows), PostgreSQL's `paper_search` table and its GIN index
+# (0027's generated column and its index, for a database between the two).
+_FULL_TEXT = ("paper_search", "search_words", "ix_paper_search_words", "ix_paper_search_terms")
 
 
 def compared_by_autogenerate(name: str | None, _type: str, _parents: object) -> bool:

@@ -9,7 +9,7 @@ English stems, English stop words dropped) under a GIN index. Both are filled fo
 already stored, here; afterwards no Python code writes them.
 
 A later migration that rebuilds `paper` in SQLite's batch mode drops the triggers with the old
-table: it must create them again (`create_sqlite_triggers`).
+table: it must create them again (`create_sqlite_triggers`; since 0030, that migration's own).
 
 Revision ID: 0027
 Revises: 0026
