@@ -454,8 +454,8 @@ def test_0030_indexes_the_stored_papers_with_their_categories_and_back(
     try:
         command.upgrade(config, "0027")
         with engine.begin() as connection:
-            _insert_paper(connection, 1, "Ring collectives", "Allreduce over networks.")
-            _insert_paper(connection, 2, "Tree collectives", "Allreduce over trees.")
+            insert_paper(connection, 1, "Ring collectives", "Allreduce over networks.")
+            insert_paper(connection, 2, "Tree collectives", "Allreduce over trees.")
             _in_category(connection, 1, "cs.DC", 0)
             _in_category(connection, 1, "cs.NI", 1)
             _in_category(connection, 2, "cs.DC", 0)
