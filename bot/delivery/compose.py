@@ -28,12 +28,19 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import (
+    Bot,
+    CopyTextButton,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    SwitchInlineQueryChosenChat,
+)
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.delivery.answers import cannot_parse
-from bot.render import Finder, Message, render_paper, render_summary
+from bot.render import Button, Finder, Message, render_paper, render_summary
 from bot.render.actions import Cause
 from watcher.arxiv.records import Record
 from watcher.arxiv.taxonomy import category_name
@@ -147,7 +154,7 @@ class PaperMessages:
             record, marked=marked, kind=kind, category_name=category_name, topics=topics,
             cause=_cause(found, labels),
         )  # fmt: skip
-        composed = Composed(message, _markup(message))
+        composed = Composed(message, markup_of(message))
         self._composed[key] = composed
         if len(self._composed) > self.size:
             self._composed.popitem(last=False)
@@ -224,10 +231,24 @@ def topic_note(thread_id: int) -> str:
     return f" (topic {thread_id})" if thread_id else ""
 
 
-def _markup(message: Message) -> InlineKeyboardMarkup | None:
-    rows = [
-        [InlineKeyboardButton(b.text, url=b.url, callback_data=b.callback_data) for b in row]
-        for row in message.buttons
-    ]
+def markup_of(message: Message) -> InlineKeyboardMarkup | None:
+    """The PTB inline keyboard for a rendered message's buttons (None when it has none)."""
+    rows = [[inline_button(button) for button in row] for row in message.buttons]
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def inline_button(button: Button) -> InlineKeyboardButton:
+    """One rendered button as PTB's: a link, callback data, a copy button (`CopyTextButton`) or
+    a share button (`SwitchInlineQueryChosenChat`: any private chat, group or channel)."""
+    if button.copy_text is not None:
+        return InlineKeyboardButton(button.text, copy_text=CopyTextButton(button.copy_text))
+    if button.share_query is not None:
+        chosen = SwitchInlineQueryChosenChat(
+            query=button.share_query,
+            allow_user_chats=True,
+            allow_group_chats=True,
+            allow_channel_chats=True,
+        )
+        return InlineKeyboardButton(button.text, switch_inline_query_chosen_chat=chosen)
+    return InlineKeyboardButton(button.text, url=button.url, callback_data=button.callback_data)
