@@ -1,6 +1,7 @@
 """What each send carries, and how it goes out: the message for one delivery (news of a
 paper), for a summary and for a digest part, with its keyboard; `send` posts it as HTML, and
-as plain text when Telegram refuses the HTML, never with a link preview. Deliveries to a forum
+as plain text when Telegram refuses the HTML, with no link preview unless the destination
+asked for one (/preview on: the paper's abstract page, small, above the news). Deliveries to a forum
 topic carry its `message_thread_id`, and so do summaries and digest parts.
 
 A paper goes to many chats, so its message is rendered once for every chat that marks the same
@@ -61,6 +62,14 @@ class Composed:
 
     message: Message
     markup: InlineKeyboardMarkup | None = None
+    preview: str | None = None  # the page previewed above the text (/preview on); else none
+
+    @property
+    def link_preview(self) -> LinkPreviewOptions:
+        """No preview, or `preview`'s page small and above the text."""
+        if self.preview is None:
+            return NO_PREVIEW
+        return LinkPreviewOptions(url=self.preview, prefer_small_media=True, show_above_text=True)
 
     def text(self, *, plain: bool = False) -> tuple[str, ParseMode | None]:
         """The text to send and its parse mode: the HTML, or with `plain` the text without
@@ -207,7 +216,7 @@ async def _send_text(
         text,
         message_thread_id=thread_id or None,
         parse_mode=parse_mode,
-        link_preview_options=NO_PREVIEW,
+        link_preview_options=composed.link_preview,
         reply_markup=composed.markup,
         disable_notification=silent or None,
         allow_paid_broadcast=paid or None,

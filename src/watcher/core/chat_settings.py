@@ -120,6 +120,14 @@ class ChatSettings:
 
         return await in_db_thread(self._change, chat_id, change, thread_id)
 
+    async def set_preview(self, chat_id: int, thread_id: int, preview: bool) -> Speaking:
+        """The abstract page's preview above news in full (/preview on), or none (off)."""
+
+        def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
+            return self._chats.speaking.set_preview(chat, thread, preview)
+
+        return await in_db_thread(self._change, chat_id, change, thread_id)
+
     async def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> Speaking:
         def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
             return self._chats.speaking.set_format(chat, thread, form)
