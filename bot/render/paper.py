@@ -2,7 +2,7 @@
 (`render_paper_lookup`): heading, the topics that found it (🔎), the title linked to the abstract
 page, authors with the followed ones marked, categories, classes, dates, comment, journal
 reference, and the abstract in a block quote (an expandable one when longer than
-`EXPANDABLE_ABSTRACT`), cut to fit one message; with one row of buttons
+`EXPANDABLE_ABSTRACT`), cut to fit one message; with its rows of buttons
 (`bot.render.actions`). A revision says what changed from the version stored before it and
 shows the abstract again only when it changed. The author list (`author_spans`) is shared with
 the digests.
