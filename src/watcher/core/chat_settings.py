@@ -1,8 +1,8 @@
 """A chat's settings as the front ends change them, each per destination (the chat, or one forum
 topic of it: `thread_id`, `NO_THREAD` for General and a chat without topics): how it is spoken
-to (pause, resume, quiet hours, sound, format), its digest, its time zone, and whether it hears
-of new versions of papers (`revisions`). A change in one topic leaves the chat's other topics
-as they were.
+to (pause, resume, quiet hours, sound, format, link preview), its digest, its time zone, and
+whether it hears of new versions of papers (`revisions`). A change in one topic leaves the
+chat's other topics as they were.
 
 Each change is ONE call and ONE store transaction, answering a typed outcome that carries the
 settings as they now are and the instant they were changed at (`now`, from the runtime's clock),
