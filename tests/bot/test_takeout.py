@@ -327,3 +327,24 @@ async def test_each_forum_topic_exports_and_imports_its_own_follows(bot: Bot) ->
     styles = bot.chats.speaking.styles([forum])
     assert styles[(forum, news)] == styles[(forum, papers)] == Style(silent=True, compact=True)
     assert (forum, NO_THREAD) not in styles  # General speaks as it did
+
+
+async def test_a_file_made_before_preview_imports_and_leaves_the_chats_preview(bot: Bot) -> None:
+    """Issue 33: `# preview: on|off` travels; a file without it (every file made before) still
+    imports and changes no preview; a wrong value is reported, not refused."""
+    bot.chats.seen(USER, kind="private")
+    bot.chats.speaking.set_preview(USER, NO_THREAD, True)
+    old = b"# silent: on\n# format: compact\nsubscribe Dezun Dong\n"
+    question = await send_file(bot, USER, old, file_name="follows.txt")
+    assert question.splitlines()[:2] == [
+        "📥 This chat will follow Dezun Dong.",
+        "It will set silent on, format compact.",
+    ]
+    go, _ = button_data(bot, USER)
+    await press(bot, USER, go)
+    await bot.until(lambda: bot.chats.subscribed_ids(USER))
+    speaking = bot.chats.speaking.settings(USER, NO_THREAD)
+    assert (speaking.silent, speaking.preview) == (True, True)
+
+    wrong = await send_file(bot, OTHER, b"# preview: maybe\nsubscribe Dezun Dong\n")
+    assert "• header, preview: maybe: preview is on or off" in wrong.splitlines()
