@@ -88,6 +88,7 @@ EXAMPLES = {
     "quiet": "/quiet 22:00-07:00",
     "silent": "/silent on",
     "format": "/format compact",
+    "preview": "/preview on",
     "search": SEARCH_EXAMPLE,
 }
 

@@ -29,6 +29,7 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import RetryAfter, TelegramError
 
+from bot.delivery.compose import NO_PREVIEW
 from bot.ratelimit import retry_after_seconds
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
@@ -82,7 +83,12 @@ class FailingNotices:
         ]
         for chat_id in admins:  # none: the chats are still told
             try:
-                await bot.send_message(chat_id, "\n".join(lines), parse_mode=ParseMode.HTML)
+                await bot.send_message(
+                    chat_id,
+                    "\n".join(lines),
+                    parse_mode=ParseMode.HTML,
+                    link_preview_options=NO_PREVIEW,
+                )
             except TelegramError as error:
                 log.warning("could not tell admin chat %s of a failing follow: %s", chat_id, error)
         for followed in due:
@@ -127,7 +133,9 @@ async def _send(bot: Bot, chat_id: int, thread_id: int, text: str) -> int:
     topic = thread_id if thread_id != NO_THREAD else None
     for attempt in range(2):
         try:
-            await bot.send_message(chat_id, text, message_thread_id=topic)
+            await bot.send_message(
+                chat_id, text, message_thread_id=topic, link_preview_options=NO_PREVIEW
+            )
             return 1
         except RetryAfter as error:
             wait = retry_after_seconds(error)

@@ -20,6 +20,7 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.delivery.answers import Migrate, Retry, backoff_delay, outcome_of
+from bot.delivery.compose import NO_PREVIEW
 from watcher.core.delivery import Deliveries
 from watcher.core.views import PendingNotice
 
@@ -68,7 +69,7 @@ class AdminNoticeSender:
         """Send one notice; the seconds to wait before the next try when it is to be retried."""
         try:
             await self.bot.send_message(
-                chat_id=notice.chat_id, text=notice.text, disable_web_page_preview=True
+                chat_id=notice.chat_id, text=notice.text, link_preview_options=NO_PREVIEW
             )
         except TelegramError as error:
             outcome = outcome_of(error)

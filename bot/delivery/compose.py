@@ -1,6 +1,7 @@
 """What each send carries, and how it goes out: the message for one delivery (news of a
 paper), for a summary and for a digest part, with its keyboard; `send` posts it as HTML, and
-as plain text when Telegram refuses the HTML, never with a link preview. Deliveries to a forum
+as plain text when Telegram refuses the HTML, with no link preview unless the destination
+asked for one (/preview on: the paper's abstract page, small, above the news). Deliveries to a forum
 topic carry its `message_thread_id`, and so do summaries and digest parts.
 
 A paper goes to many chats, so its message is rendered once for every chat that marks the same
@@ -28,12 +29,19 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import (
+    Bot,
+    CopyTextButton,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    SwitchInlineQueryChosenChat,
+)
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.delivery.answers import cannot_parse
-from bot.render import Finder, Message, render_paper, render_summary
+from bot.render import Button, Finder, Message, render_paper, render_summary
 from bot.render.actions import Cause
 from watcher.arxiv.records import Record
 from watcher.arxiv.taxonomy import category_name
@@ -54,6 +62,14 @@ class Composed:
 
     message: Message
     markup: InlineKeyboardMarkup | None = None
+    preview: str | None = None  # the page previewed above the text (/preview on); else none
+
+    @property
+    def link_preview(self) -> LinkPreviewOptions:
+        """No preview, or `preview`'s page small and above the text."""
+        if self.preview is None:
+            return NO_PREVIEW
+        return LinkPreviewOptions(url=self.preview, prefer_small_media=True, show_above_text=True)
 
     def text(self, *, plain: bool = False) -> tuple[str, ParseMode | None]:
         """The text to send and its parse mode: the HTML, or with `plain` the text without
@@ -147,7 +163,7 @@ class PaperMessages:
             record, marked=marked, kind=kind, category_name=category_name, topics=topics,
             cause=_cause(found, labels),
         )  # fmt: skip
-        composed = Composed(message, _markup(message))
+        composed = Composed(message, markup_of(message))
         self._composed[key] = composed
         if len(self._composed) > self.size:
             self._composed.popitem(last=False)
@@ -200,7 +216,7 @@ async def _send_text(
         text,
         message_thread_id=thread_id or None,
         parse_mode=parse_mode,
-        link_preview_options=NO_PREVIEW,
+        link_preview_options=composed.link_preview,
         reply_markup=composed.markup,
         disable_notification=silent or None,
         allow_paid_broadcast=paid or None,
@@ -224,10 +240,24 @@ def topic_note(thread_id: int) -> str:
     return f" (topic {thread_id})" if thread_id else ""
 
 
-def _markup(message: Message) -> InlineKeyboardMarkup | None:
-    rows = [
-        [InlineKeyboardButton(b.text, url=b.url, callback_data=b.callback_data) for b in row]
-        for row in message.buttons
-    ]
+def markup_of(message: Message) -> InlineKeyboardMarkup | None:
+    """The PTB inline keyboard for a rendered message's buttons (None when it has none)."""
+    rows = [[inline_button(button) for button in row] for row in message.buttons]
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def inline_button(button: Button) -> InlineKeyboardButton:
+    """One rendered button as PTB's: a link, callback data, a copy button (`CopyTextButton`) or
+    a share button (`SwitchInlineQueryChosenChat`: any private chat, group or channel)."""
+    if button.copy_text is not None:
+        return InlineKeyboardButton(button.text, copy_text=CopyTextButton(button.copy_text))
+    if button.share_query is not None:
+        chosen = SwitchInlineQueryChosenChat(
+            query=button.share_query,
+            allow_user_chats=True,
+            allow_group_chats=True,
+            allow_channel_chats=True,
+        )
+        return InlineKeyboardButton(button.text, switch_inline_query_chosen_chat=chosen)
+    return InlineKeyboardButton(button.text, url=button.url, callback_data=button.callback_data)

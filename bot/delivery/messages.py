@@ -9,13 +9,14 @@ due delivery here and gets back the message and the deliveries it confirms (`Pla
 - otherwise the paper in full.
 
 It also keeps what the sends need to know of the chats about to be served, read at each refill
-(`learn`): whom each topic follows (marked ★) and how it is spoken to (`Style`: silent, compact).
+(`learn`): whom each topic follows (marked ★) and how it is spoken to (`Style`: silent, compact,
+link preview).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.delivery.compose import (
     Composed,
@@ -113,6 +114,8 @@ class MessagePlanner:
         composed = self.papers.compose(
             delivery.record, NewsKind.of(delivery.kind), delivery.chat_id, delivery.thread_id
         )
+        if self.style(delivery).preview and delivery.record.abs_url:
+            composed = replace(composed, preview=delivery.record.abs_url)
         carried = {delivery.id: delivery.record.version}
         return Planned(carried, composed, delivery.record.arxiv_id, False)
 

@@ -2,13 +2,14 @@
 
 One module per area, each a small class bound to the core through a `Core`:
 
-- `commands`: the one table of commands: the menu, the routing below, and /help;
+- `commands`: the one table of commands: the menu, the routing below, and /help (its rows'
+  kinds: `command_kinds`);
 - `welcome`: /start, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions, and their answers
   (`follow_answers`) to what the core decided (`watcher.core.subscribing`); /unsubscribe alone asks
   first (`unfollow_all`); a name that looks like several people gets a question (`offers`);
 - `digest`: /digest and /timezone;
-- `speaking`: /pause, /resume, /quiet, /silent, /format;
+- `speaking`: /pause, /resume, /quiet, /silent, /format, /preview;
 - `coauthors`: /authors, a paper's authors with a button each that follows that person (its
   pages: `author_list`);
 - `topics`: /watch, /unwatch;
@@ -49,7 +50,8 @@ from bot.handlers.admin import Admin
 from bot.handlers.author_list import PREFIX as AUTHOR_LIST_PREFIX
 from bot.handlers.budget import CommandBudget
 from bot.handlers.coauthors import CoauthorCommands
-from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, Handlers
+from bot.handlers.command_kinds import Handlers
+from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler

@@ -1,32 +1,20 @@
 """The one table of the bot's commands: each command's name, its line in Telegram's command menu
 (`COMMANDS`, published with setMyCommands), the handler it is routed to (`Command.route`), its
 one line in /help (`HELP`, grouped: following, reading, settings) and its details under
-`/help NAME`. The limits /help states are read from the constants that set them.
+`/help NAME`. The limits /help states are read from the constants that set them. What a row is
+made of is `bot.handlers.command_kinds`.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
 
 from telegram import BotCommand, Update
 
 from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
-from bot.handlers.admin import Admin
 from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
-from bot.handlers.coauthors import CoauthorCommands
+from bot.handlers.command_kinds import IN_GROUPS, PER_TOPIC, Command, Group
 from bot.handlers.common import Context, reply
-from bot.handlers.digest import DigestCommands
-from bot.handlers.questions import Questions
-from bot.handlers.saved import SavedPapers
-from bot.handlers.speaking import SpeakingCommands
-from bot.handlers.subscriptions import Subscriptions
-from bot.handlers.takeout import Takeout
-from bot.handlers.topics import Topics
-from bot.handlers.welcome import Welcome
 from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
@@ -34,51 +22,6 @@ from watcher.follows.rules import MAX_RULE_CATEGORIES
 from watcher.follows.search_words import MAX_SEARCH_BYTES, MAX_SEARCH_WORDS
 from watcher.follows.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 from watcher.follows.topics import MAX_TERMS
-
-Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
-
-
-@dataclass(frozen=True, slots=True)
-class Handlers:
-    """The handler groups a command may be routed to, built once by `bot.handlers.register`."""
-
-    welcome: Welcome
-    subscriptions: Subscriptions
-    coauthors: CoauthorCommands
-    topics: Topics
-    questions: Questions
-    digest: DigestCommands
-    speaking: SpeakingCommands
-    admin: Admin
-    takeout: Takeout
-    saved: SavedPapers
-
-
-class Group(StrEnum):
-    """The groups /help shows the commands in, in this order."""
-
-    FOLLOWING = "Following"
-    READING = "Reading"
-    SETTINGS = "Settings"
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """One command: `/name`, its menu line, its handler among `Handlers`, its /help group and
-    line (`usage`: what follows the name; `summary`: a few words), and what `/help NAME` adds."""
-
-    name: str
-    menu: str
-    route: Callable[[Handlers], Callback]
-    group: Group
-    usage: str
-    summary: str
-    details: tuple[str, ...]
-
-    @property
-    def line(self) -> str:
-        """Its one line in /help: `/subscribe NAME: follow an author`."""
-        return f"/{self.name}{' ' + self.usage if self.usage else ''}: {self.summary}"
 
 
 async def show_help(update: Update, context: Context) -> None:
@@ -105,17 +48,6 @@ def command_help(command: Command) -> str:
     return "\n".join([f"<b>{html.escape(command.line)}</b>", *command.details])
 
 
-_IN_GROUPS = (
-    "In a group or channel only its administrators can change this; in a forum each topic has "
-    "its own."
-)
-# The settings that were the whole chat's once: said plainly that a topic's is its own.
-_PER_TOPIC = (
-    "In a group or channel only its administrators can change this. In a forum each topic has "
-    "its own: sent in a topic, it shows and changes that topic's, and the other topics (and "
-    "General) keep theirs."
-)
-
 COMMAND_TABLE: tuple[Command, ...] = (
     Command(
         "subscribe",
@@ -136,7 +68,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "A name that seems to be several people gets a question: which of its categories.",
             f"A new chat may add {FIRST_ALLOWANCE} new names and topics at once, then a few an "
             "hour; ones I already follow, and names arXiv does not know, cost nothing.",
-            f"A chat follows at most {MAX_SUBSCRIPTIONS} authors and topics. {_IN_GROUPS}",
+            f"A chat follows at most {MAX_SUBSCRIPTIONS} authors and topics. {IN_GROUPS}",
         ),
     ),
     Command(
@@ -170,7 +102,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "/unsubscribe alone stops everything, once you confirm.",
             "Or press 🔕 Unfollow (🔕 Mute topic) under a paper: it stops the follow that found "
             "it, here only, once you confirm.",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -193,7 +125,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "Papers from before the topic was created are not announced.",
             f"No words: every new paper of up to {MAX_TOPIC_CATEGORIES} categories, and how "
             "many a day that usually is: <code>/watch in cs.DC</code>",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -203,7 +135,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.FOLLOWING,
         "N",
         "stop watching a topic",
-        ("/unwatch alone lists this chat's topics, numbered: <code>/unwatch 1</code>", _IN_GROUPS),
+        ("/unwatch alone lists this chat's topics, numbered: <code>/unwatch 1</code>", IN_GROUPS),
     ),
     Command(
         "subscriptions",
@@ -243,7 +175,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "feeds), or send the file with /import as its caption. I list what I will follow "
             "and skip, the settings I will set (a file saying paused pauses here) and the "
             "papers I will save, and ask first.",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -341,7 +273,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "<code>/digest weekly mon 08:00</code>; /digest off goes back.",
             "/digest alone shows the setting and the next digest, at this chat's (topic's) "
             "/timezone.",
-            _PER_TOPIC,
+            PER_TOPIC,
         ),
     ),
     Command(
@@ -355,7 +287,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "The time zone of digests and quiet hours (default UTC): "
             "<code>/timezone Europe/Berlin</code>, <code>/timezone Berlin</code> or "
             "<code>/timezone +8</code>",
-            _PER_TOPIC,
+            PER_TOPIC,
         ),
     ),
     Command(
@@ -368,7 +300,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "Nothing goes out until /resume; papers found meanwhile wait, none is lost. "
             "/resume sends them, as one summary when there are many.",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -378,7 +310,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.SETTINGS,
         "",
         "send what waited",
-        ("What waited since /pause goes out, as one summary when there are many.", _IN_GROUPS),
+        ("What waited since /pause goes out, as one summary when there are many.", IN_GROUPS),
     ),
     Command(
         "quiet",
@@ -391,7 +323,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "Papers found in the window (in this chat's or topic's /timezone) wait and arrive at "
             "its end: "
             "<code>/quiet 22:00-07:00</code>; <code>/quiet off</code> ends it.",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -401,7 +333,21 @@ COMMAND_TABLE: tuple[Command, ...] = (
         Group.SETTINGS,
         "on|off",
         "no sound",
-        ("Announcements arrive without a notification sound: <code>/silent on</code>", _IN_GROUPS),
+        ("Announcements arrive without a notification sound: <code>/silent on</code>", IN_GROUPS),
+    ),
+    Command(
+        "preview",
+        "The abstract page's preview above papers: /preview on|off",
+        lambda h: h.speaking.preview,
+        Group.SETTINGS,
+        "on|off",
+        "link preview",
+        (
+            "<code>/preview on</code>: each paper in full shows arXiv's abstract page preview, "
+            "small, above it; <code>/preview off</code> (the default): no link previews. "
+            "<code>/preview</code> alone shows the setting.",
+            IN_GROUPS,
+        ),
     ),
     Command(
         "format",
@@ -414,7 +360,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "<code>/format compact</code>: one line per paper (linked title, followed authors "
             "★, category), papers found together in one message; <code>/format full</code>: "
             "each paper in full.",
-            _IN_GROUPS,
+            IN_GROUPS,
         ),
     ),
     Command(
@@ -428,7 +374,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             "Tell this chat (topic) about new versions of papers: <code>/revisions on</code>",
             "A new version says what changed (title, authors, abstract, categories, comments, "
             "journal reference); the abstract is shown again only when it changed.",
-            _PER_TOPIC,
+            PER_TOPIC,
         ),
     ),
     Command(

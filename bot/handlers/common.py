@@ -23,7 +23,6 @@ from typing import Protocol
 
 from telegram import (
     Chat,
-    InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
     ReplyParameters,
@@ -37,6 +36,7 @@ from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
 from bot.arguments import Refused
+from bot.delivery.compose import markup_of
 from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
@@ -153,19 +153,7 @@ def place_of(update: Update) -> Place:
 
 def keyboard(message: Message) -> InlineKeyboardMarkup | None:
     """The PTB inline keyboard for a rendered message's buttons (None when it has none)."""
-    if not message.buttons:
-        return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(
-                    button.text, url=button.url, callback_data=button.callback_data
-                )
-                for button in row
-            ]
-            for row in message.buttons
-        ]
-    )
+    return markup_of(message)
 
 
 def quoting(update: Update) -> ReplyParameters | None:

@@ -1,5 +1,6 @@
 """How the bot speaks to a chat (or a forum topic): /pause and /resume, /quiet HH:MM-HH:MM|off
-(in the chat's /timezone), /silent on|off and /format full|compact; and the settings block that
+(in the chat's /timezone), /silent on|off, /format full|compact and /preview on|off (the abstract
+page's preview above news in full); and the settings block that
 /subscriptions ends with (`settings_lines`).
 
 Anyone may ask; in groups only administrators may change them. Each change tells the sender
@@ -35,7 +36,7 @@ _WHAT = "how I speak here"
 
 
 class SpeakingCommands(ServiceHandlers):
-    """/pause, /resume, /quiet, /silent and /format."""
+    """/pause, /resume, /quiet, /silent, /format and /preview."""
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         super().__init__(service)
@@ -140,6 +141,30 @@ class SpeakingCommands(ServiceHandlers):
             else "🔔 Announcements arrive with a sound again.",
         )
 
+    async def preview(self, update: Update, context: Context) -> None:
+        """/preview [on|off]: the abstract page's preview above each paper's news, or none."""
+        place = place_of(update)
+        try:
+            preview = arguments.on_off(context.args or [], command="preview")
+        except UsageError as error:
+            await reply_usage(update, context, error)
+            return
+        if preview is None:
+            shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
+            await reply(update, context, preview_text(shown.speaking) + " " + _PREVIEW_HINT)
+            return
+        if not await self._may_change(update, context, "/preview"):
+            return
+        await self.chat_settings.set_preview(place.chat_id, place.thread_id, preview)
+        self.events.speaking_changed()
+        await reply(
+            update,
+            context,
+            "🖼 Preview on: each paper in full shows its abstract page's preview, small, above it."
+            if preview
+            else "✅ Preview off: no link previews under papers.",
+        )
+
     async def format(self, update: Update, context: Context) -> None:
         """/format [full|compact]: each paper in full, or one line each."""
         place = place_of(update)
@@ -163,6 +188,7 @@ class SpeakingCommands(ServiceHandlers):
 _QUIET_HINT = "<code>/quiet 22:00-07:00</code> sets them (in this chat's or topic's /timezone)."
 _SILENT_HINT = "<code>/silent on</code> or <code>/silent off</code> changes that."
 _FORMAT_HINT = "<code>/format compact</code> or <code>/format full</code> changes it."
+_PREVIEW_HINT = "<code>/preview on</code> or <code>/preview off</code> changes that."
 
 
 def quiet_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
@@ -179,6 +205,12 @@ def quiet_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetim
 
 def silent_text(settings: SpeakingSettings) -> str:
     return "Sound: off (/silent)." if settings.silent else "Sound: on."
+
+
+def preview_text(settings: SpeakingSettings) -> str:
+    if settings.preview:
+        return "Link preview: on, the abstract page above each paper (/preview)."
+    return "Link preview: off."
 
 
 def format_text(form: MessageFormat) -> str:
@@ -220,6 +252,7 @@ def settings_lines(
         pause_text(speaking, digest, now=now),
         format_text(speaking.format).split(",")[0] + " (/format).",
         silent_text(speaking),
+        preview_text(speaking),
         f"New versions of papers: {'on' if revisions else 'off'} "
         f"(/revisions {'off' if revisions else 'on'} to change).",
     ]

@@ -1,11 +1,13 @@
 """The buttons under a paper, and the callback data its buttons carry.
 
-Two rows: the links (the abstract page, the PDF and the HTML page when arXiv has one), then what
-talks back: "Cite" (answered with the paper's BibTeX), "🔖 Save" (onto the chat's reading list,
-/saved; once saved it reads "🗑 Unsave", `save_button`) and, under news a follow caused, "Unfollow
-NAME" or "Mute topic" (which asks first, and stops that follow in that chat only). Six buttons
-in one row leave each too narrow for its label on a phone. The handlers are
-`bot.handlers.paper_buttons` and `bot.handlers.saved`.
+Up to three rows: the links (the abstract page, the PDF and the HTML page when arXiv has one);
+then what the reader does with the paper: "Cite" (answered with the paper's BibTeX), "🔖 Save"
+(onto the chat's reading list, /saved; once saved it reads "🗑 Unsave", `save_button`), "↗ Share"
+(Telegram asks for a chat and starts the bot's inline mode there with the paper's id:
+`switch_inline_query_chosen_chat`) and "📋 Copy id" (copies "arXiv:2412.01234": `copy_text`);
+then, under news a follow caused, "Unfollow NAME" or "Mute topic" (which asks first, and stops
+that follow in that chat only). More than four buttons in a row leave each too narrow for its
+label on a phone. The handlers are `bot.handlers.paper_buttons` and `bot.handlers.saved`.
 
 Callback data stays far below Telegram's 64 bytes: "a:" then a letter for the action, the follow's
 id where it needs one, and the arXiv id without its version ("a:c:2604.01234",
@@ -19,13 +21,20 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.render.styled import MAX_CALLBACK_DATA_BYTES, Button, clip
+from bot.render.styled import (
+    MAX_CALLBACK_DATA_BYTES,
+    MAX_COPY_TEXT,
+    MAX_INLINE_QUERY,
+    Button,
+    clip,
+)
 from watcher.arxiv.records import Record
 
 PREFIX = "a:"
 CITE, UNFOLLOW, CONFIRM, KEEP = "c", "u", "y", "k"
 SAVE, UNSAVE = "s", "x"
 SAVE_TEXT, UNSAVE_TEXT = "🔖 Save", "🗑 Unsave"
+SHARE_TEXT, COPY_TEXT = "↗ Share", "📋 Copy id"
 _NAME_IN_BUTTON = 24  # a long name is cut: the confirmation names it in full
 
 # arXiv renders HTML from the LaTeX source of papers submitted since December 2023 (new-style
@@ -65,8 +74,8 @@ def html_url(record: Record) -> str | None:
 
 
 def paper_rows(record: Record, cause: Cause | None = None) -> tuple[tuple[Button, ...], ...]:
-    """The rows under a paper: Abstract, PDF, HTML (if any); then Cite, Save, and the cause's
-    "Unfollow …" or "Mute topic" when a follow brought it."""
+    """The rows under a paper: Abstract, PDF, HTML (if any); then Cite, Save, Share, Copy id;
+    then the cause's "Unfollow …" or "Mute topic" when a follow brought it."""
     links = (("📄 Abstract", record.abs_url), ("📥 PDF", record.pdf_url),
              ("🌐 HTML", html_url(record)))  # fmt: skip
     row = tuple(Button(text, url=url) for text, url in links if url)
@@ -75,10 +84,16 @@ def paper_rows(record: Record, cause: Cause | None = None) -> tuple[tuple[Button
     if _fits(cite):  # an arXiv id always fits; an absurd stored one gets no button
         actions.append(Button("❝ Cite", callback_data=cite))
         actions.append(save_button(record.arxiv_id, saved=False))
+    if 1 <= len(record.arxiv_id) <= MAX_INLINE_QUERY:
+        actions.append(Button(SHARE_TEXT, share_query=record.arxiv_id))
+    copied = f"arXiv:{record.arxiv_id}"
+    if len(copied) <= MAX_COPY_TEXT:
+        actions.append(Button(COPY_TEXT, copy_text=copied))
+    stop: tuple[Button, ...] = ()
     unfollow = f"{PREFIX}{UNFOLLOW}:{cause.followed_id}:{record.arxiv_id}" if cause else ""
     if cause is not None and _fits(unfollow):
-        actions.append(Button(unfollow_text(cause), callback_data=unfollow))
-    return tuple(r for r in (row, tuple(actions)) if r)
+        stop = (Button(unfollow_text(cause), callback_data=unfollow),)
+    return tuple(r for r in (row, tuple(actions), stop) if r)
 
 
 def save_button(arxiv_id: str, *, saved: bool) -> Button:

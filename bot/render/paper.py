@@ -1,7 +1,8 @@
 """One paper in full, as news for a chat (`render_paper`) or as the answer to /paper
 (`render_paper_lookup`): heading, the topics that found it (🔎), the title linked to the abstract
 page, authors with the followed ones marked, categories, classes, dates, comment, journal
-reference, and the abstract in a block quote, cut to fit one message; with one row of buttons
+reference, and the abstract in a block quote (an expandable one when longer than
+`EXPANDABLE_ABSTRACT`), cut to fit one message; with its rows of buttons
 (`bot.render.actions`). A revision says what changed from the version stored before it and
 shows the abstract again only when it changed. The author list (`author_spans`) is shared with
 the digests.
@@ -42,6 +43,9 @@ _COMMENT_LIMIT = 300
 _JOURNAL_LIMIT = 300
 _TOPIC_LIMIT = 200
 _URL_LIMIT = 300
+# An abstract longer than this goes in an expandable block quote (three lines, a tap opens the
+# rest); a shorter one in a plain block quote, shown whole.
+EXPANDABLE_ABSTRACT = 600
 # How a revision names what it changed (`Record.changes`), in this order.
 _CHANGE_NAMES = {
     "title": "title", "authors": "authors", "abstract": "abstract", "categories": "categories",
@@ -159,14 +163,16 @@ def _paper_lines(
         lines.append(Line((Span("📝 Abstract unchanged: on the abstract page."),)))
     elif abstract:
         used = sum(line_units(line) for line in lines) + len(lines)  # each line and its newline
+        expandable = units(abstract) > EXPANDABLE_ABSTRACT
         if units(abstract) <= BUDGET - used:
-            lines.append(Line((Span(abstract),), quoted=True))
+            lines.append(Line((Span(abstract),), quoted=True, expandable=expandable))
         else:
             pointer = Line(
                 (Span("✂ Abstract shortened. Full text: " + clip(record.abs_url, _URL_LIMIT)),)
             )
             room = BUDGET - used - line_units(pointer) - 1
-            lines.append(Line((Span(clip(abstract, room)),), quoted=True))
+            shortened = clip(abstract, room)
+            lines.append(Line((Span(shortened),), quoted=True, expandable=expandable))
             lines.append(pointer)
     return lines
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 MAX_MESSAGE_LENGTH = 4096  # Telegram's limit on a message's text after entity parsing
 MAX_CALLBACK_DATA_BYTES = 64  # Telegram's limit on an inline button's callback_data
+MAX_COPY_TEXT = 256  # Telegram's limit on a copy button's text (CopyTextButton.text)
+MAX_INLINE_QUERY = 256  # Telegram's limit on an inline query's text
 
 # Kept below MAX_MESSAGE_LENGTH so that Telegram's own counting quirks can never tip us over.
 BUDGET = 4000
@@ -25,15 +27,26 @@ _TAG = re.compile(r"<[^>]*>")
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline keyboard button: opens `url`, or sends `callback_data` back to the bot."""
+    """An inline keyboard button: opens `url`, sends `callback_data` back to the bot, copies
+    `copy_text` to the clipboard, or (`share_query`) asks the reader for a chat and starts the
+    bot's inline mode there with that query."""
 
     text: str
     url: str | None = None
     callback_data: str | None = None
+    copy_text: str | None = None
+    share_query: str | None = None
 
     def __post_init__(self) -> None:
-        if (self.url is None) == (self.callback_data is None):
-            raise ValueError("a button needs exactly one of url and callback_data")
+        kinds = (self.url, self.callback_data, self.copy_text, self.share_query)
+        if sum(kind is not None for kind in kinds) != 1:
+            raise ValueError(
+                "a button needs exactly one of url, callback_data, copy_text and share_query"
+            )
+        if self.copy_text is not None and not 1 <= len(self.copy_text) <= MAX_COPY_TEXT:
+            raise ValueError(f"copy_text must be 1-{MAX_COPY_TEXT} characters")
+        if self.share_query is not None and len(self.share_query) > MAX_INLINE_QUERY:
+            raise ValueError(f"share_query must be at most {MAX_INLINE_QUERY} characters")
         if self.callback_data is not None:
             size = len(self.callback_data.encode("utf-8"))
             if not 1 <= size <= MAX_CALLBACK_DATA_BYTES:
@@ -81,10 +94,12 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One line of a message; `quoted` shows it as an expandable block quote."""
+    """One line of a message; `quoted` shows it as a block quote, an expandable one (three
+    lines shown, a tap opens the rest) when `expandable`."""
 
     spans: tuple[Span, ...]
     quoted: bool = False
+    expandable: bool = False
 
 
 def message_of(lines: Iterable[Line], buttons: tuple[tuple[Button, ...], ...] = ()) -> Message:
@@ -97,7 +112,10 @@ def _to_html(lines: Iterable[Line]) -> str:
     rendered = []
     for line in lines:
         text = "".join(_span_html(span) for span in line.spans)
-        rendered.append(f"<blockquote expandable>{text}</blockquote>" if line.quoted else text)
+        if line.quoted:
+            opening = "<blockquote expandable>" if line.expandable else "<blockquote>"
+            text = f"{opening}{text}</blockquote>"
+        rendered.append(text)
     return "\n".join(rendered)
 
 

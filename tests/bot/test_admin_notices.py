@@ -34,6 +34,7 @@ async def test_notices_are_sent_once_through_a_429_and_a_refusal_is_not_retried(
         await task
     (sent,) = bot.telegram.sent(ADMIN_CHAT)
     assert sent.text == "listing broken: https://arxiv.org/list/cs/new"
+    assert sent.link_preview_options == {"is_disabled": True}  # issue 33: LinkPreviewOptions
     assert bot.telegram.faults_pending() == 0  # the 429 was met, and waited out
 
     # Nothing is owed any more: the refused notice is kept as refused, not retried.

@@ -71,6 +71,7 @@ async def test_the_chats_following_a_failing_follow_are_told_once(
     ]
     (in_topic,) = bot.telegram.sent(FORUM)
     assert in_topic.text == told and in_topic.message_thread_id == topic
+    assert in_topic.link_preview_options == {"is_disabled": True}  # issue 33: never a preview
     for skipped in (PAUSED, PARKED, GONE, BLOCKED):
         assert texts(bot, skipped) == []
     refused = [r for r in bot.telegram.requests if r.params.get("chat_id") == str(BLOCKED)]

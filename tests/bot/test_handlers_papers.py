@@ -244,7 +244,10 @@ async def test_paper_shows_one_paper_in_full_from_any_id_form(bot: Bot, given: s
         record.pdf_url,
         f"https://arxiv.org/html/{record.arxiv_id}",
     ]
-    assert [button["text"] for button in buttons["inline_keyboard"][1]] == ["❝ Cite", "🔖 Save"]
+    assert [button["text"] for button in buttons["inline_keyboard"][1]] == [
+        "❝ Cite", "🔖 Save", "↗ Share", "📋 Copy id",
+    ]  # fmt: skip
+    assert len(buttons["inline_keyboard"]) == 2  # no Unfollow under a paper looked up
 
 
 async def test_paper_answers_for_unknown_and_malformed_ids(bot: Bot) -> None:

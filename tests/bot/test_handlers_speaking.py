@@ -54,6 +54,7 @@ async def test_each_setting_is_answered_and_shown_by_subscriptions(bot: Bot) -> 
     assert settings[4:] == [
         "Format: compact (/format).",
         "Sound: off (/silent).",
+        "Link preview: off.",
         "New versions of papers: off (/revisions on to change).",
     ]
     assert await bot.ask_one(USER, "/quiet off") == "✅ Quiet hours off."

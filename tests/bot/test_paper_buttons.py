@@ -1,6 +1,7 @@
 """The buttons under an announcement (issue 21, items 2 and 3), through the fake Bot API: the
 running bot and a delivery sender, on the real database: the title links to the abstract
-page; a row of Abstract / PDF / HTML, then one of Cite / Save / Unfollow; Cite answers with
+page; a row of Abstract / PDF / HTML, then one of Cite / Save / Share / Copy id (issue 33),
+then Unfollow; Cite answers with
 BibTeX with odd characters escaped; Unfollow asks, then stops that follow in this chat only; a
 topic's hit says which topic and offers "Mute topic"; in a group only admins may unfollow,
 anyone may cite; old presses are answered clearly; a revision says what changed."""
@@ -102,8 +103,22 @@ async def test_an_announcement_links_its_title_and_cites_itself(front: Bot) -> N
     assert f'<a href="{ODD.abs_url}"><b>' in message.html
     assert message.reply_markup is not None
     assert [[b["text"] for b in r] for r in message.reply_markup["inline_keyboard"]] == [
-        ["📄 Abstract", "📥 PDF", "🌐 HTML"], ["❝ Cite", "🔖 Save", "🔕 Unfollow Dezun Dong"],
+        ["📄 Abstract", "📥 PDF", "🌐 HTML"], ["❝ Cite", "🔖 Save", "↗ Share", "📋 Copy id"],
+        ["🔕 Unfollow Dezun Dong"],
     ]  # fmt: skip
+    # Share and copy (issue 33), exactly as Telegram receives them.
+    assert message.reply_markup["inline_keyboard"][1][2:] == [
+        {
+            "text": "↗ Share",
+            "switch_inline_query_chosen_chat": {
+                "query": "2611.04242",
+                "allow_user_chats": True,
+                "allow_group_chats": True,
+                "allow_channel_chats": True,
+            },
+        },
+        {"text": "📋 Copy id", "copy_text": {"text": "arXiv:2611.04242"}},
+    ]
     assert row(message)[2]["url"] == "https://arxiv.org/html/2611.04242"
     assert all(len(b.get("callback_data", "").encode()) <= 64 for b in row(message))
 

@@ -62,6 +62,8 @@ def test_new_paper_from_a_real_record() -> None:
         (
             Button("❝ Cite", callback_data="a:c:2604.00001"),
             Button("🔖 Save", callback_data="a:s:2604.00001"),
+            Button("↗ Share", share_query="2604.00001"),
+            Button("📋 Copy id", copy_text="arXiv:2604.00001"),
         ),
     )
 
@@ -145,6 +147,8 @@ def test_buttons_skip_a_missing_url() -> None:
         (
             Button("❝ Cite", callback_data="a:c:2311.00001"),
             Button("🔖 Save", callback_data="a:s:2311.00001"),
+            Button("↗ Share", share_query="2311.00001"),
+            Button("📋 Copy id", copy_text="arXiv:2311.00001"),
         ),
     )
 

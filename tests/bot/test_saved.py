@@ -74,12 +74,17 @@ async def announced(bot: Bot, chat_id: int, record: Record) -> SentMessage:
 
 
 def buttons(markup: dict[str, Any] | None) -> list[list[tuple[str, str]]]:
-    """Each row's buttons as (text, callback data or url)."""
+    """Each row's buttons as (text, callback data, url, text copied, or "share " and query)."""
     assert markup is not None
-    return [
-        [(b["text"], b.get("callback_data") or b.get("url", "")) for b in row]
-        for row in markup["inline_keyboard"]
-    ]
+    return [[(b["text"], _what(b)) for b in row] for row in markup["inline_keyboard"]]
+
+
+def _what(button: dict[str, Any]) -> str:
+    if "copy_text" in button:
+        return str(button["copy_text"]["text"])
+    if "switch_inline_query_chosen_chat" in button:
+        return "share " + str(button["switch_inline_query_chosen_chat"]["query"])
+    return str(button.get("callback_data") or button.get("url", ""))
 
 
 async def press(bot: Bot, chat_id: int, message_id: int, data: str, **sender: Any) -> str | None:
@@ -103,12 +108,13 @@ async def test_save_lists_the_paper_in_saved_and_unsave_takes_it_off(front: Bot)
     message = await announced(bot, USER, ODD)
     save, unsave = f"a:s:{ODD.arxiv_id}", f"a:x:{ODD.arxiv_id}"
     assert message.reply_markup is not None
-    unfollow = message.reply_markup["inline_keyboard"][1][2]["callback_data"]
+    unfollow = message.reply_markup["inline_keyboard"][2][0]["callback_data"]
     assert buttons(message.reply_markup) == [
         [("📄 Abstract", ODD.abs_url), ("📥 PDF", ODD.pdf_url),
          ("🌐 HTML", f"https://arxiv.org/html/{ODD.arxiv_id}")],
         [("❝ Cite", f"a:c:{ODD.arxiv_id}"), ("🔖 Save", save),
-         ("🔕 Unfollow Dezun Dong", unfollow)],
+         ("↗ Share", f"share {ODD.arxiv_id}"), ("📋 Copy id", f"arXiv:{ODD.arxiv_id}")],
+        [("🔕 Unfollow Dezun Dong", unfollow)],
     ]  # fmt: skip
     assert await bot.ask_one(USER, "/saved") == EMPTY
 
@@ -121,7 +127,8 @@ async def test_save_lists_the_paper_in_saved_and_unsave_takes_it_off(front: Bot)
     assert rows[1][1] == ("🗑 Unsave", unsave)
     assert rows[0] == buttons(message.reply_markup)[0]  # the rest of the keyboard is kept
     assert rows[1][0] == buttons(message.reply_markup)[1][0]
-    assert rows[1][2] == buttons(message.reply_markup)[1][2]
+    assert rows[1][2:] == buttons(message.reply_markup)[1][2:]  # Share and copy survive the edit
+    assert rows[2] == buttons(message.reply_markup)[2]
 
     # The old Save pressed again (another device, a stale screen): saved once.
     assert await press(bot, USER, message.message_id, save) == (

@@ -2,7 +2,8 @@
 go out as a file (sendDocument) and come back in another chat (getFile, then the download from
 the Bot API server's /file/bot<token>/ path), exactly; what is skipped says why; bad files are
 refused in one sentence; groups need an administrator; a stale question changes nothing. The
-settings travel too, the chat's and each destination's (paused, quiet hours, silent, format)."""
+settings travel too, the chat's and each destination's (paused, quiet hours, silent, format,
+preview)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def follow_some(bot: Bot, chat_id: int) -> None:
     bot.chats.speaking.set_quiet(chat_id, NO_THREAD, parse_quiet("22:00-07:00"))
     bot.chats.speaking.set_silent(chat_id, NO_THREAD, True)
     bot.chats.speaking.set_format(chat_id, NO_THREAD, MessageFormat.COMPACT)
+    bot.chats.speaking.set_preview(chat_id, NO_THREAD, True)
 
 
 async def export(bot: Bot, chat_id: int, command: str = "/export") -> SentDocument:
@@ -93,6 +95,7 @@ def settings_of(bot: Bot, chat_id: int) -> tuple[object, ...]:
         speaking.quiet_until is not None,  # the window is placed, in the chat's zone
         speaking.silent,
         speaking.format,
+        speaking.preview,
     )
 
 
@@ -121,12 +124,12 @@ async def test_an_export_imported_in_another_chat_round_trips_exactly(
         '📥 This chat will follow all of cs.DC, "remote direct memory access" rdma in cs.DC, '
         "arxiv:dong_d_1, Yemao Xu in cs.DC,cs.NI.",
         "It will set timezone Europe/Berlin, digest weekly mon,thu 08:00, revisions on, "
-        "paused yes, quiet 22:00-07:00, silent on, format compact.",
+        "paused yes, quiet 22:00-07:00, silent on, format compact, preview on.",
         "⏸ The file says paused: this chat will get no messages until /resume.",
     ]
     assert settings_of(bot, USER) == (
         "Europe/Berlin", "weekly mon,thu 08:00", True,
-        True, QuietHours(22 * 60, 7 * 60), True, True, MessageFormat.COMPACT,
+        True, QuietHours(22 * 60, 7 * 60), True, True, MessageFormat.COMPACT, True,
     )  # fmt: skip
     assert bot.chats.subscribed_ids(OTHER) == []  # nothing before the press
     go, _ = button_data(bot, OTHER)
@@ -324,3 +327,24 @@ async def test_each_forum_topic_exports_and_imports_its_own_follows(bot: Bot) ->
     styles = bot.chats.speaking.styles([forum])
     assert styles[(forum, news)] == styles[(forum, papers)] == Style(silent=True, compact=True)
     assert (forum, NO_THREAD) not in styles  # General speaks as it did
+
+
+async def test_a_file_made_before_preview_imports_and_leaves_the_chats_preview(bot: Bot) -> None:
+    """Issue 33: `# preview: on|off` travels; a file without it (every file made before) still
+    imports and changes no preview; a wrong value is reported, not refused."""
+    bot.chats.seen(USER, kind="private")
+    bot.chats.speaking.set_preview(USER, NO_THREAD, True)
+    old = b"# silent: on\n# format: compact\nsubscribe Dezun Dong\n"
+    question = await send_file(bot, USER, old, file_name="follows.txt")
+    assert question.splitlines()[:2] == [
+        "📥 This chat will follow Dezun Dong.",
+        "It will set silent on, format compact.",
+    ]
+    go, _ = button_data(bot, USER)
+    await press(bot, USER, go)
+    await bot.until(lambda: bot.chats.subscribed_ids(USER))
+    speaking = bot.chats.speaking.settings(USER, NO_THREAD)
+    assert (speaking.silent, speaking.preview) == (True, True)
+
+    wrong = await send_file(bot, OTHER, b"# preview: maybe\nsubscribe Dezun Dong\n")
+    assert "• header, preview: maybe: preview is on or off" in wrong.splitlines()

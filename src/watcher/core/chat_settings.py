@@ -1,8 +1,8 @@
 """A chat's settings as the front ends change them, each per destination (the chat, or one forum
 topic of it: `thread_id`, `NO_THREAD` for General and a chat without topics): how it is spoken
-to (pause, resume, quiet hours, sound, format), its digest, its time zone, and whether it hears
-of new versions of papers (`revisions`). A change in one topic leaves the chat's other topics
-as they were.
+to (pause, resume, quiet hours, sound, format, link preview), its digest, its time zone, and
+whether it hears of new versions of papers (`revisions`). A change in one topic leaves the
+chat's other topics as they were.
 
 Each change is ONE call and ONE store transaction, answering a typed outcome that carries the
 settings as they now are and the instant they were changed at (`now`, from the runtime's clock),
@@ -117,6 +117,14 @@ class ChatSettings:
     async def set_silent(self, chat_id: int, thread_id: int, silent: bool) -> Speaking:
         def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
             return self._chats.speaking.set_silent(chat, thread, silent)
+
+        return await in_db_thread(self._change, chat_id, change, thread_id)
+
+    async def set_preview(self, chat_id: int, thread_id: int, preview: bool) -> Speaking:
+        """The abstract page's preview above news in full (/preview on), or none (off)."""
+
+        def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
+            return self._chats.speaking.set_preview(chat, thread, preview)
 
         return await in_db_thread(self._change, chat_id, change, thread_id)
 

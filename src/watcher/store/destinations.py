@@ -3,8 +3,9 @@
 their own transactions.
 
 A destination without a row speaks as by default: in UTC, no digest, no revisions, not paused,
-no quiet hours, with sound, each paper in full. Each forum topic has its own row, as General
-(`NO_THREAD`) and a chat without topics have theirs: a topic's settings never change another's.
+no quiet hours, with sound, each paper in full, no link preview. Each forum topic has its own
+row, as General (`NO_THREAD`) and a chat without topics have theirs: a topic's settings never
+change another's.
 The row holds:
 
 - `timezone`: the destination's clock, an IANA name or a fixed offset ("UTC+08:00", see
@@ -19,7 +20,9 @@ The row holds:
   than the start when the window spans midnight) in the destination's time zone, and that window's
   current or next occurrence in UTC (`quiet_from`, `quiet_until`), kept by `watcher.store.quiet`;
 - `silent`: every message goes out with `disable_notification`;
-- `format`: "full" (one message per paper) or "compact" (one line per paper, several to a message).
+- `format`: "full" (one message per paper) or "compact" (one line per paper, several to a message);
+- `link_preview`: news of a paper in full shows its abstract page's preview, small, above the
+  text (/preview on); off by default, no preview.
 
 Deliveries to a held destination (paused, or inside its quiet window) stay pending and are simply
 not due (`held_now`): nothing is marked sent that Telegram did not confirm. Their release flags
@@ -78,6 +81,7 @@ class DestinationSetting(SQLModel, table=True):
         max_length=16,
         sa_column_kwargs={"server_default": MessageFormat.FULL.value},
     )
+    link_preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:

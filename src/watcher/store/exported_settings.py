@@ -4,7 +4,8 @@
 (`NO_THREAD`: the chat, or General) and writes one back, in the caller's session
 (`watcher.store.applied_imports`). Every one is the destination's own
 (`watcher.store.destinations`): `timezone`, `digest`, `revisions`, `paused` (yes/no), `quiet`
-(HH:MM-HH:MM or off, in the destination's zone), `silent` (on/off) and `format` (full/compact),
+(HH:MM-HH:MM or off, in the destination's zone), `silent` (on/off), `format` (full/compact) and
+`preview` (on/off),
 worded as /subscriptions shows them and the commands take them. An export made in a topic
 carries that topic's; an import sets them on the topic it is sent in. A setting added later is
 one more row here; an export then carries it, and an import of a file that has it sets it. A key
@@ -194,6 +195,12 @@ def _write_silent(
     setting.silent = _choice(value, {"on": True, "off": False}, "silent is on or off")
 
 
+def _write_preview(
+    _session: Session, setting: DestinationSetting, value: str, _now: datetime
+) -> None:
+    setting.link_preview = _choice(value, {"on": True, "off": False}, "preview is on or off")
+
+
 def _write_format(
     _session: Session, setting: DestinationSetting, value: str, _now: datetime
 ) -> None:
@@ -234,6 +241,11 @@ SETTINGS: dict[str, ChatSetting] = {
             "format",
             _of_destination(lambda setting: str(setting.format)),
             _to_destination(_write_format),
+        ),
+        ChatSetting(
+            "preview",
+            _of_destination(lambda setting: "on" if setting.link_preview else "off"),
+            _to_destination(_write_preview),
         ),
     )
 }

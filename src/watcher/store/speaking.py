@@ -1,6 +1,7 @@
 """Reading and changing how a destination (chat, forum topic) is spoken to: /pause, /resume,
-/quiet, /silent and /format, and what the sender needs of them (`styles`). The table and its
-meaning are in `watcher.store.destinations`; quiet windows in UTC in `watcher.store.quiet`.
+/quiet, /silent, /format and /preview, and what the sender needs of them (`styles`). The table
+and its meaning are in `watcher.store.destinations`; quiet windows in UTC in
+`watcher.store.quiet`.
 
 A new time zone (`Speaking.set_zone`) moves the destination's digest and places its quiet window
 again in one transaction; the chat's other topics keep their own zones.
@@ -38,6 +39,7 @@ class SpeakingSettings:
     quiet_until: datetime | None
     silent: bool
     format: MessageFormat
+    preview: bool  # the abstract page's preview above news (/preview on)
     waiting: int  # pending deliveries owed to it
 
     def quiet_now(self, now: datetime) -> bool:
@@ -46,10 +48,12 @@ class SpeakingSettings:
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """What the sender needs to know of a destination: sound off, and one line per paper."""
+    """What the sender needs to know of a destination: sound off, one line per paper, and the
+    abstract page's preview above news in full."""
 
     silent: bool = False
     compact: bool = False
+    preview: bool = False
 
 
 DEFAULT_STYLE = Style()
@@ -147,6 +151,12 @@ class Speaking:
             setting.silent = silent
             return _commit(session, setting)
 
+    def set_preview(self, chat_id: int, thread_id: int, preview: bool) -> SpeakingSettings:
+        with Session(self.engine) as session:
+            setting = destination(session, chat_id, thread_id)
+            setting.link_preview = preview
+            return _commit(session, setting)
+
     def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> SpeakingSettings:
         with Session(self.engine) as session:
             setting = destination(session, chat_id, thread_id)
@@ -163,7 +173,9 @@ class Speaking:
                 )
             ).all()
             return {
-                (row.chat_id, row.thread_id): Style(row.silent, row.format == MessageFormat.COMPACT)
+                (row.chat_id, row.thread_id): Style(
+                    row.silent, row.format == MessageFormat.COMPACT, row.link_preview
+                )
                 for row in rows
             }
 
@@ -191,5 +203,6 @@ def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings
         quiet_until=setting.quiet_until,
         silent=setting.silent,
         format=MessageFormat(setting.format),
+        preview=setting.link_preview,
         waiting=int(waiting),
     )

@@ -8,7 +8,14 @@ from __future__ import annotations
 import datetime as dtm
 
 import pytest
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import (
+    Bot,
+    CopyTextButton,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    SwitchInlineQueryChosenChat,
+)
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 
@@ -160,3 +167,65 @@ def test_parse_html_counts_entity_offsets_in_utf16() -> None:
     assert parsed.text == "😀 x"
     assert parsed.entities == [{"offset": 3, "length": 1, "type": "bold"}]
     assert parse_html("A & B", strict_ampersand=False).text == "A & B"
+
+
+# --- share and copy buttons (Bot API 6.7 `switch_inline_query_chosen_chat`, 7.11 `copy_text`) --
+
+
+SHARE = InlineKeyboardButton(
+    "Share",
+    switch_inline_query_chosen_chat=SwitchInlineQueryChosenChat(
+        "2412.01234", allow_user_chats=True, allow_group_chats=True, allow_channel_chats=True
+    ),
+)
+COPY = InlineKeyboardButton("Copy", copy_text=CopyTextButton("arXiv:2412.01234"))
+
+
+async def test_share_and_copy_buttons_are_kept_and_read_back(fake: FakeTelegram, bot: Bot) -> None:
+    markup = InlineKeyboardMarkup([[SHARE, COPY]])
+    message = await bot.send_message(ALICE, "paper", reply_markup=markup)
+    assert message.reply_markup == markup
+    [sent] = fake.sent(ALICE)
+    assert sent.reply_markup == {
+        "inline_keyboard": [
+            [
+                {
+                    "text": "Share",
+                    "switch_inline_query_chosen_chat": {
+                        "query": "2412.01234",
+                        "allow_user_chats": True,
+                        "allow_group_chats": True,
+                        "allow_channel_chats": True,
+                    },
+                },
+                {"text": "Copy", "copy_text": {"text": "arXiv:2412.01234"}},
+            ]
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("button", "reason"),
+    [
+        (InlineKeyboardButton("Copy", copy_text=CopyTextButton("")), "(?i)copy_text_invalid"),
+        (
+            InlineKeyboardButton("Copy", copy_text=CopyTextButton("x" * 257)),
+            "(?i)copy_text_invalid",
+        ),
+        (
+            InlineKeyboardButton(
+                "Share", switch_inline_query_chosen_chat=SwitchInlineQueryChosenChat("1")
+            ),
+            "(?i)button_type_invalid",
+        ),
+        (
+            InlineKeyboardButton("Both", url="https://arxiv.org", copy_text=CopyTextButton("x")),
+            "one button type expected",
+        ),
+    ],
+)
+async def test_a_bad_share_or_copy_button_is_refused(
+    bot: Bot, button: InlineKeyboardButton, reason: str
+) -> None:
+    with pytest.raises(BadRequest, match=reason):
+        await bot.send_message(ALICE, "paper", reply_markup=InlineKeyboardMarkup([[button]]))
