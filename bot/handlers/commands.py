@@ -7,10 +7,7 @@ one line in /help (`HELP`, grouped: following, reading, settings) and its detail
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
 
 from telegram import BotCommand, Update
 
@@ -18,8 +15,10 @@ from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers.admin import Admin
 from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
 from bot.handlers.coauthors import CoauthorCommands
+from bot.handlers.command_kinds import Command, Group
 from bot.handlers.common import Context, reply
 from bot.handlers.digest import DigestCommands
+from bot.handlers.exclude import EXCLUDE_DETAILS, ExcludeCommands
 from bot.handlers.questions import Questions
 from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
@@ -34,8 +33,6 @@ from watcher.follows.rules import MAX_RULE_CATEGORIES
 from watcher.follows.search_words import MAX_SEARCH_BYTES, MAX_SEARCH_WORDS
 from watcher.follows.topics import MAX_CATEGORIES as MAX_TOPIC_CATEGORIES
 from watcher.follows.topics import MAX_TERMS
-
-Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,33 +49,7 @@ class Handlers:
     admin: Admin
     takeout: Takeout
     saved: SavedPapers
-
-
-class Group(StrEnum):
-    """The groups /help shows the commands in, in this order."""
-
-    FOLLOWING = "Following"
-    READING = "Reading"
-    SETTINGS = "Settings"
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """One command: `/name`, its menu line, its handler among `Handlers`, its /help group and
-    line (`usage`: what follows the name; `summary`: a few words), and what `/help NAME` adds."""
-
-    name: str
-    menu: str
-    route: Callable[[Handlers], Callback]
-    group: Group
-    usage: str
-    summary: str
-    details: tuple[str, ...]
-
-    @property
-    def line(self) -> str:
-        """Its one line in /help: `/subscribe NAME: follow an author`."""
-        return f"/{self.name}{' ' + self.usage if self.usage else ''}: {self.summary}"
+    exclude: ExcludeCommands
 
 
 async def show_help(update: Update, context: Context) -> None:
@@ -204,6 +175,15 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "N",
         "stop watching a topic",
         ("/unwatch alone lists this chat's topics, numbered: <code>/unwatch 1</code>", _IN_GROUPS),
+    ),
+    Command(
+        "exclude",
+        "Words never to see here: /exclude survey",
+        lambda h: h.exclude.exclude,
+        Group.FOLLOWING,
+        "[WORD | off N]",
+        "words whose papers are never sent here",
+        EXCLUDE_DETAILS,
     ),
     Command(
         "subscriptions",
