@@ -207,7 +207,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "A text file, one follow a line with the settings on top (time zone, digest, "
             "revisions, paused, quiet hours, silent, format; in a forum topic, that topic's), "
-            "then the papers saved here (/saved), one a line; "
+            "then the papers saved here (/saved), one a line, then the excluded words "
+            "(/exclude); "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),

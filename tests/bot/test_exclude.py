@@ -166,3 +166,36 @@ async def test_help_tells_exclude_in_full(bot: Bot) -> None:
     full = await bot.ask_one(USER, "/help exclude")
     assert "in a forum it holds for every topic" in full
     assert f"At most {MAX_EXCLUDED} a chat" in full
+
+
+async def test_export_then_import_in_another_chat_carries_the_excluded_words(front: Bot) -> None:
+    bot = front
+    await bot.ask(USER, "/subscribe")
+    await bot.ask(USER, "/exclude survey")
+    await bot.ask(USER, '/exclude "large language model"')
+    before = len(bot.telegram.documents(USER))
+    bot.telegram.user_sends(USER, "/export")
+    await bot.until(lambda: len(bot.telegram.documents(USER)) > before)
+    exported = bot.telegram.documents(USER)[-1]
+    lines = exported.data.decode().splitlines()
+    assert [line for line in lines if line.startswith("exclude ")] == [
+        "exclude survey",
+        'exclude "large language model"',
+    ]
+
+    await bot.ask(OTHER, "/exclude survey")  # there already: not added twice
+    sent = len(bot.telegram.sent(OTHER))
+    bot.telegram.user_sends_document(
+        OTHER, exported.data, caption="/import", file_name=exported.file_name
+    )
+    await bot.until(lambda: len(bot.telegram.sent(OTHER)) > sent)
+    question = bot.last(OTHER)
+    assert '🔇 It will exclude "large language model" in this chat (/exclude).' in question.text
+    assert question.reply_markup is not None
+    go = question.reply_markup["inline_keyboard"][0][0]["callback_data"]
+    answered = len(bot.telegram.callback_answers)
+    bot.telegram.press_button(OTHER, question.message_id, go)
+    await bot.until(lambda: len(bot.telegram.callback_answers) > answered)
+    await bot.settled()
+    listing = await bot.ask_one(OTHER, "/exclude")
+    assert '1. survey\n2. "large language model"\n' in listing
