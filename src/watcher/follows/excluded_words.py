@@ -23,6 +23,7 @@ __all__ = [
     "MAX_EXCLUDED_LENGTH",
     "ExcludedError",
     "ExcludedWord",
+    "RecordText",
     "holds_any",
     "parse_excluded",
 ]
@@ -75,11 +76,7 @@ def parse_excluded(text: str) -> ExcludedWord:
     return ExcludedWord(tuple(words))
 
 
-def holds_any(title: str, abstract: str, excluded: Iterable[ExcludedWord]) -> bool:
-    """Whether a paper with this title and abstract holds one of the excluded words or phrases,
-    as a topic would find them (`RecordText.has`)."""
-    entries = list(excluded)
-    if not entries:
-        return False
-    record = RecordText(title, abstract)
-    return any(record.has(entry.stems) for entry in entries)
+def holds_any(record: RecordText, excluded: Iterable[ExcludedWord]) -> bool:
+    """Whether a paper (its title and abstract as `RecordText`, built once a paper) holds one of
+    the excluded words or phrases, as a topic would find them (`RecordText.has`)."""
+    return any(record.has(entry.stems) for entry in excluded)

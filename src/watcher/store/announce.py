@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Executable,
     Integer,
     Subquery,
@@ -44,7 +43,7 @@ from sqlmodel import Session, col, select
 from watcher.kinds import NewsKind
 from watcher.store.destinations import DestinationSetting
 from watcher.store.dialects import upsert_into
-from watcher.store.exclusions import held_back
+from watcher.store.exclusions import HeldBackPaper, held_back
 from watcher.store.tables import (
     WAITING,
     AnnouncedPaper,
@@ -94,9 +93,7 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     # The (paper, chat) pairs a chat's excluded words hold back: neither queued nor told.
     held = held_back(session, [(o.paper_id, o.followed_ids) for o in owed], now=now)
     parameters = {"owed": json.dumps(triples), "now": now}
-    told = {"owed": parameters["owed"]}
-    if held:
-        told["held"] = parameters["held"] = json.dumps([list(pair) for pair in held])
+    told = {"owed": parameters["owed"], **({"now": now} if held else {})}
     result = session.execute(_queue_statement(kind, dialect, bool(held)), parameters)
     # After the deliveries (which read it): every destination owed the paper now has a row
     # queued, just now or before, and is told of it from here on.
@@ -228,20 +225,12 @@ _OWED_ROWS = {
     "(e->>2)::int AS followed_id FROM json_array_elements(CAST(:owed AS json)) AS e",
 }
 
-# The held (paper_id, chat_id) pairs, from the JSON array `enqueue_deliveries` binds as `held`.
-_HELD_ROWS = {
-    "sqlite": "SELECT json_extract(value, '$[0]') AS paper_id, json_extract(value, '$[1]') "
-    "AS chat_id FROM json_each(:held)",
-    "postgresql": "SELECT (e->>0)::int AS paper_id, (e->>1)::bigint AS chat_id "
-    "FROM json_array_elements(CAST(:held AS json)) AS e",
-}
-
 
 def _owed_and_chats(kind: NewsKind, dialect: str, held: bool) -> tuple[Subquery, Any]:
     """The owed triples (bound as `owed`) and the destinations they go to: every chat (and
     forum topic) subscribed to one of a paper's followed authors; for a revision, only the
     destinations that asked for revisions; with `held`, none of the (paper, chat) pairs bound
-    as `held` (the chat's excluded words hold the paper back: `watcher.store.exclusions`).
+    as held back by this save (`held_back_paper.last_held` is `now`: `watcher.store.exclusions`).
     Each destination's settings row, if it has one, is joined (its digest holds the rows)."""
     owed = (
         text(_OWED_ROWS[dialect])
@@ -268,19 +257,13 @@ def _owed_and_chats(kind: NewsKind, dialect: str, held: bool) -> tuple[Subquery,
     if kind == NewsKind.REVISION:
         chats = chats.where(col(DestinationSetting.notify_revisions))
     if held:
-        pairs = (
-            text(_HELD_ROWS[dialect])
-            .columns(column("paper_id", Integer()), column("chat_id", BigInteger()))
-            .subquery("held")
+        # A primary-key lookup a candidate row: the pairs `held_back` just marked with `now`.
+        held_here = select(HeldBackPaper.paper_id).where(
+            col(HeldBackPaper.chat_id) == col(Subscription.chat_id),
+            col(HeldBackPaper.paper_id) == owed.c.paper_id,
+            col(HeldBackPaper.last_held) == bindparam("now", type_=UTCDateTime()),
         )
-        chats = chats.where(
-            ~select(pairs.c.paper_id)
-            .where(
-                pairs.c.paper_id == owed.c.paper_id,
-                pairs.c.chat_id == col(Subscription.chat_id),
-            )
-            .exists()
-        )
+        chats = chats.where(~held_here.exists())
     return owed, chats
 
 
@@ -340,7 +323,8 @@ def _told_statement(kind: NewsKind, dialect: str, held: bool) -> Executable:
     """Record in `announced_paper` that each destination owed a paper (the same ones
     `_queue_statement` chose from) is told of it: a new row, or for a revision a higher
     version. A paper already told as new keeps its version: the chat was not told the newer
-    one. One INSERT ... SELECT ... ON CONFLICT, bound to `owed` (and `held`)."""
+    one. One INSERT ... SELECT ... ON CONFLICT, bound to `owed` (and `now`, when some are
+    held back)."""
     owed, chats = _owed_and_chats(kind, dialect, held)
     # "WHERE" keeps SQLite from reading ON CONFLICT as a join's ON.
     rows = (

@@ -26,7 +26,7 @@ from sqlalchemy import BigInteger, Column, Engine, ForeignKey, String, Table, de
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from watcher.follows.excluded_words import MAX_EXCLUDED, ExcludedWord, holds_any
+from watcher.follows.excluded_words import MAX_EXCLUDED, ExcludedWord, RecordText, holds_any
 from watcher.store.dialects import upsert_into
 from watcher.store.tables import AnnouncedPaper, Chat, Paper, Subscription, UTCDateTime
 
@@ -60,6 +60,9 @@ class HeldBackPaper(SQLModel, table=True):
     )
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
     held_at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    # The save that last held it back: the queue statement leaves out the pairs whose
+    # `last_held` is its own `now` (a primary-key lookup a candidate row).
+    last_held: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
 
 
 class AddDone(StrEnum):
@@ -152,7 +155,8 @@ def held_back(
 ) -> list[tuple[int, int]]:
     """Inside the save's transaction: the (paper id, chat id) pairs whose chat excludes a word
     the paper's title or abstract holds, of the owed `papers` (paper id, followed ids); each
-    recorded in `held_back_paper` (once). Chats already told of the paper are left out."""
+    recorded in `held_back_paper` (once; `last_held` set to `now`, which the queue statement then
+    reads). Chats already told of the paper are left out."""
     owed = dict(papers)
     followed = sorted({f for ids in owed.values() for f in ids})
     if not followed:
@@ -178,14 +182,14 @@ def held_back(
         if ids & follows[chat]
     ]
     paper_ids = sorted({paper_id for paper_id, _ in candidates})
-    texts: dict[int, tuple[str, str]] = {}
+    texts: dict[int, RecordText] = {}  # each paper's words, stemmed once
     told: set[tuple[int, int]] = set()
     for start in range(0, len(paper_ids), _PER_READ):
         part = paper_ids[start : start + _PER_READ]
         for paper_id, title, abstract in session.exec(
             select(Paper.id, Paper.title, Paper.abstract).where(col(Paper.id).in_(part))
         ):
-            texts[paper_id or 0] = (title, abstract)
+            texts[paper_id or 0] = RecordText(title, abstract)
         told.update(
             session.exec(
                 select(AnnouncedPaper.paper_id, AnnouncedPaper.chat_id)
@@ -198,15 +202,19 @@ def held_back(
         for paper_id, chat in candidates
         if (paper_id, chat) not in told
         and paper_id in texts
-        and holds_any(*texts[paper_id], excluded[chat])
+        and holds_any(texts[paper_id], excluded[chat])
     ]
     if held:
         dialect = session.get_bind().dialect.name
         table: Table = HeldBackPaper.__table__  # type: ignore[attr-defined]
+        insert = upsert_into(dialect, table).values(
+            [{"chat_id": c, "paper_id": p, "held_at": now, "last_held": now} for p, c in held]
+        )
         session.execute(
-            upsert_into(dialect, table)
-            .values([{"chat_id": c, "paper_id": p, "held_at": now} for p, c in held])
-            .on_conflict_do_nothing()
+            insert.on_conflict_do_update(
+                index_elements=["chat_id", "paper_id"],
+                set_={"last_held": insert.excluded.last_held},
+            )
         )
     return held
 

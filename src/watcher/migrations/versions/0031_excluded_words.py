@@ -1,8 +1,8 @@
 """excluded_word, held_back_paper: words a chat never wants to see (/exclude)
 
 `excluded_word`: a row a word or phrase a chat excludes (its folded text, when added).
-`held_back_paper`: a row a paper those words kept from a chat, and when (the 🔇 count of
-/subscriptions). Both go with their chat (ON DELETE CASCADE), the second with its paper too.
+`held_back_paper`: a row a paper those words kept from a chat, when first (the 🔇 count of
+/subscriptions) and last (the save whose queue statement leaves it out). Both go with their chat (ON DELETE CASCADE), the second with its paper too.
 Nothing is filled in: no chat excluded anything before this revision.
 
 Revision ID: 0031
@@ -35,6 +35,7 @@ def upgrade() -> None:
         sa.Column("chat_id", sa.BigInteger(), nullable=False),
         sa.Column("paper_id", sa.Integer(), nullable=False),
         sa.Column("held_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_held", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["chat_id"], ["chat.id"], ondelete="CASCADE"),
         sa.ForeignKeyConstraint(["paper_id"], ["paper.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("chat_id", "paper_id"),
