@@ -13,6 +13,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `coauthors`: /authors, a paper's authors with a button each that follows that person (its
   pages: `author_list`);
 - `topics`: /watch, /unwatch;
+- `exclude`: /exclude, the words whose papers a chat never wants to see;
 - `questions`: /recent, /subject, /subjects, /paper (its answers: `paper_answers`) and the
   paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
@@ -55,6 +56,7 @@ from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
+from bot.handlers.exclude import ExcludeCommands
 from bot.handlers.gate import SLOW_DOWN, Gate
 from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
@@ -118,6 +120,7 @@ def register(
         admin=Admin(service),
         takeout=Takeout(service, events=events),
         saved=SavedPapers(service),
+        exclude=ExcludeCommands(service),
     )
 
     gate = Gate(membership, budget or CommandBudget())

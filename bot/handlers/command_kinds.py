@@ -16,6 +16,7 @@ from bot.handlers.admin import Admin
 from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.common import Context
 from bot.handlers.digest import DigestCommands
+from bot.handlers.exclude import ExcludeCommands
 from bot.handlers.questions import Questions
 from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
@@ -41,6 +42,7 @@ class Handlers:
     admin: Admin
     takeout: Takeout
     saved: SavedPapers
+    exclude: ExcludeCommands
 
 
 class Group(StrEnum):

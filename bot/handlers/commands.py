@@ -15,6 +15,7 @@ from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
 from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
 from bot.handlers.command_kinds import IN_GROUPS, PER_TOPIC, Command, Group
 from bot.handlers.common import Context, reply
+from bot.handlers.exclude import EXCLUDE_DETAILS
 from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
@@ -138,6 +139,15 @@ COMMAND_TABLE: tuple[Command, ...] = (
         ("/unwatch alone lists this chat's topics, numbered: <code>/unwatch 1</code>", IN_GROUPS),
     ),
     Command(
+        "exclude",
+        "Words never to see here: /exclude survey",
+        lambda h: h.exclude.exclude,
+        Group.FOLLOWING,
+        "[WORD | off N]",
+        "words whose papers are never sent here",
+        EXCLUDE_DETAILS,
+    ),
+    Command(
         "subscriptions",
         "What this chat follows",
         lambda h: h.subscriptions.subscriptions,
@@ -159,7 +169,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         (
             "A text file, one follow a line with the settings on top (time zone, digest, "
             "revisions, paused, quiet hours, silent, format; in a forum topic, that topic's), "
-            "then the papers saved here (/saved), one a line; "
+            "then the papers saved here (/saved), one a line, then the excluded words "
+            "(/exclude); "
             "<code>/export opml</code>: an OPML of arXiv feeds for an RSS reader.",
         ),
     ),

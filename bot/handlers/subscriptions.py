@@ -245,7 +245,15 @@ class Subscriptions(ServiceHandlers):
         """/subscriptions: what this chat follows, with counts and last successful poll."""
         place = place_of(update)
         summary = await self.questions.summary(place.chat_id, place.thread_id)
-        await reply(update, context, _subscriptions(place, summary))
+        answer = _subscriptions(place, summary)
+        excluded = len(await self.service.exclusions.listed(place.chat_id))
+        held = await self.service.exclusions.held_this_week(place.chat_id)
+        if excluded or held:  # the chat's words, all its topics together (/exclude)
+            answer += (
+                f"\n🔇 {papers(held)} held back this week by {excluded} excluded "
+                f"word{'' if excluded == 1 else 's'} (/exclude lists them)."
+            )
+        await reply(update, context, answer)
 
     async def revisions(self, update: Update, context: Context) -> None:
         """/revisions on|off: whether this chat (topic) hears about new versions of papers."""

@@ -211,6 +211,9 @@ def ask(plan: ImportPlan, here: str) -> Message:
         lines.append("It will set " + _settings_text(plan) + ".")
     if plan.saves:
         lines.append(f"🔖 It will save {_papers(len(plan.saves))} to {here.lower()}'s /saved.")
+    if plan.excludes:
+        words = ", ".join(word.shown for word in plan.excludes)
+        lines.append(f"🔇 It will exclude {html.escape(words)} in {here.lower()} (/exclude).")
     if plan.saved_already:
         lines.append(f"{_papers(plan.saved_already)} of the file are saved here already.")
     paused = plan.settings.get("paused")
@@ -252,6 +255,9 @@ def done(plan: ImportPlan, here: str) -> str:
         parts.append("has " + _settings_text(plan))
     if plan.saves:
         parts.append(f"saved {_papers(len(plan.saves))}")
+    if plan.excludes:
+        n = len(plan.excludes)
+        parts.append(f"excludes {n} more word{'' if n == 1 else 's'}")
     return f"✅ Imported: {here.lower()} " + " and ".join(parts) + "."
 
 

@@ -24,7 +24,9 @@ here with where it lives and why.
     │   │   │                           followed; beside the parser that raises it
     │   │   └── TopicError              in `watcher.follows.topic_syntax` (and `topics`): a /watch
     │   │       │                           topic that cannot be watched
-    │   │       └── NoCategory          /unwatch words without `in` and a category
+    │   │       ├── NoCategory          /unwatch words without `in` and a category
+    │   │       └── ExcludedError       in `watcher.follows.excluded_words`: an /exclude entry
+    │   │                               that is empty or too long
     │   ├── SubscriptionLimit           in `watcher.store.chats`: the chat follows the most
     │   │                               allowed; raised and caught inside the core
     │   │                               (`watcher.core.subscribing`)

@@ -1,12 +1,13 @@
 """`Core`: the object a front end receives, built once at start by the runtime.
 
-Besides the parts it is built from, it carries the use cases, grouped: `lookups` (what the chats
-ask of arXiv), `follows` (what a chat follows, and the homonym question), `coauthors` (/authors:
-a paper's authors, and following one of them), `questions` (the read-only ones), `chat_settings`
-(how and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats),
-`presence` (a chat coming, going, moving), `delivery` (what the sender needs) and `reading_list`
-(the papers a chat saved). They are built from the parts when the core is, so the runtime's poll
-request (`poll_soon`) is given to the constructor, never assigned to a part afterwards.
+Besides the parts it is built from, it carries the use cases, grouped: `lookups` (what the chats ask
+of arXiv), `follows` (what a chat follows, and the homonym question), `coauthors` (/authors: a
+paper's authors, and following one of them), `questions` (the read-only ones), `chat_settings` (how
+and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats), `presence` (a
+chat coming, going, moving), `delivery` (what the sender needs), `reading_list` (the papers a chat
+saved) and `exclusions` (the words a chat never wants to see). They are built from the parts when
+the core is, so the runtime's poll request (`poll_soon`) is given to the constructor, never assigned
+to a part afterwards.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from watcher.core.admin import Admin
 from watcher.core.chat_settings import ChatSettings
 from watcher.core.coauthors import Coauthors
 from watcher.core.delivery import Deliveries
+from watcher.core.exclusions import ExcludedWords
 from watcher.core.following import Follows
 from watcher.core.imports import Imports
 from watcher.core.lookups import Lookups, no_poll_request
@@ -30,6 +32,7 @@ from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
+from watcher.store.exclusions import Exclusions
 from watcher.store.outbox import Outbox
 from watcher.store.reading_list import ReadingLists
 
@@ -60,6 +63,7 @@ class Core:
     presence: Presence = field(init=False, repr=False, compare=False)
     delivery: Deliveries = field(init=False, repr=False, compare=False)
     reading_list: ReadingList = field(init=False, repr=False, compare=False)
+    exclusions: ExcludedWords = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         lookups = Lookups(
@@ -90,6 +94,7 @@ class Core:
             "presence": Presence(self.chats, self.clock),
             "delivery": Deliveries(self.settings, self.store, self.chats, self.outbox, self.clock),
             "reading_list": ReadingList(self.store, ReadingLists(self.store.engine), self.clock),
+            "exclusions": ExcludedWords(Exclusions(self.store.engine), self.clock),
         }
         # A frozen dataclass sets its own derived fields this way, once, while it is built.
         for name, value in built.items():

@@ -15,6 +15,8 @@ chat framework: the bot's /export and /import and the CLI's `export` and `import
 - The chat's reading list (/saved) travels in the same file, one `save ARXIV-ID  # title` line a
   paper: an import saves those not saved here yet, within the chat's `MAX_SAVED`; each over
   that, or twice in the file, is skipped and says why. The operator's list has none.
+- So do the chat's excluded words (/exclude), one `exclude WORD` line each: an import adds
+  those not excluded here yet, within `MAX_EXCLUDED`. A file from before them imports as it did.
 - `without_refused`: before planning, the author ids arXiv does not know (asked by
   `watcher.core.identity_check`, as /subscribe asks) move to the skipped lines, with the reason.
 
@@ -29,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from watcher.follows.excluded_words import MAX_EXCLUDED, ExcludedWord
 from watcher.follows.follow_list import (
     Entry,
     FollowRule,
@@ -81,17 +84,19 @@ class ImportPlan:
     new_follows: int  # of the adds, how many start a history (the allowance they spend)
     saves: tuple[SavedLine, ...] = ()  # papers to save, newest saved first
     saved_already: int = 0  # papers of the file saved here already (nothing to do)
+    excludes: tuple[ExcludedWord, ...] = ()  # words to exclude here (/exclude), not yet
 
     @property
     def digest(self) -> str:
         parts = [rule_key(entry.rule) for entry in self.adds]
         parts += [f"{key}={value}" for key, value in sorted(self.settings.items())]
         parts += [f"save {line.arxiv_id}" for line in self.saves]
+        parts += [f"exclude {word.text}" for word in self.excludes]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
     @property
     def empty(self) -> bool:
-        return not self.adds and not self.settings and not self.saves
+        return not self.adds and not self.settings and not self.saves and not self.excludes
 
 
 def follow_rule(followed: Followed) -> FollowRule:
@@ -111,11 +116,13 @@ def export_list(
         followed = [f for f in store.followed() if f.watched]
         settings: dict[str, str] = {}
         saved: list[tuple[str, str]] = []
+        excluded: list[str] = []
         title = "the operator's list"
     else:
         followed = store.followed(chats.subscribed_ids(target.chat_id, thread_id=target.thread_id))
         settings = imports.settings_of(target.chat_id, target.thread_id)
         saved = imports.saved_of(target.chat_id)
+        excluded = [ExcludedWord.stored(text).shown for text in imports.excluded_of(target.chat_id)]
         title = f"chat {target.chat_id}" + (
             f", topic {target.thread_id}" if target.thread_id != NO_THREAD else ""
         )
@@ -123,7 +130,8 @@ def export_list(
     rules = [(follow_rule(f), f.name if f.identity is not None else None) for f in followed]
     if opml:
         return OPML_NAME, render_opml(rules, settings, title=title, now=now, saved=saved)
-    return TEXT_NAME, render_text(rules, settings, title=title, saved=saved).encode("utf-8")
+    text = render_text(rules, settings, title=title, saved=saved, excluded=excluded)
+    return TEXT_NAME, text.encode("utf-8")
 
 
 def read_file(data: bytes) -> ReadList:
@@ -215,6 +223,7 @@ def plan_import(
         new_follows,
         saves=saves,
         saved_already=saved_already,
+        excludes=_plan_excludes(imports, read.excluded, target, skipped),
     )
 
 
@@ -246,6 +255,23 @@ def _plan_saves(
     return tuple(saves), already
 
 
+def _plan_excludes(
+    imports: ImportStore, words: tuple[ExcludedWord, ...], target: Target, skipped: list[Skipped]
+) -> tuple[ExcludedWord, ...]:
+    """The file's excluded words not excluded here yet, within `MAX_EXCLUDED`; those over the
+    limit go to `skipped`, with why."""
+    if target.chat_id is None:
+        why = "excluded words are a chat's: import them with --chat ID"
+        skipped += [Skipped("file", f"exclude {word.shown}", why) for word in words]
+        return ()
+    have = set(imports.excluded_of(target.chat_id)) if words else set()
+    new = list(dict.fromkeys(word for word in words if word.text not in have))
+    room = max(0, MAX_EXCLUDED - len(have))
+    why = f"over the limit: a chat excludes at most {MAX_EXCLUDED} words; /exclude off N"
+    skipped += [Skipped("file", f"exclude {word.shown}", why) for word in new[room:]]
+    return tuple(new[:room])
+
+
 def _plan_settings(
     imports: ImportStore, settings: Mapping[str, str], target: Target, *, now: datetime
 ) -> tuple[dict[str, str], tuple[Skipped, ...]]:
@@ -273,6 +299,7 @@ def apply_import(
         rules=[entry.rule for entry in plan.adds],
         settings=plan.settings,
         saves=[(line.arxiv_id, line.title) for line in plan.saves],
+        excludes=plan.excludes,
         now=now,
     )
 
@@ -290,7 +317,7 @@ def without_refused(read: ReadList, refused: Mapping[str, str]) -> ReadList:
             kept.append(entry)
         else:
             skipped.append(Skipped(entry.where, str(entry.rule), why))
-    return ReadList(tuple(kept), read.settings, tuple(skipped), read.saved)
+    return ReadList(tuple(kept), read.settings, tuple(skipped), read.saved, read.excluded)
 
 
 def identities_in(read: ReadList) -> list[Identity]:

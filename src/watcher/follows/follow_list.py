@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from watcher.arxiv.parse import split_arxiv_id
 from watcher.errors import WatcherError
+from watcher.follows.excluded_words import ExcludedError, ExcludedWord, parse_excluded
 from watcher.follows.identity import Identity, IdentityError, parse_identity
 from watcher.follows.rules import PersonRule, parse_person, with_categories
 from watcher.follows.topics import Topic, parse_topic
@@ -48,6 +49,7 @@ _COMMENT = re.compile(r"\s#")
 _SUBSCRIBE = frozenset({"subscribe", "follow"})
 _WATCH = frozenset({"watch"})
 _SAVE = "save"
+_EXCLUDE = "exclude"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class ReadList:
     settings: Mapping[str, str] = field(default_factory=dict)
     skipped: tuple[Skipped, ...] = ()
     saved: tuple[SavedLine, ...] = ()
+    excluded: tuple[ExcludedWord, ...] = ()  # words the chat never wants to see (/exclude)
 
 
 def rule_key(rule: FollowRule) -> str:
@@ -135,6 +138,7 @@ def read_text(text: str) -> ReadList:
     """The follows, settings, saved papers and unreadable lines of a plain-text list."""
     entries: list[Entry] = []
     saved: list[SavedLine] = []
+    excluded: list[ExcludedWord] = []
     skipped: list[Skipped] = []
     settings: dict[str, str] = {}
     read = 0
@@ -157,6 +161,12 @@ def read_text(text: str) -> ReadList:
             break
         word, _, after = line.partition(" ")
         where = f"line {number}"
+        if word.removeprefix("/").casefold() == _EXCLUDE:
+            try:
+                excluded.append(parse_excluded(after))
+            except ExcludedError as error:
+                skipped.append(Skipped(where, clip(line), str(error)))
+            continue
         try:
             if word.removeprefix("/").casefold() == _SAVE:
                 saved.append(saved_line(where, after))
@@ -171,7 +181,7 @@ def read_text(text: str) -> ReadList:
             entries.append(Entry(where, parse_rule(line)))
         except WatcherError as error:
             skipped.append(Skipped(where, clip(line), str(error)))
-    return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved))
+    return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved), tuple(excluded))
 
 
 def render_text(
@@ -180,14 +190,16 @@ def render_text(
     *,
     title: str,
     saved: Iterable[tuple[str, str]] = (),
+    excluded: Iterable[str] = (),
 ) -> str:
     """The list: a header (`title`, the settings as `# key: value`), then one rule a line
     (each with its identity's shown name, if any), then one saved paper (arXiv id, title) a
-    line, newest saved first."""
+    line, newest saved first, then one excluded word or "phrase" (as /exclude lists it) a line."""
     header = [
         f"# arxiv-watcher follows: {title}",
         "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC;"
-        " one saved paper (/saved) a line: save ARXIV-ID.",
+        " one saved paper (/saved) a line: save ARXIV-ID; one word never to see here (/exclude)"
+        ' a line: exclude WORD or exclude "A PHRASE".',
         "# Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE",
         *(f"# {key}: {value}" for key, value in settings.items()),
     ]
@@ -195,6 +207,7 @@ def render_text(
     for arxiv_id, paper_title in saved:
         shown = " ".join(paper_title.split())
         body.append(f"save {arxiv_id}  # {shown}" if shown else f"save {arxiv_id}")
+    body += [f"exclude {shown}" for shown in excluded]
     return "\n".join([*header, *body]) + "\n"
 
 

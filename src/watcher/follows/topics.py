@@ -207,6 +207,11 @@ class RecordText:
         self.distinct = frozenset(self.sequence)
         self._positions: dict[str, list[int]] | None = None
 
+    @staticmethod
+    def phrase_stems(phrase: Phrase) -> Phrase:
+        """The stems `has` compares a phrase of folded words by."""
+        return _stemmed(phrase)
+
     def has(self, phrase: Phrase) -> bool:
         """Whether the stems of `phrase` appear one after the other (one stem: anywhere)."""
         if any(word not in self.distinct for word in phrase):

@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 import watcher.store.destinations  # registers destination_setting on SQLModel.metadata
 import watcher.store.dialects
+import watcher.store.exclusions  # registers excluded_word and held_back_paper
 import watcher.store.reading_list  # registers saved_paper
 import watcher.store.source_health  # registers source_state and admin_notice
 import watcher.store.tables

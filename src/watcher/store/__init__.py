@@ -23,11 +23,12 @@ One module per thing it owns:
   paused, quiet hours, silent, compact;
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
 - `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed;
-- `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat.
+- `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat;
+- `exclusions`: each chat's excluded words (/exclude), and the papers they held back.
 
 `Store` joins follows, papers, questions, search, mailings and source health over one engine, so
-callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`, `ImportStore` and
-`ReadingLists` stand apart, each over the same engine.
+callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`, `ImportStore`,
+`ReadingLists` and `Exclusions` stand apart, each over the same engine.
 """
 
 from __future__ import annotations

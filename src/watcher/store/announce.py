@@ -3,10 +3,12 @@ transaction, so that a paper is never stored without its deliveries.
 
 `watcher.store.papers` hands each saved paper's owed (paper, version, followed authors) to
 `Announcements`, which queues a run of papers of one kind in one INSERT ... SELECT
-(`enqueue_deliveries`): one row per chat (and forum topic) that follows any of the authors, and
-none for a chat that was already told (`announced_paper`, which pruning leaves, so a chat is
-never told twice, however old its deliveries). The read half, which the front end drains, is
-`watcher.store.outbox`.
+(`enqueue_deliveries`): one row per chat (and forum topic) that follows any of the authors, and none
+for a chat that was already told (`announced_paper`, which pruning leaves, so a chat is never told
+twice, however old its deliveries), nor for a chat whose excluded words the paper holds
+(`watcher.store.exclusions.held_back`, matched in Python before the statement, which then leaves
+those pairs out: without any, the statement is the one it was). The read half, which the front end
+drains, is `watcher.store.outbox`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from sqlmodel import Session, col, select
 from watcher.kinds import NewsKind
 from watcher.store.destinations import DestinationSetting
 from watcher.store.dialects import upsert_into
+from watcher.store.exclusions import HeldBackPaper, held_back
 from watcher.store.tables import (
     WAITING,
     AnnouncedPaper,
@@ -86,11 +89,15 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     if not triples:
         return 0
     dialect = session.get_bind().dialect.name
-    parameters = {"owed": json.dumps(triples), "now": utcnow()}
-    result = session.execute(_queue_statement(kind, dialect), parameters)
+    now = utcnow()
+    # The (paper, chat) pairs a chat's excluded words hold back: neither queued nor told.
+    held = held_back(session, [(o.paper_id, o.followed_ids) for o in owed], now=now)
+    parameters = {"owed": json.dumps(triples), "now": now}
+    told = {"owed": parameters["owed"], **({"now": now} if held else {})}
+    result = session.execute(_queue_statement(kind, dialect, bool(held)), parameters)
     # After the deliveries (which read it): every destination owed the paper now has a row
     # queued, just now or before, and is told of it from here on.
-    session.execute(_told_statement(kind, dialect), {"owed": parameters["owed"]})
+    session.execute(_told_statement(kind, dialect, bool(held)), told)
     return int(getattr(result, "rowcount", 0))
 
 
@@ -219,11 +226,12 @@ _OWED_ROWS = {
 }
 
 
-def _owed_and_chats(kind: NewsKind, dialect: str) -> tuple[Subquery, Any]:
+def _owed_and_chats(kind: NewsKind, dialect: str, held: bool) -> tuple[Subquery, Any]:
     """The owed triples (bound as `owed`) and the destinations they go to: every chat (and
     forum topic) subscribed to one of a paper's followed authors; for a revision, only the
-    destinations that asked for revisions. Each destination's settings row, if it has one, is
-    joined (its digest holds the rows)."""
+    destinations that asked for revisions; with `held`, none of the (paper, chat) pairs bound
+    as held back by this save (`held_back_paper.last_held` is `now`: `watcher.store.exclusions`).
+    Each destination's settings row, if it has one, is joined (its digest holds the rows)."""
     owed = (
         text(_OWED_ROWS[dialect])
         .columns(
@@ -248,15 +256,23 @@ def _owed_and_chats(kind: NewsKind, dialect: str) -> tuple[Subquery, Any]:
     )
     if kind == NewsKind.REVISION:
         chats = chats.where(col(DestinationSetting.notify_revisions))
+    if held:
+        # A primary-key lookup a candidate row: the pairs `held_back` just marked with `now`.
+        held_here = select(HeldBackPaper.paper_id).where(
+            col(HeldBackPaper.chat_id) == col(Subscription.chat_id),
+            col(HeldBackPaper.paper_id) == owed.c.paper_id,
+            col(HeldBackPaper.last_held) == bindparam("now", type_=UTCDateTime()),
+        )
+        chats = chats.where(~held_here.exists())
     return owed, chats
 
 
 @functools.cache
-def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
+def _queue_statement(kind: NewsKind, dialect: str, held: bool) -> Executable:
     """`enqueue_deliveries`' one INSERT ... SELECT for `kind`, built once: a paper owed to
     10,000 chats costs the service no 10,000 objects, and a save announcing a thousand papers
     no thousand statements (the values are bound: `owed` and `now`)."""
-    owed, chats = _owed_and_chats(kind, dialect)
+    owed, chats = _owed_and_chats(kind, dialect, held)
     # A chat hears of a paper as new once, whichever version and author it came through;
     # a revision once per version. What it was told is `announced_paper`, which outlives the
     # pruned deliveries; a delivery row still held counts too (a waiting row that moved to a
@@ -303,12 +319,13 @@ def _queue_statement(kind: NewsKind, dialect: str) -> Executable:
 
 
 @functools.cache
-def _told_statement(kind: NewsKind, dialect: str) -> Executable:
+def _told_statement(kind: NewsKind, dialect: str, held: bool) -> Executable:
     """Record in `announced_paper` that each destination owed a paper (the same ones
     `_queue_statement` chose from) is told of it: a new row, or for a revision a higher
     version. A paper already told as new keeps its version: the chat was not told the newer
-    one. One INSERT ... SELECT ... ON CONFLICT, bound to `owed`."""
-    owed, chats = _owed_and_chats(kind, dialect)
+    one. One INSERT ... SELECT ... ON CONFLICT, bound to `owed` (and `now`, when some are
+    held back)."""
+    owed, chats = _owed_and_chats(kind, dialect, held)
     # "WHERE" keeps SQLite from reading ON CONFLICT as a join's ON.
     rows = (
         chats.where(true())

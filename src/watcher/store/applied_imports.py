@@ -14,7 +14,8 @@ costs nothing and follows everything as watched, as `arxiv-watcher follow` does.
 
 The saved papers of the file go onto the chat's reading list in the same transaction
 (`watcher.store.reading_list.add_saved`), newest saved first as the file lists them; a list that
-would then hold more than `MAX_SAVED` raises `ImportStale` too.
+would then hold more than `MAX_SAVED` raises `ImportStale` too; so do the excluded words
+(`watcher.store.exclusions.add_entries`), within `MAX_EXCLUDED`.
 
 Settings are written in the same transaction (`watcher.store.exported_settings`). A destination the
 import lets go (`paused: no`, quiet hours off or moved, a new zone moving a window) has what it
@@ -31,12 +32,14 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from watcher.errors import WatcherError
+from watcher.follows.excluded_words import MAX_EXCLUDED, ExcludedWord
 from watcher.follows.follow_list import FollowRule, rule_key
 from watcher.follows.identity import Identity
 from watcher.follows.topics import Topic
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import MAX_SUBSCRIPTIONS, SUMMARY_THRESHOLD, _restart_if_paused
 from watcher.store.destinations import flag_summaries, held_threads
+from watcher.store.exclusions import AddDone, Exclusions, add_entries
 from watcher.store.exported_settings import SETTINGS, SettingRefused
 from watcher.store.follow_state import add_identity, add_person, add_topic
 from watcher.store.reading_list import MAX_SAVED, ReadingLists, add_saved, saved_count
@@ -82,6 +85,10 @@ class ImportStore:
         saved = ReadingLists(self.engine).all_saved(chat_id)
         return [(entry.arxiv_id, entry.title) for entry in saved]
 
+    def excluded_of(self, chat_id: int) -> list[str]:
+        """The chat's excluded words (/exclude), as stored, in the order added."""
+        return Exclusions(self.engine).entries(chat_id)
+
     def saved_ids(self, chat_id: int) -> set[str]:
         return ReadingLists(self.engine).saved_ids(chat_id)
 
@@ -122,6 +129,7 @@ class ImportStore:
         settings: Mapping[str, str],
         now: datetime,
         saves: Sequence[tuple[str, str]] = (),
+        excludes: Sequence[ExcludedWord] = (),
     ) -> list[int]:
         """Follow `rules` in the chat's topic (`chat_id` None: as the operator's, watched), set
         `settings` and save `saves` (arXiv id, title; newest first), all or nothing; the ids of
@@ -172,6 +180,8 @@ class ImportStore:
                 add_saved(session, chat_id, saves, now=now)
                 if saved_count(session, chat_id) > MAX_SAVED:
                     raise ImportStale(f"a chat saves at most {MAX_SAVED} papers")
+            if excludes and add_entries(session, chat_id, excludes, now=now) == AddDone.FULL:
+                raise ImportStale(f"a chat excludes at most {MAX_EXCLUDED} words")
             for released in held - held_threads(session, chat_id, now):
                 flag_summaries(
                     session, chat_id, threshold=self.summary_threshold, thread_id=released

@@ -32,6 +32,7 @@ from watcher.store.destinations import (
     move_destinations,
 )
 from watcher.store.digests import Digests
+from watcher.store.exclusions import move_exclusions
 from watcher.store.parking import Parking
 from watcher.store.reading_list import move_saved
 from watcher.store.speaking import Speaking
@@ -201,6 +202,7 @@ class Chats:
             move_told(session, old_id=old_id, new_id=new_id)
             move_destinations(session, old_id=old_id, new_id=new_id)
             move_saved(session, old_id=old_id, new_id=new_id)
+            move_exclusions(session, old_id=old_id, new_id=new_id)
             session.flush()
             session.exec(
                 update(Delivery)

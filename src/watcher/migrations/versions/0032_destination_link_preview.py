@@ -4,7 +4,7 @@ Off for every destination on upgrade (no preview, as before). SQLite adds and dr
 in batch mode.
 
 Revision ID: 0032
-Revises: 0030 (the integrator chains it after 0031)
+Revises: 0031
 Create Date: 2026-12-04
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0032"
-down_revision: str | None = "0030"
+down_revision: str | None = "0031"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,131 @@
+"""/exclude: the words a chat never wants to see (`Core.exclusions`).
+
+`/exclude survey` or `/exclude "large language model"` adds one; `/exclude` alone lists them,
+numbered; `/exclude off 2` or `/exclude off survey` takes one off. A paper whose title or abstract
+holds one (matched as a topic's words are) is not announced or digested to this chat, whichever
+follow found it; the list is the chat's, all its forum topics together. Anyone may list; in
+groups and channels only administrators may change it (`refuse_non_admin`).
+"""
+
+from __future__ import annotations
+
+import html
+
+from telegram import Update
+
+from bot.handlers.common import (
+    Context,
+    ServiceHandlers,
+    command_text,
+    place_of,
+    refusal,
+    refuse_non_admin,
+    reply,
+)
+from watcher.core import Core
+from watcher.core.exclusions import (
+    MAX_EXCLUDED,
+    MAX_EXCLUDED_LENGTH,
+    Added,
+    ExcludedError,
+    ListFull,
+    NotExcluded,
+    Removed,
+    UnknownChat,
+)
+
+WHAT = "its excluded words"
+EXAMPLE = '/exclude "large language model"'
+EMPTY = (
+    "This chat excludes no words. /exclude survey holds back every paper whose title or "
+    'abstract says "survey" (or "surveys"), whichever follow finds it.'
+)
+
+
+class ExcludeCommands(ServiceHandlers):
+    """/exclude, /exclude WORD, /exclude off N|WORD."""
+
+    def __init__(self, service: Core) -> None:
+        super().__init__(service)
+        self.exclusions = service.exclusions
+
+    async def exclude(self, update: Update, context: Context) -> None:
+        place = place_of(update)
+        text = command_text(update)
+        if not text:
+            await reply(update, context, await self._listing(place.chat_id))
+            return
+        if await refuse_non_admin(update, context, what=WHAT, example="/exclude"):
+            return
+        first, _, rest = text.partition(" ")
+        if first.casefold() == "off":
+            await reply(update, context, await self._off(place.chat_id, rest.strip()))
+            return
+        try:
+            outcome = await self.exclusions.add(place.chat_id, text)
+        except ExcludedError as error:
+            await reply(update, context, refusal(html.escape(f"Not excluded: {error}."), EXAMPLE))
+            return
+        if isinstance(outcome, Added):
+            shown = html.escape(outcome.shown)
+            await reply(
+                update,
+                context,
+                f"🔇 Papers saying {shown} will no longer be sent here. /exclude lists the "
+                "excluded words."
+                if outcome.fresh
+                else f"{shown} is excluded here already. /exclude lists the excluded words.",
+            )
+        elif isinstance(outcome, ListFull):
+            await reply(
+                update,
+                context,
+                refusal(
+                    f"This chat excludes {MAX_EXCLUDED} words already, the most it may: take "
+                    "one off first.",
+                    "/exclude off 1",
+                ),
+            )
+        else:
+            assert isinstance(outcome, UnknownChat)
+            await reply(update, context, "I do not know this chat yet: send /start here first.")
+
+    async def _listing(self, chat_id: int) -> str:
+        listed = await self.exclusions.listed(chat_id)
+        if not listed:
+            return EMPTY
+        lines = [f"{n}. {html.escape(entry)}" for n, entry in enumerate(listed, 1)]
+        return (
+            f"🔇 Papers saying any of these are not sent here ({len(listed)} of {MAX_EXCLUDED}):\n"
+            + "\n".join(lines)
+            + "\n/exclude off N takes one off."
+        )
+
+    async def _off(self, chat_id: int, which: str) -> str:
+        if not which:
+            return refusal("Say which word to take off: its number or the word.", "/exclude off 1")
+        outcome = await self.exclusions.remove(chat_id, which)
+        if isinstance(outcome, Removed):
+            return f"✅ Papers saying {html.escape(outcome.shown)} will be sent here again."
+        assert isinstance(outcome, NotExcluded)
+        if outcome.count == 0:
+            return "This chat excludes no words, so there is nothing to take off."
+        return refusal(
+            f"{html.escape(outcome.asked[:40])} is not one of this chat's {outcome.count} "
+            "excluded words: /exclude lists them, numbered.",
+            "/exclude off 1",
+        )
+
+
+EXCLUDE_DETAILS = (
+    '<code>/exclude survey</code> or <code>/exclude "large language model"</code>: a paper '
+    "whose title or abstract holds that word or phrase (whole words in any of their forms, as "
+    "/watch matches them) is not announced here, nor put in the digest, whichever follow "
+    "finds it. Other chats still get it.",
+    "<code>/exclude</code> lists them, numbered; <code>/exclude off 2</code> or "
+    "<code>/exclude off survey</code> takes one off. /subscriptions says (🔇) how many papers "
+    "they held back this week; /export and /import carry them.",
+    f"At most {MAX_EXCLUDED} a chat, each at most {MAX_EXCLUDED_LENGTH} characters. The list "
+    "is the whole chat's: in a forum it holds for every topic. In a group or channel anyone "
+    "can list them; only its administrators can change them.",
+)
