@@ -143,8 +143,8 @@ COMMAND_TABLE: tuple[Command, ...] = (
         "Words never to see here: /exclude survey",
         lambda h: h.exclude.exclude,
         Group.FOLLOWING,
-        "[WORD | off N]",
-        "words whose papers are never sent here",
+        "WORD",
+        "never send papers with this word",
         EXCLUDE_DETAILS,
     ),
     Command(
