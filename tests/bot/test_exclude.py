@@ -160,9 +160,7 @@ async def test_in_a_group_only_admins_change_the_list_and_anyone_lists_it(bot: B
 
 
 async def test_help_tells_exclude_in_full(bot: Bot) -> None:
-    assert "/exclude [WORD | off N]: words whose papers are never sent here" in (
-        await bot.ask_one(USER, "/help")
-    )
+    assert "/exclude WORD: never send papers with this word" in (await bot.ask_one(USER, "/help"))
     full = await bot.ask_one(USER, "/help exclude")
     assert "in a forum it holds for every topic" in full
     assert f"At most {MAX_EXCLUDED} a chat" in full
