@@ -27,6 +27,7 @@ from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from bot.handlers.why import WHY_HELP, WhyCommand
 from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
@@ -52,6 +53,7 @@ class Handlers:
     admin: Admin
     takeout: Takeout
     saved: SavedPapers
+    why: WhyCommand
 
 
 class Group(StrEnum):
@@ -417,6 +419,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             _IN_GROUPS,
         ),
     ),
+    Command("why", "Why nothing came today", lambda h: h.why.why, Group.READING, "", *WHY_HELP),
     Command(
         "revisions",
         "New versions of papers: /revisions on|off",

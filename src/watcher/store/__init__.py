@@ -23,7 +23,8 @@ One module per thing it owns:
   paused, quiet hours, silent, compact;
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
 - `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed;
-- `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat.
+- `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat;
+- `arrivals`: what one chat or topic was queued since an instant, by follow (/why).
 
 `Store` joins follows, papers, questions, search, mailings and source health over one engine, so
 callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`, `ImportStore` and
