@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import Engine, inspect, text  # noqa: E402
 
+from bench.why_query import why  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
 from watcher.follows.rules import rule_key  # noqa: E402
@@ -288,6 +289,7 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
         "the chat's follows": lambda: store.followed(chat),
         "a follow by name": lambda: store.find_followed(name),
         **searches(store, later),
+        **why(store, chat),
     }
 
 

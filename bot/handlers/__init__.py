@@ -19,6 +19,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
 - `saved`: the chat's reading list: "🔖 Save" / "🗑 Unsave" under a paper, /saved, /saved bib;
 - `admin`: /stats;
+- `why`: /why, what came today or why nothing did;
 - `takeout`: /export and /import (a file of the follows and settings), and its question;
 - `membership`: blocked, removed, unblocked or added; group migrations;
 - `gate` (with `budget`): flood control before every handler;
@@ -70,6 +71,7 @@ from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
+from bot.handlers.why import WhyCommand
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
 from bot.render.saved import PREFIX as SAVED_PREFIX
 from watcher.core import Core
@@ -121,6 +123,7 @@ def register(
         takeout=Takeout(service, events=events),
         saved=SavedPapers(service),
         exclude=ExcludeCommands(service),
+        why=WhyCommand(service),
     )
 
     gate = Gate(membership, budget or CommandBudget())

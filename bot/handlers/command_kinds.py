@@ -24,6 +24,7 @@ from bot.handlers.subscriptions import Subscriptions
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
+from bot.handlers.why import WhyCommand
 
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
@@ -43,6 +44,7 @@ class Handlers:
     takeout: Takeout
     saved: SavedPapers
     exclude: ExcludeCommands
+    why: WhyCommand
 
 
 class Group(StrEnum):

@@ -16,6 +16,7 @@ from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
 from bot.handlers.command_kinds import IN_GROUPS, PER_TOPIC, Command, Group
 from bot.handlers.common import Context, reply
 from bot.handlers.exclude import EXCLUDE_DETAILS
+from bot.handlers.why import WHY_HELP
 from watcher.core.reading_list import MAX_SAVED
 from watcher.core.subscribing import FIRST_ALLOWANCE
 from watcher.core.views import MAX_SUBSCRIPTIONS
@@ -374,6 +375,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
             IN_GROUPS,
         ),
     ),
+    Command("why", "Why nothing came today", lambda h: h.why.why, Group.READING, "", *WHY_HELP),
     Command(
         "revisions",
         "New versions of papers: /revisions on|off",

@@ -5,9 +5,9 @@ of arXiv), `follows` (what a chat follows, and the homonym question), `coauthors
 paper's authors, and following one of them), `questions` (the read-only ones), `chat_settings` (how
 and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats), `presence` (a
 chat coming, going, moving), `delivery` (what the sender needs), `reading_list` (the papers a chat
-saved) and `exclusions` (the words a chat never wants to see). They are built from the parts when
-the core is, so the runtime's poll request (`poll_soon`) is given to the constructor, never assigned
-to a part afterwards.
+saved), `exclusions` (the words a chat never wants to see) and `why` (/why: what came today, or why
+nothing did). They are built from the parts when the core is, so the runtime's poll request
+(`poll_soon`) is given to the constructor, never assigned to a part afterwards.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from watcher.core.presence import Presence
 from watcher.core.questions import Questions
 from watcher.core.reading_list import ReadingList
 from watcher.core.subscribing import LOOKUP_PATIENCE
+from watcher.core.why import Why
 from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
@@ -64,6 +65,7 @@ class Core:
     delivery: Deliveries = field(init=False, repr=False, compare=False)
     reading_list: ReadingList = field(init=False, repr=False, compare=False)
     exclusions: ExcludedWords = field(init=False, repr=False, compare=False)
+    why: Why = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         lookups = Lookups(
@@ -95,6 +97,7 @@ class Core:
             "delivery": Deliveries(self.settings, self.store, self.chats, self.outbox, self.clock),
             "reading_list": ReadingList(self.store, ReadingLists(self.store.engine), self.clock),
             "exclusions": ExcludedWords(Exclusions(self.store.engine), self.clock),
+            "why": Why(self.settings, self.store, self.chats, self.poller, self.clock),
         }
         # A frozen dataclass sets its own derived fields this way, once, while it is built.
         for name, value in built.items():

@@ -1,0 +1,121 @@
+"""`Why`: /why, "why did I get nothing today?", for one chat (forum topic), read in one call.
+
+It gathers what the service knows, and the front end (`bot.handlers.why`) words it: arXiv's
+last announcement and the next by the calendar (`watcher.calendars.announcements`), the newest
+mailing a source showed (`mailing_seen`) and how many items the listing read of it (known to
+this process since it read them: `ListingSource.last`), the sources that stopped parsing, what
+the destination was queued since that announcement by follow (`watcher.store.arrivals`, keyed
+reads only), and what holds its messages: a pause, quiet hours, a digest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from watcher.aio import in_db_thread
+from watcher.calendars.announcements import Announcement, AnnouncementCalendar
+from watcher.clock import Clock
+from watcher.follows.followed import Followed
+from watcher.polling.poll import Poller
+from watcher.settings import Settings
+from watcher.store import Store
+from watcher.store.arrivals import queued_since
+from watcher.store.chats import Chats
+from watcher.store.digests import DigestSettings
+from watcher.store.mailings import MailingNews
+from watcher.store.speaking import SpeakingSettings
+
+
+@dataclass(frozen=True, slots=True)
+class WhyAnswer:
+    """What /why words. `last`: the last announcement at or before `now` (two weeks back at
+    most); `read`: whether a source showed its mailing; `listed`: the listing's items of it,
+    None when not known; `got`: (follow, new papers queued since `last`), those with some;
+    `failing`: the sources that stopped parsing (`SOURCES` names); `harvest_after` and
+    `api_after`: when the harvest and the API poll after an announcement; `listings`: whether
+    the listing is read at all (EARLY_LISTINGS)."""
+
+    now: datetime
+    calendar: AnnouncementCalendar
+    last: Announcement | None
+    next: Announcement | None
+    mailing: MailingNews
+    listed: int | None
+    failing: tuple[str, ...]
+    follows: tuple[Followed, ...]
+    got: tuple[tuple[Followed, int], ...]
+    speaking: SpeakingSettings
+    digest: DigestSettings
+    harvest_after: timedelta
+    api_after: timedelta
+    listings: bool
+
+    @property
+    def read(self) -> bool:
+        return (
+            self.last is not None
+            and self.mailing.mailing is not None
+            and self.mailing.mailing >= self.last.mailing
+        )
+
+    @property
+    def today(self) -> date:
+        """Today's date in arXiv's zone: the evening whose announcement is tonight's."""
+        return self.now.astimezone(ZoneInfo(self.calendar.zone)).date()
+
+
+class Why:
+    """/why of one core."""
+
+    def __init__(
+        self, settings: Settings, store: Store, chats: Chats, poller: Poller, clock: Clock
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._chats = chats
+        self._poller = poller
+        self._clock = clock
+
+    async def why(self, chat_id: int, thread_id: int) -> WhyAnswer:
+        return await in_db_thread(self._why, chat_id, thread_id)
+
+    def _why(self, chat_id: int, thread_id: int) -> WhyAnswer:
+        now = self._clock()
+        calendar = self._settings.announcement_calendar
+        last = calendar.latest_at_or_before(now)
+        news = self._store.last_mailing()
+        follows = tuple(
+            self._store.followed(
+                self._chats.subscribed_ids(chat_id, thread_id=thread_id), counted=False
+            )
+        )
+        got: tuple[tuple[Followed, int], ...] = ()
+        if last is not None and follows:
+            counts = queued_since(self._store.engine, chat_id, thread_id, last.at)
+            got = tuple((f, counts[f.id]) for f in follows if counts.get(f.id))
+        outcome = self._poller.listing.last
+        listed = (
+            outcome.items
+            if outcome is not None and outcome.flipped and outcome.mailing == news.mailing
+            else None
+        )
+        return WhyAnswer(
+            now=now,
+            calendar=calendar,
+            last=last,
+            next=calendar.next_after(now),
+            mailing=news,
+            listed=listed,
+            failing=tuple(
+                h.source for h in self._store.source_health() if h.broken_since is not None
+            ),
+            follows=follows,
+            got=got,
+            speaking=self._chats.speaking.settings(chat_id, thread_id),
+            digest=self._chats.digests.settings(chat_id, thread_id),
+            harvest_after=timedelta(seconds=self._settings.calendar_harvest_after),
+            api_after=timedelta(seconds=self._settings.calendar_api_after),
+            listings=self._settings.early_listings,
+        )

@@ -1,0 +1,153 @@
+"""/why answers "why did I get nothing today?" for the chat (issue 33, item 4): on a day arXiv
+does not announce it says so and names the next announcement in the chat's time zone; after an
+announcement read with nothing followed in it, how many new papers were read and that none
+matched; what came by follow; and a pause or a digest holding papers, with when they come.
+The whole front end on the fake Bot API, the real store, and a clock the test turns where the
+day matters (`tests.harness.clocks`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import Engine
+
+from tests.fakes.corpus import make_record
+from tests.harness.bots import USER, Bot, running_front_end
+from tests.harness.clocks import TurnedClock
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.polling.sources.listing import ListingOutcome
+from watcher.store import MatchedRecord
+
+ARXIV = ZoneInfo("America/New_York")
+SATURDAY = 5  # `date.weekday()`
+
+
+@pytest.fixture
+async def turned(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Bot, TurnedClock]]:
+    clock = TurnedClock(tmp_path / "clock")
+    async with running_front_end(engine, database_url, clock=clock) as bot:
+        yield bot, clock
+
+
+def publish(bot: Bot, *arxiv_ids: str) -> None:
+    """New papers by Dezun Dong, whom every running bot watches: queued for his followers."""
+    followed = bot.store.find_followed("Dezun Dong")
+    assert followed is not None
+    ids = frozenset({followed.id})
+    records = [
+        make_record(arxiv_id=arxiv_id, title=f"Paper {arxiv_id}", authors=["Dezun Dong"])
+        for arxiv_id in arxiv_ids
+    ]
+    saved = bot.store.save_records([MatchedRecord(r, ids) for r in records], announce_for=ids)
+    assert saved.new == records
+
+
+def next_saturday_noon(now: datetime) -> datetime:
+    day = now.astimezone(ARXIV).date() + timedelta(days=1)
+    while day.weekday() != SATURDAY:
+        day += timedelta(days=1)
+    return datetime(day.year, day.month, day.day, 12, tzinfo=ARXIV)
+
+
+def calendar(bot: Bot) -> AnnouncementCalendar:
+    return bot.service.settings.announcement_calendar
+
+
+async def test_why_on_a_day_without_an_announcement_names_the_next_one(
+    turned: tuple[Bot, TurnedClock],
+) -> None:
+    bot, clock = turned
+    await bot.ask(USER, "/timezone Europe/Berlin")
+    saturday = next_saturday_noon(clock())
+    clock.turn_to(saturday)
+    coming = calendar(bot).next_after(saturday)
+    assert coming is not None
+    berlin = coming.at.astimezone(ZoneInfo("Europe/Berlin"))
+    wall = coming.at.astimezone(ARXIV)
+
+    answer = await bot.ask_one(USER, "/why")
+
+    assert "No announcement tonight: arXiv does not announce on Saturdays." in answer
+    assert (
+        f"Next announcement: {berlin:%a} {berlin.day} {berlin:%b %H:%M} (Europe/Berlin), "
+        f"{wall:%a} {wall.day} {wall:%b %H:%M} ET."
+    ) in answer
+    assert len(answer) <= 600
+
+
+async def test_why_after_a_batch_with_nothing_followed_says_how_many_were_read(
+    turned: tuple[Bot, TurnedClock],
+) -> None:
+    bot, clock = turned
+    await bot.ask(USER, "/subscribe Dezun Dong")
+    last = calendar(bot).latest_at_or_before(clock())
+    assert last is not None
+    seen = last.at + timedelta(minutes=1)
+    clock.turn_to(seen + timedelta(minutes=5))
+    bot.store.record_mailing_seen(last.mailing, source="listing", at=seen)
+    # What the listing's read of that mailing left, as `Poller.read_listing` leaves it.
+    bot.service.poller.listing.last = ListingOutcome(last.mailing, flipped=True, items=1204)
+
+    answer = await bot.ask_one(USER, "/why")
+
+    wall = last.at.astimezone(ARXIV)
+    assert answer.startswith(
+        f"arXiv last announced {wall:%a} {wall.day} {wall:%b %H:%M} ET: the listing read it at "
+        f"{seen.astimezone(ARXIV):%H:%M} ET, 1,204 new papers."
+    )
+    assert "Nothing by the one person or topic followed here, out of 1,204 new papers read." in (
+        answer
+    )
+    assert len(answer) <= 600
+
+
+async def test_why_before_the_batch_is_read_says_what_is_waited_for(bot_now: Bot) -> None:
+    bot = bot_now
+    await bot.ask(USER, "/subscribe Dezun Dong")
+
+    answer = await bot.ask_one(USER, "/why")
+
+    assert (
+        "that batch is not read yet: the listing is probed from 20:00 ET, OAI-PMH looks from "
+        "22:30 ET, the API from 00:05 ET."
+    ) in answer
+    assert "Nothing by" not in answer  # not read: not "none matched"
+
+
+async def test_why_names_what_came_by_follow_and_a_pause_holding_it(bot_now: Bot) -> None:
+    bot = bot_now
+    await bot.ask(USER, "/subscribe Dezun Dong")
+    await bot.ask(USER, "/pause")
+    publish(bot, "2612.00031", "2612.00032")
+
+    answer = await bot.ask_one(USER, "/why")
+
+    assert "Here since then: Dezun Dong 2." in answer
+    assert "This chat is paused: 2 papers wait for /resume." in answer
+
+
+async def test_why_says_when_the_digest_brings_the_papers_it_holds(bot_now: Bot) -> None:
+    bot = bot_now
+    await bot.ask(USER, "/subscribe Dezun Dong")
+    await bot.ask(USER, "/digest daily 08:00")
+    publish(bot, "2612.00041", "2612.00042", "2612.00043")
+    next_at = bot.chats.digests.settings(USER, 0).next_at
+    assert next_at is not None
+    at = next_at.astimezone(UTC)
+
+    answer = await bot.ask_one(USER, "/why")
+
+    assert f"3 papers held for the digest of {at:%a} {at.day} {at:%b} 08:00." in answer
+
+
+@pytest.fixture
+async def bot_now(engine: Engine, database_url: str) -> AsyncIterator[Bot]:
+    """The front end on the wall clock: deliveries are stamped with it."""
+    async with running_front_end(engine, database_url) as bot:
+        yield bot
