@@ -275,6 +275,7 @@ async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
         "Paused: no.\n"
         "Format: full (/format).\n"
         "Sound: on.\n"
+        "Link preview: off.\n"
         "New versions of papers: off (/revisions on to change)."
     )
 

@@ -127,8 +127,8 @@ def test_a_chats_reading_list_goes_out_and_comes_in_with_its_follows(
     assert out.splitlines() == [
         "save    hep-th/9901001  Newer one",
         "save    2611.04242  Older one",
-        "skip    line 14: save 12345: '12345' is not an arXiv id",
-        "skip    line 13: save 2611.04242: twice in the file",
+        "skip    line 15: save 12345: '12345' is not an arXiv id",
+        "skip    line 14: save 2611.04242: twice in the file",
         "Imported 0 follow(s) and saved 2 paper(s).",
     ]
     assert [e.arxiv_id for e in lists.all_saved(78)] == ["hep-th/9901001", "2611.04242"]
