@@ -135,7 +135,7 @@ def test_a_chats_reading_list_goes_out_and_comes_in_with_its_follows(
 
     code, mine, _ = cli("import", str(exported))  # the operator's list keeps no papers
     assert code == 0
-    assert "skip    line 11: save hep-th/9901001: a reading list is a chat's" in mine
+    assert "skip    line 12: save hep-th/9901001: a reading list is a chat's" in mine
     assert mine.rstrip().endswith("Nothing to import.")
 
 
