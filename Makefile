@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Test processes at once: most tests wait on sockets and subprocesses, so more than the cores pay.
 TEST_WORKERS ?= 4
 
-.PHONY: run test test-sqlite test-postgres lint typecheck bench install lock clean
+.PHONY: run test test-sqlite test-postgres lint typecheck bench install lock clean i18n
 
 # uv installs exactly what uv.lock pins (with hashes). It is bootstrapped into the venv by pip at
 # this version; the Dockerfile's UV_VERSION says the same (tests/core/test_deploy_lock.py).
@@ -72,3 +72,15 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+## The bot's languages: extract every marked sentence from the code into bot/locales/messages.pot,
+## then bring each language's catalog (bot/locales/<language>/LC_MESSAGES/messages.po) up to
+## date: new sentences arrive untranslated, changed ones fuzzy, for a translator to settle.
+## Adding a language: `$(BIN)/pybabel init -i bot/locales/messages.pot -d bot/locales -l LANG`.
+I18N_KEYWORDS := --no-default-keywords -k _ -k N_ -k ngettext:1,2 -k sentence
+i18n: $(STAMP)
+	$(BIN)/pybabel extract -F bot/locales/babel.cfg $(I18N_KEYWORDS) --sort-by-file \
+		--no-wrap --project arxiv-watcher --copyright-holder "arxiv-watcher contributors" \
+		-o bot/locales/messages.pot bot src/watcher
+	$(BIN)/pybabel update -i bot/locales/messages.pot -d bot/locales --no-wrap \
+		--ignore-pot-creation-date

@@ -1,0 +1,85 @@
+"""The pseudo-locale: a language in which every translated sentence is wrapped as ⟦…⟧ and its
+letters accented, so that a sentence the bot says without `_()` stands out as plain English.
+
+`install_pseudo()` makes it speakable as `PSEUDO` (a chat whose first writer's Telegram client
+sends that `language_code` speaks it); `english_left(text)` is what remains of a message once
+the wrapped sentences and what is never translated (commands, `<code>` examples, URLs, arXiv
+ids and categories, and the `exempt` texts: paper titles, abstracts, names) are taken out:
+any run of two English words left is a sentence that escaped the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from bot.i18n import install
+
+PSEUDO = "x-pseudo"
+OPEN, CLOSE = "⟦", "⟧"
+_ACCENTED = str.maketrans("aeiouyAEIOUYcnsz", "áéíöüýÁÉÍÖÜÝçñšž")
+# What a translation keeps as it is: placeholders, tags (and <code> with its content),
+# entities, commands, URLs.
+_KEPT = re.compile(
+    r"\{[^{}]*\}|<code>.*?</code>|<pre>.*?</pre>|<[^>]*>|&[#a-zA-Z0-9]+;|/[a-z_]+|https?://\S+",
+    re.DOTALL,
+)
+
+
+def pseudo(message: str) -> str:
+    """`message` as the pseudo-locale says it: wrapped, accented outside what is kept."""
+    out, last = [], 0
+    for kept in _KEPT.finditer(message):
+        out.append(message[last : kept.start()].translate(_ACCENTED))
+        out.append(kept.group())
+        last = kept.end()
+    out.append(message[last:].translate(_ACCENTED))
+    return OPEN + "".join(out) + CLOSE
+
+
+class PseudoTranslations:
+    """gettext's two lookups, answering every message in the pseudo-locale."""
+
+    def gettext(self, message: str, /) -> str:
+        return pseudo(message)
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        return pseudo(singular if n == 1 else plural)
+
+
+def install_pseudo() -> str:
+    """Make the pseudo-locale speakable; its language tag."""
+    install(PSEUDO, PseudoTranslations())
+    return PSEUDO
+
+
+_NEVER_TRANSLATED = re.compile(
+    r"<code>.*?</code>|<pre>.*?</pre>|<[^>]*>|&[#a-zA-Z0-9]+;|https?://\S+|/[a-z_]+(@\w+)?"
+    r"|\b\d{4}\.\d{4,5}(v\d+)?\b|\b[a-z-]+(\.[a-zA-Z-]+)?/\d{7}\b|\b[a-z-]+\.[A-Z]{2}\b",
+    re.DOTALL,
+)
+_TWO_WORDS = re.compile(r"[A-Za-z][a-z']+(?:[ \t]+[A-Za-z][a-z']+)+")
+
+
+def _without_wrapped(text: str) -> str:
+    """`text` with every ⟦…⟧ taken out (they nest: a translated sentence fills another's
+    placeholder)."""
+    out, depth = [], 0
+    for char in text:
+        if char == OPEN:
+            depth += 1
+        elif char == CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
+
+
+def english_left(text: str, exempt: Iterable[str] = ()) -> list[str]:
+    """The runs of English words left in `text` once the translated sentences and what is never
+    translated are taken out; `exempt`: texts that are the paper's or the person's own."""
+    for own in sorted({e for e in exempt if e}, key=len, reverse=True):
+        text = text.replace(own, " ")
+    text = _without_wrapped(text)
+    text = _NEVER_TRANSLATED.sub(" ", text)
+    return _TWO_WORDS.findall(text)
