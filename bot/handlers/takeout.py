@@ -70,7 +70,7 @@ NO_FILE = (
 _TEXT_TYPES = ("text/", "application/xml", "application/opml", "application/octet-stream")
 _SUFFIXES = (".txt", ".opml", ".xml")
 # The settings an import may change that the sender must read again (the zone moves both).
-_SPEAKING = frozenset({"paused", "quiet", "silent", "format", "preview", "timezone"})
+_SPEAKING = frozenset({"paused", "quiet", "silent", "format", "preview", "timezone", "language"})
 _DIGEST = frozenset({"digest", "timezone"})
 
 

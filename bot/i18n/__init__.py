@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from bot.i18n.catalogs import (
     DEFAULT_LANGUAGE,
-    LANGUAGES,
     N_,
     _,
     current_language,
@@ -37,6 +36,7 @@ from bot.i18n.catalogs import (
     speaking,
 )
 from bot.i18n.names import language_name, language_of_user, parse_language
+from watcher.kinds import LANGUAGES
 
 __all__ = [
     "DEFAULT_LANGUAGE",

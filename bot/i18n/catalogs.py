@@ -24,11 +24,12 @@ from typing import Any, Protocol
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from watcher.kinds import LANGUAGES, SOURCE_LANGUAGE
 from watcher.sentences import Sentence
 
-DEFAULT_LANGUAGE = "en"
-# The languages a chat may choose, as BCP 47 tags; the first is the source and the default.
-LANGUAGES: tuple[str, ...] = ("en", "zh-Hans")
+# The languages a chat may choose (the core's list: an import checks it too); the first is the
+# source of every sentence and the default.
+DEFAULT_LANGUAGE = SOURCE_LANGUAGE
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 DOMAIN = "messages"
 
