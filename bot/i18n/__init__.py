@@ -32,6 +32,7 @@ from bot.i18n.catalogs import (
     known_languages,
     ngettext,
     say,
+    sayer,
     speak,
     speaking,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "ngettext",
     "parse_language",
     "say",
+    "sayer",
     "speak",
     "speaking",
 ]

@@ -5,6 +5,7 @@ Application long-polls it; the real store holds the languages)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlalchemy import Engine
@@ -16,6 +17,7 @@ from watcher.store.tables import NO_THREAD
 
 OTHER = 77
 ZH = {"language_code": "zh-hans"}
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 async def press(bot: Bot, chat_id: int, data: str, **sender: Any) -> str | None:
@@ -141,3 +143,28 @@ async def _first_and_second_start(
         await again.settled()
         assert dict(telegram.profile.sets) == sets
         assert telegram.calls("setMyCommands") == calls + 1  # the chat's menu, before
+
+
+async def test_an_export_from_a_chinese_chat_imports_into_an_english_one_alike(bot: Bot) -> None:
+    await bot.ask(USER, "/language zh", **ZH)
+    await bot.ask(USER, "/subscribe Dezun Dong")
+    await bot.ask(USER, '/watch "remote direct memory access" in cs.DC')
+    await bot.ask(USER, "/timezone Asia/Shanghai")
+    bot.telegram.user_sends(USER, "/export")
+    await bot.until(lambda: bot.telegram.documents(USER))
+    exported = bot.telegram.documents(USER)[-1].data
+    header = exported.decode().splitlines()[:3]
+    assert all(line.startswith("# ") and _HAN.search(line) for line in header), header
+    assert "# language: zh-Hans" in exported.decode().splitlines()
+
+    await bot.ask(OTHER, "/language en")
+    before = len(bot.telegram.sent(OTHER))
+    bot.telegram.user_sends_document(OTHER, exported, caption="/import", file_name="f.txt")
+    await bot.until(lambda: len(bot.telegram.sent(OTHER)) > before)
+    go = bot.last(OTHER).reply_markup["inline_keyboard"][0][0]["callback_data"]  # type: ignore[index]
+    await press(bot, OTHER, go)
+    await bot.until(lambda: bot.chats.subscribed_ids(OTHER))
+
+    assert sorted(bot.chats.subscribed_ids(OTHER)) == sorted(bot.chats.subscribed_ids(USER))
+    assert bot.chats.digests.settings(OTHER).zone_name == "Asia/Shanghai"
+    assert bot.chats.speaking.language_of(OTHER, NO_THREAD) == "zh-Hans"
