@@ -111,7 +111,7 @@ def test_no_translation_outgrows_its_english_by_more_than_a_line(name: str) -> N
     """Every message is built to fit Telegram's limits in English, with room for the longest
     values (`bot.render`'s cutting, `fit_reply`'s last guard); a translation that is no longer
     than the English (by a line's worth, 40 visible characters) keeps every message within them
-    in that language too. A button's text stays within 64 characters."""
+    in that language too."""
     too_long = []
     for message in _catalog(name):
         if not message.id:
