@@ -1,10 +1,12 @@
 """The digest renderer the core calls when it claims a digest (`watcher.store.digests`): what one
-chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
-renderers: the followed authors are marked by `watcher.follows.names.is_same_person`.
+chat's topic is owed, in; its messages (`bot.render.render_digest`), out, in the destination's
+language (`DigestContent.language`). Pure, like the renderers: the followed authors are marked
+by `watcher.follows.names.is_same_person`.
 """
 
 from __future__ import annotations
 
+from bot.i18n import speaking
 from bot.render import render_digest
 from watcher.arxiv.taxonomy import category_name
 from watcher.core.views import DigestContent, RenderedPart
@@ -13,7 +15,13 @@ from watcher.kinds import NewsKind
 
 
 def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
-    """The messages of one destination's digest, at most `bot.render.MAX_DIGEST_MESSAGES`."""
+    """The messages of one destination's digest, at most `bot.render.MAX_DIGEST_MESSAGES`, in
+    the destination's language."""
+    with speaking(content.language):
+        return _render(content)
+
+
+def _render(content: DigestContent) -> list[RenderedPart]:
 
     def marked(author: str) -> bool:
         return any(is_same_person(author, names) for names in content.followed_names)

@@ -6,7 +6,8 @@ handlers, which belong to the service here, so the Application is run by hand: i
 start, long polling (or, with TELEGRAM_WEBHOOK_URL, our webhook listener: `bot.webhook`); and
 the reverse on stop. Next to it runs the delivery sender, which drains
 the outbox, and the admin notices' sender (`bot.delivery.admin_notices`); every request of
-them all goes through one rate limiter.
+them all goes through one rate limiter. At start, the command menus and descriptions of every
+language are set in the background (`bot.menus`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.error import InvalidToken, NetworkError
 
 from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
-from bot.handlers import COMMANDS
+from bot.handlers import commands_menu
+from bot.menus import MenuPublisher
 from bot.network_blips import on_polling_error
 from bot.ratelimit import TelegramRateLimiter
 from watcher.core import Core
@@ -53,6 +55,7 @@ class TelegramFrontend:
         self._webhook: WebhookListener | None = None
         self.failing = FailingNotices()  # what the administrators and chats were told is failing
         self._failing_task: asyncio.Task[None] | None = None
+        self._menus_task: asyncio.Task[None] | None = None
 
     def _failing_done(self) -> bool:
         """Whether no failing follow's notices are still being sent (the next cycle tells)."""
@@ -62,12 +65,12 @@ class TelegramFrontend:
         app = build_application(self.context, rate_limiter=self.rate_limiter, events=self)
         self.application = app
         await self._initialize(app)
-        try:
-            await app.bot.set_my_commands(COMMANDS)
-        except TelegramError as error:
-            # The menu is a convenience; the commands work without it.
-            log.warning("could not set the bot's command menu: %s", error.message)
         await app.start()
+        # In the background: a 429 on a menu must not hold up the commands.
+        self._menus_task = asyncio.create_task(
+            MenuPublisher(app.bot, commands_menu).publish(), name="command-menus"
+        )
+        self._menus_task.add_done_callback(_report_menus_crash)
         assert app.updater is not None
         settings = self.context.settings
         if settings.telegram_webhook_url is None:
@@ -175,6 +178,9 @@ class TelegramFrontend:
             await self.notices.stop()
         if self._notices_task is not None:
             await asyncio.gather(self._notices_task, return_exceptions=True)
+        if self._menus_task is not None:  # unfinished: the next start sets what differs
+            self._menus_task.cancel()
+            await asyncio.gather(self._menus_task, return_exceptions=True)
         if self._failing_task is not None:  # what it did not send, a restart tells
             self._failing_task.cancel()
             await asyncio.gather(self._failing_task, return_exceptions=True)
@@ -193,3 +199,8 @@ def _report_crash(task: asyncio.Task[None]) -> None:
 def _report_failing_crash(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("telling of a failing follow failed", exc_info=task.exception())
+
+
+def _report_menus_crash(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("setting the command menus failed", exc_info=task.exception())

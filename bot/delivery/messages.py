@@ -10,7 +10,8 @@ due delivery here and gets back the message and the deliveries it confirms (`Pla
 
 It also keeps what the sends need to know of the chats about to be served, read at each refill
 (`learn`): whom each topic follows (marked ★) and how it is spoken to (`Style`: silent, compact,
-link preview).
+link preview, language). Each message is composed in its destination's language: /language's,
+else the one its chat was first spoken to in, else the default (`bot.i18n`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bot.delivery.compose import (
     compose_summary,
     who_follows_whom,
 )
+from bot.i18n import speaking
 from bot.render import CompactEntry, render_compact
 from watcher.core import Core
 from watcher.core.views import DEFAULT_STYLE, PendingDelivery, Style
@@ -53,9 +55,14 @@ class MessagePlanner:
         self.context = context
         self.papers = PaperMessages()  # who is marked ★ in each chat's messages, and the cache
         self.styles: dict[tuple[int, int], Style] = {}
+        self.languages: dict[int, str] = {}  # by chat: its first writer's
 
     def style(self, delivery: PendingDelivery) -> Style:
         return self.styles.get((delivery.chat_id, delivery.thread_id), DEFAULT_STYLE)
+
+    def language(self, delivery: PendingDelivery) -> str | None:
+        """The language the delivery's destination speaks (None: the default)."""
+        return self.style(delivery).language or self.languages.get(delivery.chat_id)
 
     async def learn(self, chat_ids: Iterable[int], arxiv_ids: Iterable[str]) -> None:
         """Read whom these chats' topics follow, which of those follows each queued paper is
@@ -63,6 +70,7 @@ class MessagePlanner:
         outgrows the sender's queue)."""
         audience = await self.context.delivery.audience(set(chat_ids), arxiv_ids)
         self.papers.follows, self.styles = who_follows_whom(audience), audience.styles
+        self.languages = audience.languages
 
     def batchable(self, delivery: PendingDelivery) -> bool:
         """One paper's news to a compact destination: it may share a message with others."""
@@ -86,8 +94,15 @@ class MessagePlanner:
     async def plan(
         self, delivery: PendingDelivery, batch: Sequence[PendingDelivery] = ()
     ) -> Planned | None:
-        """The message for `delivery` (with `batch`, its compact companions); None when there
-        is nothing left to send (another message covered it meanwhile)."""
+        """The message for `delivery` (with `batch`, its compact companions), in its
+        destination's language; None when there is nothing left to send (another message
+        covered it meanwhile)."""
+        with speaking(self.language(delivery)):
+            return await self._plan(delivery, batch)
+
+    async def _plan(
+        self, delivery: PendingDelivery, batch: Sequence[PendingDelivery]
+    ) -> Planned | None:
         deliveries = self.context.delivery
         if delivery.digest_part is not None:
             part = await deliveries.digest_part(delivery.chat_id, delivery.thread_id)

@@ -53,12 +53,13 @@ from bot.handlers.author_list import PREFIX as AUTHOR_LIST_PREFIX
 from bot.handlers.budget import CommandBudget
 from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.command_kinds import Handlers
-from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP
+from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, commands_menu
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.exclude import ExcludeCommands
 from bot.handlers.gate import SLOW_DOWN, Gate
+from bot.handlers.language import LANGUAGE_PREFIX, LanguageCommands
 from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
 from bot.handlers.paper_buttons import PaperButtons
@@ -72,6 +73,7 @@ from bot.handlers.topics import Topics
 from bot.handlers.unfollow_all import PREFIX as UNFOLLOW_ALL_PREFIX
 from bot.handlers.welcome import Welcome
 from bot.handlers.why import WhyCommand
+from bot.menus import MenuPublisher
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
 from bot.render.saved import PREFIX as SAVED_PREFIX
 from watcher.core import Core
@@ -83,6 +85,7 @@ __all__ = [
     "SORRY",
     "CommandBudget",
     "DeliveryEvents",
+    "commands_menu",
     "keyboard",
     "register",
 ]
@@ -124,9 +127,12 @@ def register(
         saved=SavedPapers(service),
         exclude=ExcludeCommands(service),
         why=WhyCommand(service),
+        language=LanguageCommands(
+            service, events=events, menus=MenuPublisher(application.bot, commands_menu)
+        ),
     )
 
-    gate = Gate(membership, budget or CommandBudget())
+    gate = Gate(membership, budget or CommandBudget(), service.chat_settings)
     application.add_handler(TypeHandler(Update, gate.check), group=_GATE_GROUP)
     for command in COMMAND_TABLE:
         application.add_handler(
@@ -147,6 +153,9 @@ def register(
         )
     )
     application.add_handler(CallbackQueryHandler(handlers.saved.page, pattern=f"^{SAVED_PREFIX}:"))
+    application.add_handler(
+        CallbackQueryHandler(handlers.language.press, pattern=f"^{LANGUAGE_PREFIX}")
+    )
     application.add_handler(
         CallbackQueryHandler(handlers.takeout.press, pattern=f"^{TAKEOUT_PREFIX}")
     )

@@ -17,6 +17,7 @@ from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.common import Context
 from bot.handlers.digest import DigestCommands
 from bot.handlers.exclude import ExcludeCommands
+from bot.handlers.language import LanguageCommands
 from bot.handlers.questions import Questions
 from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
@@ -45,6 +46,7 @@ class Handlers:
     saved: SavedPapers
     exclude: ExcludeCommands
     why: WhyCommand
+    language: LanguageCommands
 
 
 class Group(StrEnum):

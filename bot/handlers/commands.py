@@ -362,6 +362,22 @@ COMMAND_TABLE: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "language",
+        "The language I speak here: /language zh or en",
+        lambda h: h.language.language,
+        Group.SETTINGS,
+        "zh|en",
+        "language",
+        (
+            "<code>/language</code> alone shows the language I speak here, with a button for "
+            "each; <code>/language zh</code> switches to Simplified Chinese (简体中文), "
+            "<code>/language en</code> to English. Until it is set, I speak the language of "
+            "the first person who wrote to me here.",
+            "Paper titles, abstracts and names stay as arXiv has them.",
+            PER_TOPIC,
+        ),
+    ),
+    Command(
         "format",
         "One line per paper: /format compact, or full",
         lambda h: h.speaking.format,
@@ -437,6 +453,12 @@ COMMAND_TABLE: tuple[Command, ...] = (
 
 # The menu Telegram shows next to the message field.
 COMMANDS: list[BotCommand] = [BotCommand(command.name, command.menu) for command in COMMAND_TABLE]
+
+
+def commands_menu() -> list[BotCommand]:
+    """The command menu (setMyCommands) in the language speaking now."""
+    return COMMANDS
+
 
 HELP = "\n".join(
     [

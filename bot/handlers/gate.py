@@ -1,5 +1,10 @@
-"""The gate every update passes before its handler: flood control per chat, and noting that a
-chat which asks something is reachable.
+"""The gate every update passes before its handler: the language the answers speak, flood
+control per chat, and noting that a chat which asks something is reachable.
+
+The language is the destination's (`watcher.core.chat_settings.ChatSettings.language`: its
+/language, else what its chat's first writer's Telegram client asked for), set for the rest of
+the update's handling (`bot.i18n.speak`): every `_()` of the handler that follows speaks it.
+A chat's first writer's `language_code` is noted as the chat's language when it has none yet.
 """
 
 from __future__ import annotations
@@ -11,25 +16,39 @@ from telegram.constants import ChatType
 from telegram.ext import ApplicationHandlerStop
 
 from bot.handlers.budget import CommandBudget
-from bot.handlers.common import Context, reply
-from bot.handlers.membership import Membership
+from bot.handlers.common import Context, reply, topic_of
+from bot.handlers.membership import Membership, language_hint
+from bot.i18n import N_, _, speak
+from watcher.core.chat_settings import ChatSettings
 
 log = logging.getLogger(__name__)
 
-SLOW_DOWN = "Slow down, please: too many commands at once. I will answer again in a few seconds."
+SLOW_DOWN = N_(
+    "Slow down, please: too many commands at once. I will answer again in a few seconds."
+)
 
 
 class Gate:
     """Runs before every handler (PTB group -1) and may stop the update there."""
 
-    def __init__(self, membership: Membership, budget: CommandBudget) -> None:
+    def __init__(
+        self, membership: Membership, budget: CommandBudget, chat_settings: ChatSettings
+    ) -> None:
         self.membership = membership
         self.budget = budget
+        self.chat_settings = chat_settings
 
     async def check(self, update: Update, context: Context) -> None:
-        """Throttle a flooding chat, and note that a chat which asks something is reachable."""
+        """Speak the destination's language; throttle a flooding chat, and note that a chat
+        which asks something is reachable (and, the first time, its writer's language)."""
+        speak(None)  # an update that names no chat is answered in the default
         chat = update.effective_chat
-        if chat is None or not _is_interaction(update, context.bot.username):
+        if chat is None:
+            return
+        topic = topic_of(update.effective_message)
+        language = await self.chat_settings.language(chat.id, topic)
+        speak(language)
+        if not _is_interaction(update, context.bot.username):
             return
         verdict = self.budget.take(chat.id)
         if verdict != "serve":
@@ -37,12 +56,14 @@ class Gate:
                 log.info("chat %s is over its command budget; ignoring it for a while", chat.id)
             query = update.callback_query
             if query is not None:
-                await query.answer(SLOW_DOWN if verdict == "warn" else None)
+                await query.answer(_(SLOW_DOWN) if verdict == "warn" else None)
             elif verdict == "warn":
-                await reply(update, context, SLOW_DOWN)
+                await reply(update, context, _(SLOW_DOWN))
             raise ApplicationHandlerStop
         if update.callback_query is None:
-            await self.membership.seen(chat)
+            await self.membership.seen(chat, language=language_hint(update.effective_user))
+            if language is None:  # its first writer's, just noted
+                speak(await self.chat_settings.language(chat.id, topic))
 
 
 def _is_interaction(update: Update, bot_username: str) -> bool:

@@ -25,11 +25,14 @@ from telegram import (
     ChatMemberOwner,
     ChatMemberRestricted,
     Update,
+    User,
 )
 from telegram.constants import ChatMemberStatus, ChatType
 
 from bot.handlers.common import Context, DeliveryEvents, chat_title, reply, topic_of
+from bot.i18n import language_of_user, speak
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +46,28 @@ GROUP_WELCOME = (
 )
 
 
+def language_hint(user: User | None) -> str | None:
+    """The language a person's Telegram client asks for, among the bot's; None when no person
+    wrote (a channel post, an anonymous administrator: Telegram's stand-in bots)."""
+    if user is None or user.is_bot:
+        return None
+    return language_of_user(user.language_code)
+
+
 class Membership:
     """The chats' reachability, kept by the core (`Core.presence`)."""
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         self.presence = service.presence
+        self.chat_settings = service.chat_settings
         self.events = events
 
-    async def seen(self, chat: Chat) -> None:
-        """The chat spoke to us or let us in: it is reachable (again)."""
-        came_back = await self.presence.seen(chat.id, kind=chat.type, title=chat_title(chat))
+    async def seen(self, chat: Chat, *, language: str | None = None) -> None:
+        """The chat spoke to us or let us in: it is reachable (again). `language`: what the
+        person who wrote (or let us in) asked for, the chat's if it has none yet."""
+        came_back = await self.presence.seen(
+            chat.id, kind=chat.type, title=chat_title(chat), language=language
+        )
         if came_back:
             log.info("chat %s is back; its parked deliveries are due", chat.id)
             self.events.chat_back()
@@ -76,7 +91,8 @@ class Membership:
             log.info("chat %s is gone: %s", chat.id, reason)
             await self.gone(chat.id, reason=reason)
             return
-        await self.seen(chat)
+        await self.seen(chat, language=language_hint(change.from_user))
+        speak(await self.chat_settings.language(chat.id, NO_THREAD))
         if not may_post(change.new_chat_member, chat_type=chat.type):
             return
         if change.old_chat_member.status in _GONE and chat.type in _GROUPS:

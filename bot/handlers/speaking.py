@@ -26,6 +26,7 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
+from bot.i18n import _, current_language, language_name
 from watcher.calendars.schedule import local_time_text
 from watcher.core import Core
 from watcher.core.views import DigestSettings, SpeakingSettings
@@ -248,6 +249,8 @@ def settings_lines(
         "<b>Settings</b>",
         digest_line,
         f"Time zone: {html.escape(digest.zone_name)} (/timezone).",
+        # The answer speaks the destination's language (the gate set it).
+        _("Language: {language} (/language).", language=language_name(current_language())),
         quiet_text(speaking, digest, now=now),
         pause_text(speaking, digest, now=now),
         format_text(speaking.format).split(",")[0] + " (/format).",

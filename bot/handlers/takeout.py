@@ -50,6 +50,7 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
+from bot.i18n import sayer
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.core import Core
 from watcher.core.imports import ImportOutdated
@@ -70,7 +71,7 @@ NO_FILE = (
 _TEXT_TYPES = ("text/", "application/xml", "application/opml", "application/octet-stream")
 _SUFFIXES = (".txt", ".opml", ".xml")
 # The settings an import may change that the sender must read again (the zone moves both).
-_SPEAKING = frozenset({"paused", "quiet", "silent", "format", "preview", "timezone"})
+_SPEAKING = frozenset({"paused", "quiet", "silent", "format", "preview", "timezone", "language"})
 _DIGEST = frozenset({"digest", "timezone"})
 
 
@@ -91,7 +92,9 @@ class Takeout(ServiceHandlers):
             )
             return
         place = place_of(update)
-        exported = await self.imports.export(place.chat_id, place.thread_id, opml=bool(args))
+        exported = await self.imports.export(
+            place.chat_id, place.thread_id, opml=bool(args), say=sayer()
+        )
         await context.bot.send_document(
             place.chat_id,
             document=exported.data,

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from bot.i18n.catalogs import (
     DEFAULT_LANGUAGE,
-    LANGUAGES,
     N_,
     _,
     current_language,
@@ -33,10 +32,12 @@ from bot.i18n.catalogs import (
     known_languages,
     ngettext,
     say,
+    sayer,
     speak,
     speaking,
 )
 from bot.i18n.names import language_name, language_of_user, parse_language
+from watcher.kinds import LANGUAGES
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -51,6 +52,7 @@ __all__ = [
     "ngettext",
     "parse_language",
     "say",
+    "sayer",
     "speak",
     "speaking",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gettext as gettext_module
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -24,11 +24,12 @@ from typing import Any, Protocol
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from watcher.kinds import LANGUAGES, SOURCE_LANGUAGE
 from watcher.sentences import Sentence
 
-DEFAULT_LANGUAGE = "en"
-# The languages a chat may choose, as BCP 47 tags; the first is the source and the default.
-LANGUAGES: tuple[str, ...] = ("en", "zh-Hans")
+# The languages a chat may choose (the core's list: an import checks it too); the first is the
+# source of every sentence and the default.
+DEFAULT_LANGUAGE = SOURCE_LANGUAGE
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 DOMAIN = "messages"
 
@@ -123,3 +124,15 @@ def say(words: Sentence | str) -> str:
         return words
     values = {name: say(v) if isinstance(v, Sentence) else v for name, v in words.values.items()}
     return _(words.template, **values)
+
+
+def sayer() -> Callable[[Sentence], str]:
+    """`say`, bound to the language speaking now: for the core to call in its own thread
+    (where this task's language is not set), as an export's comment lines are said."""
+    language = current_language()
+
+    def say_in_language(words: Sentence) -> str:
+        with speaking(language):
+            return say(words)
+
+    return say_in_language

@@ -1,5 +1,6 @@
 """The kinds the whole service speaks of, as `StrEnum`s: which rule a follow is, what a piece
-of news about a paper is, and how a chat's announcements look.
+of news about a paper is, and how a chat's announcements look; and the languages a chat may
+choose (`LANGUAGES`, BCP 47 tags; the first, English, is the source every sentence is written in).
 
 They are plain strings in the database (`followed_author.kind`, `delivery.kind`) and compare
 equal to them, so a row read back is its kind without conversion.
@@ -35,3 +36,9 @@ class MessageFormat(StrEnum):
 
     FULL = "full"  # one message per paper, with its abstract
     COMPACT = "compact"  # one line per paper; several found together share one message
+
+
+# The languages a chat may choose (/language, an import's `language:`), as BCP 47 tags. The
+# first is the source language of every sentence, and the default.
+LANGUAGES: tuple[str, ...] = ("en", "zh-Hans")
+SOURCE_LANGUAGE = LANGUAGES[0]

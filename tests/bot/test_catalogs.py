@@ -104,3 +104,24 @@ def test_translations_keep_the_placeholders_and_the_markup(name: str) -> None:
 def _uses_n(form: str) -> set[str]:
     """A plural form may leave `{n}` out ("one paper" has no number); Chinese keeps it."""
     return {"n"} if "{n}" in form else set()
+
+
+@pytest.mark.parametrize("name", TRANSLATED)
+def test_no_translation_outgrows_its_english_by_more_than_a_line(name: str) -> None:
+    """Every message is built to fit Telegram's limits in English, with room for the longest
+    values (`bot.render`'s cutting, `fit_reply`'s last guard); a translation that is no longer
+    than the English (by a line's worth, 40 visible characters) keeps every message within them
+    in that language too."""
+    too_long = []
+    for message in _catalog(name):
+        if not message.id:
+            continue
+        english = max(len(_visible(source)) for source in _sources(message))
+        for form in filter(None, _forms(message)):
+            if len(_visible(form)) > max(english * 1.25, english + 40):
+                too_long.append((message.id, form))
+    assert too_long == []
+
+
+def _visible(text: str) -> str:
+    return re.sub(r"<[^>]*>", "", text)

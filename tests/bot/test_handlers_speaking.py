@@ -49,9 +49,10 @@ async def test_each_setting_is_answered_and_shown_by_subscriptions(bot: Bot) -> 
     settings = answer.split("\nSettings\n", 1)[1].splitlines()
     assert settings[0] == "Digest: off, one message per paper (/digest)."
     assert settings[1] == "Time zone: Europe/Berlin (/timezone)."
-    assert settings[2].startswith("Quiet hours: 22:00-07:00 (Europe/Berlin); ")
-    assert settings[3].startswith("Paused: yes, since ") and settings[3].endswith("(/resume).")
-    assert settings[4:] == [
+    assert settings[2] == "Language: English (/language)."
+    assert settings[3].startswith("Quiet hours: 22:00-07:00 (Europe/Berlin); ")
+    assert settings[4].startswith("Paused: yes, since ") and settings[4].endswith("(/resume).")
+    assert settings[5:] == [
         "Format: compact (/format).",
         "Sound: off (/silent).",
         "Link preview: off.",

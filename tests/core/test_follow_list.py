@@ -14,6 +14,7 @@ from watcher.follows.follow_opml import feed_url, read_opml, render_opml
 from watcher.follows.identity import Identity
 from watcher.follows.rules import PersonRule
 from watcher.follows.topics import parse_topic
+from watcher.sentences import sentence
 
 RULES = [
     PersonRule(("Dezun Dong", "De-Zun Dong")),
@@ -51,7 +52,7 @@ def test_each_kind_of_follow_is_one_line_read_back_as_itself() -> None:
 
 
 def test_a_list_carries_its_settings_and_reads_back_exactly() -> None:
-    text = render_text([(rule, None) for rule in RULES], SETTINGS, title="chat 42")
+    text = render_text([(rule, None) for rule in RULES], SETTINGS, title=sentence("chat 42"))
     assert "# paused: yes\n# quiet: 22:00-07:00\n# silent: on\n# format: compact\n" in text
     read = read_text(text)
     assert [entry.rule for entry in read.entries] == RULES

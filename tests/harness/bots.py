@@ -197,11 +197,19 @@ async def running_bot(
 
 @asynccontextmanager
 async def running_front_end(
-    engine: Engine, database_url: str, *, clock: Clock = SYSTEM_CLOCK
+    engine: Engine,
+    database_url: str,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
+    telegram: FakeTelegram | None = None,
 ) -> AsyncIterator[Bot]:
     """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery,
-    on the core's `clock`."""
-    async with running_service(engine, database_url, clock=clock) as (telegram, arxiv, service):
+    on the core's `clock`; `telegram`: an earlier run's fake Bot API, to restart against."""
+    async with running_service(engine, database_url, clock=clock, telegram=telegram) as (
+        telegram,
+        arxiv,
+        service,
+    ):
         front_end = TelegramFrontend(service)
         await front_end.start()
         try:

@@ -5,7 +5,8 @@ letters accented, so that a sentence the bot says without `_()` stands out as pl
 sends that `language_code` speaks it); `english_left(text)` is what remains of a message once
 the wrapped sentences and what is never translated (commands, `<code>` examples, URLs, arXiv
 ids and categories, and the `exempt` texts: paper titles, abstracts, names) are taken out:
-any run of two English words left is a sentence that escaped the catalog.
+any English word left (of three letters or more) is a sentence, or a part, that escaped the
+catalog.
 """
 
 from __future__ import annotations
@@ -55,10 +56,13 @@ def install_pseudo() -> str:
 
 _NEVER_TRANSLATED = re.compile(
     r"<code>.*?</code>|<pre>.*?</pre>|<[^>]*>|&[#a-zA-Z0-9]+;|https?://\S+|/[a-z_]+(@\w+)?"
-    r"|\b\d{4}\.\d{4,5}(v\d+)?\b|\b[a-z-]+(\.[a-zA-Z-]+)?/\d{7}\b|\b[a-z-]+\.[A-Z]{2}\b",
+    r"|\b\d{4}\.\d{4,5}(v\d+)?\b|\b[a-z-]+(\.[a-zA-Z-]+)?/\d{7}\b"
+    r"|\b[a-z-]+\.[A-Za-z-]{2,}\b|\b[a-z]+\b(?=\.[A-Z])"  # categories: cs.DC, math.AG
+    r"|\b[A-Z][A-Za-z_]+/[A-Za-z_/+-]+"  # IANA zones: Europe/Berlin
+    r"|\b(arXiv|ORCID|OPML|BibTeX|UTC|GMT|PDF|HTML|DOI|Telegram)\b",  # names, not sentences
     re.DOTALL,
 )
-_TWO_WORDS = re.compile(r"[A-Za-z][a-z']+(?:[ \t]+[A-Za-z][a-z']+)+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
 
 
 def _without_wrapped(text: str) -> str:
@@ -76,10 +80,11 @@ def _without_wrapped(text: str) -> str:
 
 
 def english_left(text: str, exempt: Iterable[str] = ()) -> list[str]:
-    """The runs of English words left in `text` once the translated sentences and what is never
-    translated are taken out; `exempt`: texts that are the paper's or the person's own."""
+    """The English words (three letters or more) left in `text` once the translated sentences
+    and what is never translated are taken out; `exempt`: texts that are the paper's or the
+    person's own (titles, abstracts, names, the words of a topic)."""
     for own in sorted({e for e in exempt if e}, key=len, reverse=True):
         text = text.replace(own, " ")
     text = _without_wrapped(text)
     text = _NEVER_TRANSLATED.sub(" ", text)
-    return _TWO_WORDS.findall(text)
+    return _WORD.findall(text)

@@ -128,6 +128,19 @@ class ChatSettings:
 
         return await in_db_thread(self._change, chat_id, change, thread_id)
 
+    async def language(self, chat_id: int, thread_id: int) -> str | None:
+        """The language the destination speaks: /language's, else its chat's first writer's;
+        None when neither is known (the front end's default speaks)."""
+        return await in_db_thread(self._chats.speaking.language_of, chat_id, thread_id)
+
+    async def set_language(self, chat_id: int, thread_id: int, language: str) -> Speaking:
+        """/language: the destination speaks `language` (a tag the front end knows)."""
+
+        def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
+            return self._chats.speaking.set_language(chat, thread, language)
+
+        return await in_db_thread(self._change, chat_id, change, thread_id)
+
     async def set_format(self, chat_id: int, thread_id: int, form: MessageFormat) -> Speaking:
         def change(chat: int, thread: int, _now: datetime) -> SpeakingSettings:
             return self._chats.speaking.set_format(chat, thread, form)

@@ -10,7 +10,7 @@ hours in `watcher.store.quiet`, parking in `watcher.store.parking`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from watcher.aio import in_db_thread
@@ -30,13 +30,15 @@ from watcher.store.speaking import Style
 class Audience:
     """What sending to some chats needs to know of them, read at once: whom each topic follows
     (`topics`, by (chat id, thread id)), those follows (`followed`), which of them each paper
-    about to go is linked to (`links`, (arXiv id, followed id)), and the destinations' styles
-    other than the default."""
+    about to go is linked to (`links`, (arXiv id, followed id)), the destinations' styles
+    other than the default, and the language each chat was first spoken to in (`languages`,
+    where a destination's style names none)."""
 
     topics: dict[tuple[int, int], frozenset[int]]
     followed: tuple[Followed, ...]
     links: frozenset[tuple[str, int]]
     styles: dict[tuple[int, int], Style]
+    languages: dict[int, str] = field(default_factory=dict)
 
 
 class Deliveries:
@@ -72,7 +74,8 @@ class Deliveries:
         followed = self._store.followed(wanted) if wanted else []
         links = self._store.linked_versions(arxiv_ids, wanted) if wanted else {}
         styles = self._chats.speaking.styles(chat_ids)
-        return Audience(topics, tuple(followed), frozenset(links), styles)
+        languages = self._chats.speaking.chat_languages(chat_ids)
+        return Audience(topics, tuple(followed), frozenset(links), styles, languages)
 
     async def digest_part(self, chat_id: int, thread_id: int) -> PendingDigestPart | None:
         """The destination's earliest unsent digest message, if any."""

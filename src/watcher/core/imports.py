@@ -29,6 +29,7 @@ from watcher.core.takeout import (
     without_refused,
 )
 from watcher.follows.follow_list import ReadList
+from watcher.sentences import Sentence
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.applied_imports import ImportStale, ImportStore
@@ -86,8 +87,11 @@ class Imports:
         )
         self._identities = identities
 
-    async def export(self, chat_id: int, thread_id: int, *, opml: bool) -> Exported:
-        """The chat's (topic's) follows and settings as a file: plain text, or an OPML."""
+    async def export(
+        self, chat_id: int, thread_id: int, *, opml: bool, say: Callable[[Sentence], str] = str
+    ) -> Exported:
+        """The chat's (topic's) follows and settings as a file: plain text, or an OPML. `say`
+        says the text file's comment lines (the front end's, in the chat's language)."""
         name, data = await in_db_thread(
             export_list,
             self._store,
@@ -96,6 +100,7 @@ class Imports:
             Target(chat_id, thread_id),
             opml=opml,
             now=self._clock(),
+            say=say,
         )
         return Exported(name, data)
 

@@ -17,9 +17,14 @@ class Presence:
         self._chats = chats
         self._clock = clock
 
-    async def seen(self, chat_id: int, *, kind: str, title: str | None) -> bool:
-        """The chat is reachable (again); True when it came back from being gone."""
-        return await in_db_thread(self._chats.seen, chat_id, kind=kind, title=title)
+    async def seen(
+        self, chat_id: int, *, kind: str, title: str | None, language: str | None = None
+    ) -> bool:
+        """The chat is reachable (again); True when it came back from being gone. `language`:
+        what the person who wrote asked for, kept if the chat has none yet."""
+        return await in_db_thread(
+            self._chats.seen, chat_id, kind=kind, title=title, language=language
+        )
 
     async def gone(self, chat_id: int, *, reason: str) -> None:
         """The chat refused the bot: its deliveries wait, parked, until it is seen again."""

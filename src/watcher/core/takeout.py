@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -48,6 +48,7 @@ from watcher.follows.identity import Identity
 from watcher.follows.rules import PersonRule
 from watcher.follows.topics import topic_from_stored
 from watcher.kinds import FollowKind
+from watcher.sentences import Sentence, sentence
 from watcher.store import Store
 from watcher.store.applied_imports import ImportStore
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
@@ -109,28 +110,43 @@ def follow_rule(followed: Followed) -> FollowRule:
 
 
 def export_list(
-    store: Store, chats: Chats, imports: ImportStore, target: Target, *, opml: bool, now: datetime
+    store: Store,
+    chats: Chats,
+    imports: ImportStore,
+    target: Target,
+    *,
+    opml: bool,
+    now: datetime,
+    say: Callable[[Sentence], str] = str,
 ) -> tuple[str, bytes]:
-    """The file name and bytes of the target's follows and settings."""
+    """The file name and bytes of the target's follows and settings; `say` says the text
+    file's comment lines (in the chat's language; English by default)."""
     if target.chat_id is None:
         followed = [f for f in store.followed() if f.watched]
         settings: dict[str, str] = {}
         saved: list[tuple[str, str]] = []
         excluded: list[str] = []
-        title = "the operator's list"
+        title = sentence("the operator's list, exported {when} UTC", when=f"{now:%Y-%m-%d %H:%M}")
     else:
         followed = store.followed(chats.subscribed_ids(target.chat_id, thread_id=target.thread_id))
         settings = imports.settings_of(target.chat_id, target.thread_id)
         saved = imports.saved_of(target.chat_id)
         excluded = [ExcludedWord.stored(text).shown for text in imports.excluded_of(target.chat_id)]
-        title = f"chat {target.chat_id}" + (
-            f", topic {target.thread_id}" if target.thread_id != NO_THREAD else ""
+        when = f"{now:%Y-%m-%d %H:%M}"
+        title = (
+            sentence(
+                "chat {chat}, topic {topic}, exported {when} UTC",
+                chat=target.chat_id,
+                topic=target.thread_id,
+                when=when,
+            )
+            if target.thread_id != NO_THREAD
+            else sentence("chat {chat}, exported {when} UTC", chat=target.chat_id, when=when)
         )
-    title += f", exported {now:%Y-%m-%d %H:%M} UTC"
     rules = [(follow_rule(f), f.name if f.identity is not None else None) for f in followed]
     if opml:
-        return OPML_NAME, render_opml(rules, settings, title=title, now=now, saved=saved)
-    text = render_text(rules, settings, title=title, saved=saved, excluded=excluded)
+        return OPML_NAME, render_opml(rules, settings, title=str(title), now=now, saved=saved)
+    text = render_text(rules, settings, title=title, saved=saved, excluded=excluded, say=say)
     return TEXT_NAME, text.encode("utf-8")
 
 

@@ -31,7 +31,7 @@ one-line reason the commands give.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from watcher.arxiv.parse import split_arxiv_id
@@ -40,6 +40,7 @@ from watcher.follows.excluded_words import ExcludedError, ExcludedWord, parse_ex
 from watcher.follows.identity import Identity, IdentityError, parse_identity
 from watcher.follows.rules import PersonRule, parse_person, with_categories
 from watcher.follows.topics import Topic, parse_topic
+from watcher.sentences import Sentence, sentence
 
 FollowRule = PersonRule | Identity | Topic
 MAX_LINES = 1000  # lines read from one file; a chat follows at most 50 and saves at most 500
@@ -188,19 +189,30 @@ def render_text(
     rules: Iterable[tuple[FollowRule, str | None]],
     settings: Mapping[str, str],
     *,
-    title: str,
+    title: Sentence,
     saved: Iterable[tuple[str, str]] = (),
     excluded: Iterable[str] = (),
+    say: Callable[[Sentence], str] = str,
 ) -> str:
     """The list: a header (`title`, the settings as `# key: value`), then one rule a line
     (each with its identity's shown name, if any), then one saved paper (arXiv id, title) a
-    line, newest saved first, then one excluded word or "phrase" (as /exclude lists it) a line."""
+    line, newest saved first, then one excluded word or "phrase" (as /exclude lists it) a line.
+
+    The header's comment lines are said by `say` (the bot's, in the chat's language; English
+    by default); the keys, the settings and the lines are the same in every language."""
+    comments = [
+        sentence("arxiv-watcher follows: {title}", title=title),
+        sentence(
+            "One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch "
+            "TOPIC; one saved paper (/saved) a line: save ARXIV-ID; one word never to see here "
+            '(/exclude) a line: exclude WORD or exclude "A PHRASE".'
+        ),
+        sentence(
+            "Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE"
+        ),
+    ]
     header = [
-        f"# arxiv-watcher follows: {title}",
-        "# One follow a line: subscribe NAME|ALIAS in CATEGORY, subscribe AUTHOR-ID, watch TOPIC;"
-        " one saved paper (/saved) a line: save ARXIV-ID; one word never to see here (/exclude)"
-        ' a line: exclude WORD or exclude "A PHRASE".',
-        "# Send this file to the bot with /import as its caption, or: arxiv-watcher import FILE",
+        *(f"# {' '.join(say(comment).split())}" for comment in comments),
         *(f"# {key}: {value}" for key, value in settings.items()),
     ]
     body = [rule_line(rule, shown_name=name) for rule, name in rules]

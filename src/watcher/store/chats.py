@@ -76,8 +76,13 @@ class Chats:
         self.speaking = Speaking(engine, summary_threshold=summary_threshold)
         self.summary_threshold = summary_threshold
 
-    def seen(self, chat_id: int, *, kind: str, title: str | None = None) -> bool:
+    def seen(
+        self, chat_id: int, *, kind: str, title: str | None = None, language: str | None = None
+    ) -> bool:
         """Record that the chat spoke to us; reactivates it. True when it was inactive.
+
+        `language`: what the person who wrote (or added the bot) asked for; kept as the chat's
+        language only if it has none yet, so the first writer's stays.
 
         A chat that comes back has its parked deliveries due again; more than
         `summary_threshold` of them are flagged to go out as one summary.
@@ -85,10 +90,11 @@ class Chats:
         with Session(self.engine) as session:
             chat = session.get(Chat, chat_id)
             if chat is None:
-                session.add(Chat(id=chat_id, kind=kind, title=title))
+                session.add(Chat(id=chat_id, kind=kind, title=title, language=language))
                 session.commit()
                 return False
             came_back = not chat.active
+            chat.language = chat.language or language
             chat.active, chat.inactive_reason, chat.inactive_since = True, None, None
             chat.kind, chat.title = kind, title or chat.title
             if came_back:

@@ -22,7 +22,9 @@ The row holds:
 - `silent`: every message goes out with `disable_notification`;
 - `format`: "full" (one message per paper) or "compact" (one line per paper, several to a message);
 - `link_preview`: news of a paper in full shows its abstract page's preview, small, above the
-  text (/preview on); off by default, no preview.
+  text (/preview on); off by default, no preview;
+- `language`: what /language set there (a BCP 47 tag the front end knows, "zh-Hans"); empty
+  until then, when the chat's own `Chat.language` (its first writer's) speaks (`language_of`).
 
 Deliveries to a held destination (paused, or inside its quiet window) stay pending and are simply
 not due (`held_now`): nothing is marked sent that Telegram did not confirm. Their release flags
@@ -82,6 +84,7 @@ class DestinationSetting(SQLModel, table=True):
         sa_column_kwargs={"server_default": MessageFormat.FULL.value},
     )
     link_preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    language: str | None = Field(default=None, max_length=16)
 
 
 def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:
@@ -95,6 +98,20 @@ def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSe
             session.flush()
         setting = DestinationSetting(chat_id=chat_id, thread_id=thread_id)
     return setting
+
+
+def language_of(session: Session, chat_id: int, thread_id: int) -> str | None:
+    """In the caller's session: the language the destination speaks, as set there by /language,
+    else as its chat's first writer asked; None when neither is known."""
+    chosen = session.exec(
+        select(DestinationSetting.language).where(
+            col(DestinationSetting.chat_id) == chat_id,
+            col(DestinationSetting.thread_id) == thread_id,
+        )
+    ).first()
+    if chosen:
+        return chosen
+    return session.exec(select(Chat.language).where(col(Chat.id) == chat_id)).first()
 
 
 def _of_delivery() -> ColumnElement[bool]:

@@ -68,12 +68,14 @@ class DigestItem:
 
 @dataclass(frozen=True, slots=True)
 class DigestContent:
-    """What one destination's digest says: its papers, oldest first, and whom it follows."""
+    """What one destination's digest says: its papers, oldest first, whom it follows, and the
+    language it is said in (None: the front end's default)."""
 
     items: tuple[DigestItem, ...]
     since: datetime  # the previous digest (or when the digest was turned on)
     zone: tzinfo
     followed_names: tuple[tuple[str, ...], ...]  # each followed author's names and aliases
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +286,7 @@ def _claim_held(
         since=setting.digest_since or min(delivery.created for delivery in rows),
         zone=zone_of(setting.timezone),
         followed_names=_followed_names(session, chat_id, thread_id),
+        language=setting.language or (chat.language if chat is not None else None),
     )
     rendered = list(render(content))
     if not rendered:

@@ -5,7 +5,8 @@
 (`watcher.store.applied_imports`). Every one is the destination's own
 (`watcher.store.destinations`): `timezone`, `digest`, `revisions`, `paused` (yes/no), `quiet`
 (HH:MM-HH:MM or off, in the destination's zone), `silent` (on/off), `format` (full/compact) and
-`preview` (on/off),
+`preview` (on/off) and `language` (a tag of `watcher.kinds.LANGUAGES`: the one the destination
+speaks, its /language's or else its chat's first writer's),
 worded as /subscriptions shows them and the commands take them. An export made in a topic
 carries that topic's; an import sets them on the topic it is sent in. A setting added later is
 one more row here; an export then carries it, and an import of a file that has it sets it. A key
@@ -41,8 +42,8 @@ from watcher.calendars.schedule import (
     parse_weekdays,
     zone_of,
 )
-from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting, destination
+from watcher.kinds import LANGUAGES, SOURCE_LANGUAGE, MessageFormat
+from watcher.store.destinations import DestinationSetting, destination, language_of
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Delivery, DeliveryStatus
 
@@ -201,6 +202,20 @@ def _write_preview(
     setting.link_preview = _choice(value, {"on": True, "off": False}, "preview is on or off")
 
 
+def _read_language(session: Session, chat_id: int, thread_id: int) -> str:
+    return language_of(session, chat_id, thread_id) or SOURCE_LANGUAGE
+
+
+def _write_language(
+    _session: Session, setting: DestinationSetting, value: str, _now: datetime
+) -> None:
+    known = {language.casefold(): language for language in LANGUAGES} | {"zh": "zh-Hans"}
+    try:
+        setting.language = known[value.strip().casefold()]
+    except KeyError:
+        raise SettingRefused(f"language is one of {', '.join(LANGUAGES)}") from None
+
+
 def _write_format(
     _session: Session, setting: DestinationSetting, value: str, _now: datetime
 ) -> None:
@@ -247,5 +262,6 @@ SETTINGS: dict[str, ChatSetting] = {
             _of_destination(lambda setting: "on" if setting.link_preview else "off"),
             _to_destination(_write_preview),
         ),
+        ChatSetting("language", _read_language, _to_destination(_write_language)),
     )
 }

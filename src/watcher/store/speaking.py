@@ -1,5 +1,7 @@
 """Reading and changing how a destination (chat, forum topic) is spoken to: /pause, /resume,
-/quiet, /silent, /format and /preview, and what the sender needs of them (`styles`). The table
+/quiet, /silent, /format, /preview and /language, and what the sender needs of them (`styles`,
+`chat_languages`). The language a chat's first writer asked for is noted with the chat
+(`watcher.store.chats.Chats.seen`); a destination's /language overrides it there. The table
 and its meaning are in `watcher.store.destinations`; quiet windows in UTC in
 `watcher.store.quiet`.
 
@@ -22,10 +24,15 @@ from sqlmodel import Session, col, select
 
 from watcher.calendars.quiet_hours import QuietHours
 from watcher.kinds import MessageFormat
-from watcher.store.destinations import DestinationSetting, destination, flag_summaries
+from watcher.store.destinations import (
+    DestinationSetting,
+    destination,
+    flag_summaries,
+    language_of,
+)
 from watcher.store.digests import DigestSettings, move_zone, settings_in
 from watcher.store.quiet import hours_of, place_window
-from watcher.store.tables import NO_THREAD, Delivery, DeliveryStatus, utcnow
+from watcher.store.tables import NO_THREAD, Chat, Delivery, DeliveryStatus, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +48,7 @@ class SpeakingSettings:
     format: MessageFormat
     preview: bool  # the abstract page's preview above news (/preview on)
     waiting: int  # pending deliveries owed to it
+    language: str | None = None  # /language's, else the chat's first writer's; None: unknown
 
     def quiet_now(self, now: datetime) -> bool:
         return self.quiet_from is not None and self.quiet_from <= now
@@ -48,12 +56,14 @@ class SpeakingSettings:
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """What the sender needs to know of a destination: sound off, one line per paper, and the
-    abstract page's preview above news in full."""
+    """What the sender needs to know of a destination: sound off, one line per paper, the
+    abstract page's preview above news in full, and the language /language set there (None:
+    the chat's, `Speaking.chat_languages`)."""
 
     silent: bool = False
     compact: bool = False
     preview: bool = False
+    language: str | None = None
 
 
 DEFAULT_STYLE = Style()
@@ -174,10 +184,32 @@ class Speaking:
             ).all()
             return {
                 (row.chat_id, row.thread_id): Style(
-                    row.silent, row.format == MessageFormat.COMPACT, row.link_preview
+                    row.silent, row.format == MessageFormat.COMPACT, row.link_preview, row.language
                 )
                 for row in rows
             }
+
+    def chat_languages(self, chat_ids: Iterable[int]) -> dict[int, str]:
+        """The language each of `chat_ids` was first spoken to in, where one is known."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(Chat.id, Chat.language).where(
+                    col(Chat.id).in_(list(set(chat_ids))), col(Chat.language).is_not(None)
+                )
+            ).all()
+            return {chat_id: language for chat_id, language in rows if language}
+
+    def language_of(self, chat_id: int, thread_id: int) -> str | None:
+        """The language the destination speaks: its /language, else its chat's first writer's."""
+        with Session(self.engine) as session:
+            return language_of(session, chat_id, thread_id)
+
+    def set_language(self, chat_id: int, thread_id: int, language: str) -> SpeakingSettings:
+        """/language: the destination speaks `language` from now on; other topics keep theirs."""
+        with Session(self.engine) as session:
+            setting = destination(session, chat_id, thread_id)
+            setting.language = language
+            return _commit(session, setting)
 
 
 def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
@@ -205,4 +237,5 @@ def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings
         format=MessageFormat(setting.format),
         preview=setting.link_preview,
         waiting=int(waiting),
+        language=language_of(session, setting.chat_id, setting.thread_id),
     )

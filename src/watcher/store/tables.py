@@ -277,6 +277,9 @@ class Chat(SQLModel, table=True):
     # Since when it is inactive: a chat gone longer than the outbox retention loses its queue.
     inactive_since: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     created: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # The language its first writer's Telegram client asked for (or whoever added the bot), as
+    # the front end maps it; a destination's /language overrides it there.
+    language: str | None = Field(default=None, max_length=16)
 
 
 # A chat's General topic, or a chat without topics. A real sentinel rather than NULL: the thread

@@ -23,6 +23,7 @@ from tests.fakes.telegram.html_markup import (
     strip_outer_whitespace,
     utf16_length,
 )
+from tests.fakes.telegram.profile import Profile
 from tests.fakes.telegram.request_params import (
     Params,
     bool_param,
@@ -79,6 +80,7 @@ class BotApi:
         self.strict_ampersand = strict_ampersand
         self.webhooks = Webhooks(state, self._deliverable)
         self.files = FileStore()
+        self.profile = Profile(state)
         self.methods: dict[str, Callable[[Params], Any]] = {
             "getMe": self.get_me,
             "setWebhook": self.webhooks.set_webhook,
@@ -89,9 +91,13 @@ class BotApi:
             "editMessageText": self.edit_message_text,
             "editMessageReplyMarkup": self.edit_message_reply_markup,
             "answerCallbackQuery": self.answer_callback_query,
-            "setMyCommands": self.set_my_commands,
-            "getMyCommands": self.get_my_commands,
-            "deleteMyCommands": self.delete_my_commands,
+            "setMyCommands": self.profile.set_my_commands,
+            "getMyCommands": self.profile.get_my_commands,
+            "deleteMyCommands": self.profile.delete_my_commands,
+            "setMyDescription": self.profile.set_description,
+            "getMyDescription": self.profile.get_description,
+            "setMyShortDescription": self.profile.set_short_description,
+            "getMyShortDescription": self.profile.get_short_description,
             "getChatMember": self.get_chat_member,
             "getChatAdministrators": self.get_chat_administrators,
             "getChat": self.get_chat,
@@ -404,42 +410,6 @@ class BotApi:
                     time.time(),
                 )
             )
-            self.state.touch()
-        return True
-
-    @staticmethod
-    def _commands_key(params: Params) -> str:
-        scope = json_param(params, "scope", "bot command scope") or {"type": "default"}
-        return json.dumps(scope, sort_keys=True) + "|" + params.get("language_code", "")
-
-    def set_my_commands(self, params: Params) -> bool:
-        commands = json_param(params, "commands", "bot commands")
-        if not isinstance(commands, list) or len(commands) > 100:
-            raise bad_request("BOT_COMMANDS_TOO_MUCH" if commands else "commands is empty")
-        for command in commands:
-            name = str(command.get("command", "")) if isinstance(command, dict) else ""
-            valid_name = 1 <= len(name) <= 32 and all(
-                c.islower() or c.isdigit() or c == "_" for c in name
-            )
-            if not valid_name or not name.isascii():
-                raise bad_request("BOT_COMMAND_INVALID")
-            if not 1 <= len(str(command.get("description", ""))) <= 256:
-                raise bad_request("command description is empty")
-        key = self._commands_key(params)
-        with self.state.lock:
-            self.state.commands[key] = [dict(c) for c in commands]
-            self.state.touch()
-        return True
-
-    def get_my_commands(self, params: Params) -> list[JsonDict]:
-        key = self._commands_key(params)
-        with self.state.lock:
-            return [dict(c) for c in self.state.commands.get(key, [])]
-
-    def delete_my_commands(self, params: Params) -> bool:
-        key = self._commands_key(params)
-        with self.state.lock:
-            self.state.commands.pop(key, None)
             self.state.touch()
         return True
 

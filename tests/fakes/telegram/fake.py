@@ -24,6 +24,7 @@ from tests.fakes.telegram.files import DocumentScripting
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
 from tests.fakes.telegram.members import OTHER_USER_ID, MemberScripting
+from tests.fakes.telegram.profile import Profile
 from tests.fakes.telegram.state import (
     CHANNEL_BOT,
     GROUP_ANONYMOUS_BOT,
@@ -193,6 +194,7 @@ class FakeTelegram(DocumentScripting, MemberScripting):
         username: str | None = None,
         thread_id: int | None = None,
         as_chat: int | None = None,
+        language_code: str | None = None,
     ) -> int:
         """Queue a Message update; a leading `/command[@bot]` gets its bot_command entity.
 
@@ -201,9 +203,13 @@ class FakeTelegram(DocumentScripting, MemberScripting):
         sender's, and the private chat's. `thread_id`: the forum topic it is posted in (see
         `create_topic`). `as_chat`: the sender posts as that chat: a channel (their own), or
         the group itself (an anonymous administrator); `from` is then Telegram's stand-in.
+        `language_code`: the sender's client language, sent when the client has one.
         """
         sender = user_id if user_id is not None else (chat_id if chat_id > 0 else OTHER_USER_ID)
-        message: JsonDict = {"from": user_json(sender, username), "text": text}
+        message: JsonDict = {
+            "from": user_json(sender, username, language_code=language_code),
+            "text": text,
+        }
         message.update(command_entities(text))
         with self._state.lock:
             chat = self._describe(chat_id, chat_type, title, None, None)
@@ -362,6 +368,11 @@ class FakeTelegram(DocumentScripting, MemberScripting):
     def commands(self) -> list[JsonDict]:
         """The default-scope, no-language command list of the last setMyCommands."""
         return self.commands_for()
+
+    @property
+    def profile(self) -> Profile:
+        """The menus and descriptions the bot set, with how often each was set."""
+        return self._api.profile
 
     def commands_for(
         self, scope: JsonDict | None = None, language_code: str = ""

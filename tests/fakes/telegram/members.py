@@ -42,12 +42,14 @@ class MemberScripting:
         user_id: int | None = None,
         *,
         joined: bool = True,
+        language_code: str | None = None,
     ) -> int:
         """Queue a CallbackQuery for an inline button under a message the fake knows.
 
         `user_id` is whoever pressed: in a group anyone in it, in a channel any reader (an
         administrator or not). `joined` False: the presser reads a public channel without
-        having joined it (their getChatMember status is "left")."""
+        having joined it (their getChatMember status is "left"). `language_code`: the
+        presser's client language (Telegram sends it when the client has one)."""
         sender = default_sender(chat_id, user_id)
         query_id = uuid.uuid4().hex[:16]
         with self._state.lock:
@@ -60,7 +62,7 @@ class MemberScripting:
             self._state.callback_queries[query_id] = (chat_id, message_id, data)
             query = {
                 "id": query_id,
-                "from": user_json(sender),
+                "from": user_json(sender, language_code=language_code),
                 "message": message,
                 "chat_instance": str(chat_id),
                 "data": data,
@@ -76,11 +78,13 @@ class MemberScripting:
         user_id: int | None = None,
         chat_type: str | None = None,
         can_send: bool = True,
+        language_code: str | None = None,
     ) -> int:
         """Queue a my_chat_member update and apply it: kicked/left block or remove the bot.
 
         `can_send` False takes the bot's right to post: with "restricted" in a group, with
         "administrator" in a channel (an admin without the right to post messages).
+        `language_code`: the client language of whoever did it (added the bot, say).
         """
         with self._state.lock:
             chat = self._state.chat(chat_id, chat_type=chat_type)
@@ -98,7 +102,7 @@ class MemberScripting:
             bot = dict(self._state.bot_user)
             update = {
                 "chat": chat.to_json(),
-                "from": user_json(default_sender(chat_id, user_id)),
+                "from": user_json(default_sender(chat_id, user_id), language_code=language_code),
                 "date": int(time.time()),
                 "old_chat_member": chat_member_json(bot, old_status),
                 "new_chat_member": chat_member_json(bot, new_status, can_send=can_send),

@@ -194,10 +194,16 @@ def default_chat_type(chat_id: int) -> str:
     return "supergroup" if chat_id < SUPERGROUP_ID_BELOW else "group"
 
 
-def user_json(user_id: int, username: str | None = None) -> JsonDict:
+def user_json(
+    user_id: int, username: str | None = None, *, language_code: str | None = None
+) -> JsonDict:
+    """A User; `language_code` is optional in the Bot API (the client's IETF tag: "en",
+    "zh-hans"), sent only when the client has one."""
     user: JsonDict = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
     if username:
         user["username"] = username
+    if language_code:
+        user["language_code"] = language_code
     return user
 
 
