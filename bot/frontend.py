@@ -21,7 +21,7 @@ from bot.app import BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
-from bot.handlers import COMMANDS
+from bot.handlers import commands_menu
 from bot.network_blips import on_polling_error
 from bot.ratelimit import TelegramRateLimiter
 from watcher.core import Core
@@ -63,7 +63,7 @@ class TelegramFrontend:
         self.application = app
         await self._initialize(app)
         try:
-            await app.bot.set_my_commands(COMMANDS)
+            await app.bot.set_my_commands(commands_menu())
         except TelegramError as error:
             # The menu is a convenience; the commands work without it.
             log.warning("could not set the bot's command menu: %s", error.message)
