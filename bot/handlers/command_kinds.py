@@ -1,7 +1,7 @@
 """The kinds the command table (`bot.handlers.commands`) is made of: a `Command` row, the /help
 `Group` it is shown in, the `Handlers` a command is routed to, and the sentences many commands'
 details share (who may change a setting in a group, and that a forum topic's is its own).
-A row's texts are English templates marked for the catalog; `Command.line` and `Group.title`
+A row's texts are English templates marked for the catalog; `Command.line` and `Group.heading`
 say them in the language speaking now.
 """
 
@@ -58,7 +58,7 @@ class Group(StrEnum):
     SETTINGS = N_("Settings")
 
     @property
-    def title(self) -> str:
+    def heading(self) -> str:
         """Its title in /help, in the language speaking now."""
         return _(self.value)
 

@@ -82,9 +82,10 @@ def commands_menu() -> list[BotCommand]:
 
 def help_overview() -> str:
     """/help, in the language speaking now: one short line per command, in its group."""
-    lines = [f"<b>{_('Commands')}</b>"]
+    title = _("Commands")
+    lines = [f"<b>{title}</b>"]
     for group in Group:
-        lines += ["", f"<b>{group.title}</b>"]
+        lines += ["", f"<b>{group.heading}</b>"]
         lines += [command.line for command in COMMAND_TABLE if command.group is group]
     lines += ["", _("/help COMMAND shows one in full, with examples: <code>/help watch</code>")]
     return "\n".join(lines)

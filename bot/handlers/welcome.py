@@ -12,7 +12,6 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from bot.handlers.common import (
-    NO_THREAD,
     Context,
     ServiceHandlers,
     bold_list,
@@ -22,6 +21,7 @@ from bot.handlers.common import (
 )
 from bot.i18n import _, ngettext
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 from watcher.follows.followed import Followed
 from watcher.kinds import FollowKind
 
@@ -74,7 +74,7 @@ class Welcome(ServiceHandlers):
         near = difflib.get_close_matches(typed, self.commands, n=1, cutoff=0.75)
         if near:
             wrong = _(
-                "I do not know {command}. Did you mean {near}?", command=shown, near=f"/{near[0]}"
+                "I do not know {command}. Did you mean {near}?", command=shown, near="/" + near[0]
             )
         elif shown:
             wrong = _("I do not know {command}.", command=shown)

@@ -124,7 +124,7 @@ def _batch(answer: WhyAnswer, arxiv: tzinfo) -> str:
             when=when,
             source=source,
             seen=seen,
-            count=f"{answer.listed:,}",
+            count=format(answer.listed, ","),
         )
     harvest = _clock(last.at + answer.harvest_after, arxiv)
     api = _clock(last.at + answer.api_after, arxiv)
@@ -170,7 +170,7 @@ def _got(answer: WhyAnswer) -> str:
         "Nothing by the one person or topic followed here, out of {count} new papers read.",
         "Nothing by the {n} people and topics followed here, out of {count} new papers read.",
         follows,
-        count=f"{answer.listed:,}",
+        count=format(answer.listed, ","),
     )
 
 
