@@ -3,7 +3,7 @@
 One module per area, each a small class bound to the core through a `Core`:
 
 - `commands`: the one table of commands: the menu, the routing below, and /help (its rows'
-  kinds: `command_kinds`);
+  kinds: `command_kinds`; the rows of what a chat follows: `follow_commands`);
 - `welcome`: /start, unknown commands and plain text;
 - `subscriptions`: /subscribe, /unsubscribe, /subscriptions, /revisions, and their answers
   (`follow_answers`) to what the core decided (`watcher.core.subscribing`); /unsubscribe alone asks
@@ -53,7 +53,7 @@ from bot.handlers.author_list import PREFIX as AUTHOR_LIST_PREFIX
 from bot.handlers.budget import CommandBudget
 from bot.handlers.coauthors import CoauthorCommands
 from bot.handlers.command_kinds import Handlers
-from bot.handlers.commands import COMMAND_TABLE, COMMANDS, HELP, commands_menu
+from bot.handlers.commands import COMMAND_TABLE, commands_menu, help_overview
 from bot.handlers.common import ON_CHAT_MIGRATED, DeliveryEvents, NoDelivery, keyboard
 from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
@@ -79,13 +79,12 @@ from bot.render.saved import PREFIX as SAVED_PREFIX
 from watcher.core import Core
 
 __all__ = [
-    "COMMANDS",
-    "HELP",
     "SLOW_DOWN",
     "SORRY",
     "CommandBudget",
     "DeliveryEvents",
     "commands_menu",
+    "help_overview",
     "keyboard",
     "register",
 ]

@@ -1,6 +1,8 @@
 """The kinds the command table (`bot.handlers.commands`) is made of: a `Command` row, the /help
 `Group` it is shown in, the `Handlers` a command is routed to, and the sentences many commands'
 details share (who may change a setting in a group, and that a forum topic's is its own).
+A row's texts are English templates marked for the catalog; `Command.line` and `Group.heading`
+say them in the language speaking now.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
 from bot.handlers.why import WhyCommand
+from bot.i18n import N_, _
 
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
@@ -52,15 +55,21 @@ class Handlers:
 class Group(StrEnum):
     """The groups /help shows the commands in, in this order."""
 
-    FOLLOWING = "Following"
-    READING = "Reading"
-    SETTINGS = "Settings"
+    FOLLOWING = N_("Following")
+    READING = N_("Reading")
+    SETTINGS = N_("Settings")
+
+    @property
+    def heading(self) -> str:
+        """Its title in /help, in the language speaking now."""
+        return _(self.value)
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
     """One command: `/name`, its menu line, its handler among `Handlers`, its /help group and
-    line (`usage`: what follows the name; `summary`: a few words), and what `/help NAME` adds."""
+    line (`usage`: what follows the name; `summary`: a few words), and what `/help NAME` adds
+    (`details`: templates whose `{placeholders}` are limits, `bot.handlers.commands.LIMITS`)."""
 
     name: str
     menu: str
@@ -72,16 +81,18 @@ class Command:
 
     @property
     def line(self) -> str:
-        """Its one line in /help: `/subscribe NAME: follow an author`."""
-        return f"/{self.name}{' ' + self.usage if self.usage else ''}: {self.summary}"
+        """Its one line in /help, in the language speaking now: `/subscribe NAME: follow an
+        author`."""
+        command = f"/{self.name} {_(self.usage)}" if self.usage else f"/{self.name}"
+        return _("{command}: {summary}", command=command, summary=_(self.summary))
 
 
-IN_GROUPS = (
+IN_GROUPS = N_(
     "In a group or channel only its administrators can change this; in a forum each topic has "
     "its own."
 )
 # The settings that were the whole chat's once: said plainly that a topic's is its own.
-PER_TOPIC = (
+PER_TOPIC = N_(
     "In a group or channel only its administrators can change this. In a forum each topic has "
     "its own: sent in a topic, it shows and changes that topic's, and the other topics (and "
     "General) keep theirs."

@@ -13,11 +13,12 @@ from telegram.error import ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot.handlers.common import NO_PREVIEW, Context, topic_of
 from bot.handlers.membership import Membership
+from bot.i18n import N_, _
 
 log = logging.getLogger(__name__)
 
-SORRY = "Something went wrong on our side; please try again."
-UPGRADED = (
+SORRY = N_("Something went wrong on our side; please try again.")
+UPGRADED = N_(
     "This group has just become a supergroup, so I could not finish that command. "
     "Please send it again here."
 )
@@ -42,7 +43,7 @@ class ErrorHandler:
             await self.membership.moved(chat.id, error.new_chat_id)
             try:
                 await context.bot.send_message(
-                    error.new_chat_id, UPGRADED, link_preview_options=NO_PREVIEW
+                    error.new_chat_id, _(UPGRADED), link_preview_options=NO_PREVIEW
                 )
             except TelegramError as again:
                 log.warning("could not tell chat %s: %s", error.new_chat_id, again)
@@ -54,7 +55,7 @@ class ErrorHandler:
         try:
             await context.bot.send_message(
                 chat.id,
-                SORRY,
+                _(SORRY),
                 message_thread_id=topic_of(message) or None,  # General may be closed
                 link_preview_options=NO_PREVIEW,
             )

@@ -22,10 +22,10 @@ from bot.handlers.common import (
     refuse_non_admin,
     reply,
 )
+from bot.i18n import N_, _, ngettext, say
 from watcher.core import Core
 from watcher.core.exclusions import (
     MAX_EXCLUDED,
-    MAX_EXCLUDED_LENGTH,
     Added,
     ExcludedError,
     ListFull,
@@ -34,9 +34,9 @@ from watcher.core.exclusions import (
     UnknownChat,
 )
 
-WHAT = "its excluded words"
+WHAT = N_("its excluded words")
 EXAMPLE = '/exclude "large language model"'
-EMPTY = (
+EMPTY = N_(
     "This chat excludes no words. /exclude survey holds back every paper whose title or "
     'abstract says "survey" (or "surveys"), whichever follow finds it.'
 )
@@ -55,77 +55,110 @@ class ExcludeCommands(ServiceHandlers):
         if not text:
             await reply(update, context, await self._listing(place.chat_id))
             return
-        if await refuse_non_admin(update, context, what=WHAT, example="/exclude"):
+        if await refuse_non_admin(update, context, what=_(WHAT), example="/exclude"):
             return
-        first, _, rest = text.partition(" ")
+        first, _space, rest = text.partition(" ")
         if first.casefold() == "off":
             await reply(update, context, await self._off(place.chat_id, rest.strip()))
             return
         try:
             outcome = await self.exclusions.add(place.chat_id, text)
         except ExcludedError as error:
-            await reply(update, context, refusal(html.escape(f"Not excluded: {error}."), EXAMPLE))
+            why = say(error.args[0]) if error.args else str(error)
+            wrong = _("Not excluded: {why}.", why=html.escape(why))
+            await reply(update, context, refusal(wrong, EXAMPLE))
             return
         if isinstance(outcome, Added):
             shown = html.escape(outcome.shown)
             await reply(
                 update,
                 context,
-                f"🔇 Papers saying {shown} will no longer be sent here. /exclude lists the "
-                "excluded words."
+                _(
+                    "🔇 Papers saying {shown} will no longer be sent here. /exclude lists the "
+                    "excluded words.",
+                    shown=shown,
+                )
                 if outcome.fresh
-                else f"{shown} is excluded here already. /exclude lists the excluded words.",
+                else _(
+                    "{shown} is excluded here already. /exclude lists the excluded words.",
+                    shown=shown,
+                ),
             )
         elif isinstance(outcome, ListFull):
             await reply(
                 update,
                 context,
                 refusal(
-                    f"This chat excludes {MAX_EXCLUDED} words already, the most it may: take "
-                    "one off first.",
+                    _(
+                        "This chat excludes {count} words already, the most it may: take one off "
+                        "first.",
+                        count=MAX_EXCLUDED,
+                    ),
                     "/exclude off 1",
                 ),
             )
         else:
             assert isinstance(outcome, UnknownChat)
-            await reply(update, context, "I do not know this chat yet: send /start here first.")
+            await reply(update, context, _("I do not know this chat yet: send /start here first."))
 
     async def _listing(self, chat_id: int) -> str:
         listed = await self.exclusions.listed(chat_id)
         if not listed:
-            return EMPTY
+            return _(EMPTY)
         lines = [f"{n}. {html.escape(entry)}" for n, entry in enumerate(listed, 1)]
-        return (
-            f"🔇 Papers saying any of these are not sent here ({len(listed)} of {MAX_EXCLUDED}):\n"
-            + "\n".join(lines)
-            + "\n/exclude off N takes one off."
+        return "\n".join(
+            [
+                _(
+                    "🔇 Papers saying any of these are not sent here ({count} of {most}):",
+                    count=len(listed),
+                    most=MAX_EXCLUDED,
+                ),
+                *lines,
+                _("/exclude off N takes one off."),
+            ]
         )
 
     async def _off(self, chat_id: int, which: str) -> str:
         if not which:
-            return refusal("Say which word to take off: its number or the word.", "/exclude off 1")
+            return refusal(
+                _("Say which word to take off: its number or the word."), "/exclude off 1"
+            )
         outcome = await self.exclusions.remove(chat_id, which)
         if isinstance(outcome, Removed):
-            return f"✅ Papers saying {html.escape(outcome.shown)} will be sent here again."
+            return _(
+                "✅ Papers saying {shown} will be sent here again.",
+                shown=html.escape(outcome.shown),
+            )
         assert isinstance(outcome, NotExcluded)
         if outcome.count == 0:
-            return "This chat excludes no words, so there is nothing to take off."
+            return _("This chat excludes no words, so there is nothing to take off.")
         return refusal(
-            f"{html.escape(outcome.asked[:40])} is not one of this chat's {outcome.count} "
-            "excluded words: /exclude lists them, numbered.",
+            ngettext(
+                "{asked} is not this chat's one excluded word: /exclude shows it.",
+                "{asked} is not one of this chat's {n} excluded words: /exclude lists them, "
+                "numbered.",
+                outcome.count,
+                asked=html.escape(outcome.asked[:40]),
+            ),
             "/exclude off 1",
         )
 
 
 EXCLUDE_DETAILS = (
-    '<code>/exclude survey</code> or <code>/exclude "large language model"</code>: a paper '
-    "whose title or abstract holds that word or phrase (whole words in any of their forms, as "
-    "/watch matches them) is not announced here, nor put in the digest, whichever follow "
-    "finds it. Other chats still get it.",
-    "<code>/exclude</code> lists them, numbered; <code>/exclude off 2</code> or "
-    "<code>/exclude off survey</code> takes one off. /subscriptions says (🔇) how many papers "
-    "they held back this week; /export and /import carry them.",
-    f"At most {MAX_EXCLUDED} a chat, each at most {MAX_EXCLUDED_LENGTH} characters. The list "
-    "is the whole chat's: in a forum it holds for every topic. In a group or channel anyone "
-    "can list them; only its administrators can change them.",
+    N_(
+        '<code>/exclude survey</code> or <code>/exclude "large language model"</code>: a paper '
+        "whose title or abstract holds that word or phrase (whole words in any of their forms, "
+        "as /watch matches them) is not announced here, nor put in the digest, whichever follow "
+        "finds it. Other chats still get it."
+    ),
+    N_(
+        "<code>/exclude</code> lists them, numbered; <code>/exclude off 2</code> or "
+        "<code>/exclude off survey</code> takes one off. /subscriptions says (🔇) how many "
+        "papers they held back this week; /export and /import carry them."
+    ),
+    N_(
+        "At most {max_excluded} a chat, each at most {max_excluded_length} characters. The list "
+        "is the whole chat's: in a forum it holds for every topic. In a group or channel anyone "
+        "can list them; only its administrators can change them."
+    ),
 )

@@ -11,7 +11,6 @@ name: well within Telegram's limits for a chat.
 from __future__ import annotations
 
 import asyncio
-import html
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -21,6 +20,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot.handlers.common import NO_PREVIEW, Context, fit_reply, reply
+from bot.i18n import ngettext
 
 T = TypeVar("T")
 
@@ -45,10 +45,14 @@ class GrowingAnswer:
         `undecided`: the names not decided yet, this one included."""
         task = asyncio.ensure_future(decision)
         try:
-            done, _ = await asyncio.wait({task}, timeout=SHOW_AFTER)
+            done, _pending = await asyncio.wait({task}, timeout=SHOW_AFTER)
             if not done and self.lines:
-                more = f"{undecided} more name{'s' * (undecided != 1)}"
-                await self._show(f"{self._text()}\n⏳ Checking {html.escape(more)} with arXiv…")
+                checking = ngettext(
+                    "⏳ Checking {n} more name with arXiv…",
+                    "⏳ Checking {n} more names with arXiv…",
+                    undecided,
+                )
+                await self._show(f"{self._text()}\n{checking}")
             return await task
         finally:
             if not task.done():

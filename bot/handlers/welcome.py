@@ -11,8 +11,17 @@ from collections.abc import Sequence
 from telegram import Update
 from telegram.constants import ChatType
 
-from bot.handlers.common import Context, ServiceHandlers, bold_list, place_of, refusal, reply
+from bot.handlers.common import (
+    Context,
+    ServiceHandlers,
+    bold_list,
+    place_of,
+    refusal,
+    reply,
+)
+from bot.i18n import _, ngettext
 from watcher.core import Core
+from watcher.core.views import NO_THREAD
 from watcher.follows.followed import Followed
 from watcher.kinds import FollowKind
 
@@ -31,19 +40,26 @@ class Welcome(ServiceHandlers):
         follows = await self.service.questions.follows(place.chat_id, place.thread_id)
         watched = bold_list([str(rule) for rule in self.settings.followed_specs])
         lines = [
-            "👋 I watch arXiv for new papers by the authors you follow, and post each new "
-            "abstract here once.",
-            f"I watch {watched}." if watched else "I watch nobody yet.",
+            _(
+                "👋 I watch arXiv for new papers by the authors you follow, and post each new "
+                "abstract here once."
+            ),
+            _("I watch {names}.", names=watched) if watched else _("I watch nobody yet."),
             "",
         ]
         if follows:
-            lines.append(f"{place.here} follows {_counted(follows)}: see /subscriptions.")
+            counted = _counted(follows)
+            lines.append(
+                _("This topic follows {counted}: see /subscriptions.", counted=counted)
+                if place.thread_id != NO_THREAD
+                else _("This chat follows {counted}: see /subscriptions.", counted=counted)
+            )
         elif watched:
-            lines.append("• /subscribe: follow the authors I watch, in this chat")
+            lines.append(_("• /subscribe: follow the authors I watch, in this chat"))
         lines += [
-            "• /subscribe NAME: follow anyone, e.g. /subscribe Dezun Dong",
-            "• /recent: the newest papers",
-            "• /help: every command",
+            _("• /subscribe NAME: follow anyone, e.g. /subscribe Dezun Dong"),
+            _("• /recent: the newest papers"),
+            _("• /help: every command"),
         ]
         await reply(update, context, "\n".join(lines))
 
@@ -52,25 +68,30 @@ class Welcome(ServiceHandlers):
         if _addressed_to_other_bot(update, context.bot.username):
             return
         message = update.effective_message
-        command = message.text.split(maxsplit=1)[0] if message and message.text else "That"
-        wrong = f"I do not know {html.escape(command[:40])}."
+        command = message.text.split(maxsplit=1)[0] if message and message.text else ""
+        shown = html.escape(command[:40])
         typed = command.removeprefix("/").partition("@")[0].casefold()
         near = difflib.get_close_matches(typed, self.commands, n=1, cutoff=0.75)
         if near:
-            wrong += f" Did you mean /{near[0]}?"
-        await reply(update, context, refusal(wrong, "/help", lead="See them with:"))
+            wrong = _(
+                "I do not know {command}. Did you mean {near}?", command=shown, near="/" + near[0]
+            )
+        elif shown:
+            wrong = _("I do not know {command}.", command=shown)
+        else:
+            wrong = _("I do not know that command.")
+        await reply(update, context, refusal(wrong, "/help", lead=_("See them with:")))
 
 
 def _counted(follows: list[Followed]) -> str:
     """ "2 authors and 1 topic": authors and topics counted apart, a zero count left out."""
     topics = sum(1 for followed in follows if followed.kind == FollowKind.TOPIC)
     authors = len(follows) - topics
-    parts = [
-        f"{count} {noun}{'' if count == 1 else 's'}"
-        for count, noun in ((authors, "author"), (topics, "topic"))
-        if count
-    ]
-    return " and ".join(parts)
+    of_authors = ngettext("{n} author", "{n} authors", authors)
+    of_topics = ngettext("{n} topic", "{n} topics", topics)
+    if authors and topics:
+        return _("{authors} and {topics}", authors=of_authors, topics=of_topics)
+    return of_authors if authors else of_topics
 
 
 def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:
@@ -78,7 +99,7 @@ def _addressed_to_other_bot(update: Update, bot_username: str) -> bool:
     if message is None or not message.text:
         return False
     command = message.text.split(maxsplit=1)[0]
-    _, at, suffix = command.partition("@")
+    _name, at, suffix = command.partition("@")
     if at:
         return suffix.casefold() != bot_username.casefold()
     # In groups and channels other bots may share unaddressed commands: stay quiet there.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.handlers import COMMANDS
+from bot.handlers import commands_menu
 from bot.handlers.permissions import only_admins
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
@@ -302,4 +302,4 @@ async def test_help_tells_authors(bot: Bot) -> None:
         "that follows that person here as /subscribe NAME would"
     )
     assert "\n/authors ID: follow a paper's authors\n" in await bot.ask_one(USER, "/help")
-    assert "authors" in [command.command for command in COMMANDS]  # the menu
+    assert "authors" in [command.command for command in commands_menu()]  # the menu

@@ -118,8 +118,7 @@ async def test_listing_and_taking_off_by_number_or_word(bot: Bot) -> None:
     )
     unknown = await bot.ask_one(USER, "/exclude off 5")
     assert unknown == (
-        "5 is not one of this chat's 1 excluded words: /exclude lists them, numbered.\n"
-        "For example: /exclude off 1"
+        "5 is not this chat's one excluded word: /exclude shows it.\nFor example: /exclude off 1"
     )
     assert (await bot.ask_one(USER, "/exclude")).count("\n") == 2  # review alone
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import PerChatUpdates
-from bot.handlers import HELP, SORRY, CommandBudget
+from bot.handlers import SORRY, CommandBudget, help_overview
 from bot.handlers.common import fit_reply
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.telegram import Fault
@@ -216,7 +216,7 @@ async def test_a_chat_waiting_for_its_send_slot_does_not_hold_up_other_chats(
         texts = [message.text for message in bot.telegram.sent(USER)]
         assert [text.startswith("Commands") for text in texts] == [True, False] * 3
         assert [text.startswith("👋 I watch arXiv") for text in texts] == [False, True] * 3
-        assert bot.telegram.sent(USER + 1)[0].html == HELP
+        assert bot.telegram.sent(USER + 1)[0].html == help_overview()
         await bot.settled()
         assert isinstance(bot.app.update_processor, PerChatUpdates)
         assert bot.app.update_processor.chats_in_progress == 0  # nothing kept once served

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.arguments import DEFAULT_COUNT, MAX_COUNT, MAX_FOLLOWS_AT_ONCE
-from bot.handlers import COMMANDS
+from bot.handlers import commands_menu
 from tests.fakes.corpus import make_record
 from tests.harness.bots import BOT, GROUP, USER, Bot, dezun_count, running_front_end
 from watcher.follows.rules import MAX_RULE_CATEGORIES
@@ -72,7 +72,7 @@ async def test_help_is_one_short_line_per_command_in_three_groups(bot: Bot) -> N
     assert lines[0] == "Commands"
     for group in ("Following", "Reading", "Settings"):
         assert group in lines
-    for command in COMMANDS:
+    for command in commands_menu():
         (line,) = [
             line for line in lines[:-1] if line.split(":")[0].split()[:1] == [f"/{command.command}"]
         ]
@@ -103,7 +103,7 @@ async def test_help_command_shows_that_command_in_full(bot: Bot, asked: str) -> 
 
 
 async def test_help_of_every_command_holds_its_limits_from_the_constants(bot: Bot) -> None:
-    for command in COMMANDS:
+    for command in commands_menu():
         answer = await bot.ask_one(USER, f"/help {command.command}")
         assert answer.startswith(f"/{command.command}"), answer
     recent = await bot.ask_one(USER, "/help recent")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from bot.handlers.commands import COMMAND_TABLE
+from bot.handlers.commands import COMMAND_TABLE, command_help
+from bot.i18n import speaking
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.bots import GROUP, STILL_CHECKING, USER, Bot
 from tests.harness.paths import REPO
@@ -34,11 +35,11 @@ def readme_rows() -> list[tuple[str, str]]:
 
 
 def help_examples() -> list[str]:
-    """Every example command /help and /help COMMAND show, in the table's order."""
+    """Every example command /help COMMAND shows in English, in the table's order."""
     examples: list[str] = []
-    for command in COMMAND_TABLE:
-        for detail in command.details:
-            examples += [m.group(1) for m in _CODE.finditer(detail)]
+    with speaking("en"):
+        for command in COMMAND_TABLE:
+            examples += [m.group(1) for m in _CODE.finditer(command_help(command))]
     return examples
 
 

@@ -3,10 +3,13 @@ does not announce it says so and names the next announcement in the chat's time 
 announcement read with nothing followed in it, how many new papers were read and that none
 matched; what came by follow; and a pause or a digest holding papers, with when they come.
 The whole front end on the fake Bot API, the real store, and a clock the test turns where the
-day matters (`tests.harness.clocks`)."""
+day matters (`tests.harness.clocks`). The same answers in Simplified Chinese (issue 31) are
+rendered from the core's answer with the language set around `why_text`, and under the
+pseudo-locale no English is left in them but the followed names."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,15 +18,19 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine
 
+from bot.handlers.why import why_text
+from bot.i18n import speaking
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot, running_front_end
 from tests.harness.clocks import TurnedClock
+from tests.harness.pseudo_locale import english_left, install_pseudo
 from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.polling.sources.listing import ListingOutcome
 from watcher.store import MatchedRecord
 
 ARXIV = ZoneInfo("America/New_York")
 SATURDAY = 5  # `date.weekday()`
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture
@@ -144,6 +151,43 @@ async def test_why_says_when_the_digest_brings_the_papers_it_holds(bot_now: Bot)
     answer = await bot.ask_one(USER, "/why")
 
     assert f"3 papers held for the digest of {at:%a} {at.day} {at:%b} 08:00." in answer
+
+
+async def test_why_in_chinese_on_a_day_without_an_announcement(
+    turned: tuple[Bot, TurnedClock],
+) -> None:
+    bot, clock = turned
+    await bot.ask(USER, "/timezone Asia/Shanghai")
+    clock.turn_to(next_saturday_noon(clock()))
+    answer = await bot.service.why.why(USER, 0)
+
+    with speaking("zh-Hans"):
+        chinese = why_text(answer)
+    with speaking(install_pseudo()):
+        pseudo = why_text(answer)
+
+    assert "今晚没有发布：arXiv 周六不发布新论文。" in chinese
+    assert "下一次发布：" in chinese and "（Asia/Shanghai）" in chinese
+    assert [line for line in chinese.split("\n") if not _CJK.search(line)] == []
+    assert english_left(pseudo) == []
+
+
+async def test_why_in_chinese_names_what_came_and_the_pause(bot_now: Bot) -> None:
+    bot = bot_now
+    await bot.ask(USER, "/subscribe Dezun Dong")
+    await bot.ask(USER, "/pause")
+    publish(bot, "2612.00051", "2612.00052")
+    answer = await bot.service.why.why(USER, 0)
+
+    with speaking("zh-Hans"):
+        chinese = why_text(answer)
+    with speaking(install_pseudo()):
+        pseudo = why_text(answer)
+
+    assert "此后这里收到：Dezun Dong 2。" in chinese
+    assert "本聊天已暂停：2 篇论文在等待 /resume。" in chinese
+    assert [line for line in chinese.split("\n") if not _CJK.search(line)] == []
+    assert english_left(pseudo, exempt=["Dezun Dong"]) == []
 
 
 @pytest.fixture
