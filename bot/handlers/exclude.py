@@ -22,6 +22,7 @@ from bot.handlers.common import (
     refuse_non_admin,
     reply,
 )
+from bot.i18n import _, say
 from watcher.core import Core
 from watcher.core.exclusions import (
     MAX_EXCLUDED,
@@ -57,14 +58,15 @@ class ExcludeCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what=WHAT, example="/exclude"):
             return
-        first, _, rest = text.partition(" ")
+        first, _sep, rest = text.partition(" ")
         if first.casefold() == "off":
             await reply(update, context, await self._off(place.chat_id, rest.strip()))
             return
         try:
             outcome = await self.exclusions.add(place.chat_id, text)
         except ExcludedError as error:
-            await reply(update, context, refusal(html.escape(f"Not excluded: {error}."), EXAMPLE))
+            wrong = _("Not excluded: {problem}.", problem=say(error.sentence))
+            await reply(update, context, refusal(html.escape(wrong), EXAMPLE))
             return
         if isinstance(outcome, Added):
             shown = html.escape(outcome.shown)
