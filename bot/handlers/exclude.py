@@ -65,8 +65,9 @@ class ExcludeCommands(ServiceHandlers):
         try:
             outcome = await self.exclusions.add(place.chat_id, text)
         except ExcludedError as error:
-            wrong = _("Not excluded: {problem}.", problem=say(error.sentence))
-            await reply(update, context, refusal(html.escape(wrong), EXAMPLE))
+            why = say(error.sentence)
+            wrong = _("Not excluded: {why}.", why=html.escape(why))
+            await reply(update, context, refusal(wrong, EXAMPLE))
             return
         if isinstance(outcome, Added):
             shown = html.escape(outcome.shown)

@@ -132,7 +132,7 @@ def read_opml(text: str) -> ReadList:
         raise BadOpml(
             sentence(
                 "its root element is {element}, not {opml}",
-                element=f"<{clip(str(root.tag), 30)}>",
+                element="<" + clip(str(root.tag), 30) + ">",
                 opml="<opml>",
             )
         )
