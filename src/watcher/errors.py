@@ -164,8 +164,8 @@ class UnknownCategory(SaysSentence, WatcherError):
     """A category that arXiv's taxonomy does not know; carries close matches."""
 
     def __init__(self, category: str, suggestions: list[str]) -> None:
-        # " Did you mean cs.DC, cs.DS?", or nothing: for every message that names the category.
-        self.hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        # "Unknown arXiv category 'cs.XX'. Did you mean cs.SY, cs.SI, cs.SE?" (said by the bot in
+        # the chat's language); without suggestions, the first sentence alone.
         super().__init__(
             sentence(
                 "Unknown arXiv category {category}. Did you mean {suggestions}?",
