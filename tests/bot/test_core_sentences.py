@@ -13,6 +13,7 @@ The bot's argument parsers then show the Chinese, not the English (`bot.argument
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,21 +21,22 @@ from dataclasses import dataclass
 import pytest
 
 from bot import arguments
+from bot.handlers.takeout import ask
 from bot.handlers.topics import WATCH_EXAMPLE, topic_argument
 from bot.i18n import say, speaking
 from tests.harness.pseudo_locale import english_left, install_pseudo
 from watcher.arxiv.taxonomy import resolve_category
 from watcher.calendars.quiet_hours import parse_quiet
 from watcher.calendars.schedule import canonical_zone, parse_wall_time, parse_weekdays
-from watcher.core.takeout import read_file
+from watcher.core.takeout import ImportPlan, read_file
 from watcher.follows.excluded_words import parse_excluded
-from watcher.follows.follow_list import read_text
+from watcher.follows.follow_list import Skipped, read_text
 from watcher.follows.identity import Identity, parse_identity
 from watcher.follows.names import check_person_name
 from watcher.follows.rules import parse_categories, parse_person, parse_watched
 from watcher.follows.search_words import parse_search
 from watcher.follows.topics import parse_topic
-from watcher.sentences import SaysSentence, Sentence
+from watcher.sentences import SaysSentence, Sentence, sentence
 from watcher.store.exported_settings import parse_digest
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -197,7 +199,7 @@ CASES = [
         lambda: parse_quiet("22:00-22:00"),
         "the quiet hours must end at another time than they start",
     ),
-    Case(
+    DIGEST := Case(
         "an imported digest",
         lambda: parse_digest("sometimes"),
         "a digest is off, daily HH:MM, weekdays HH:MM or weekly DAY HH:MM",
@@ -366,3 +368,26 @@ def test_the_bot_refuses_arguments_with_the_core_s_sentence_in_the_chat_s_langua
     with speaking(install_pseudo()), pytest.raises(arguments.Refused) as in_pseudo:
         parse(words)
     assert english_left(in_pseudo.value.wrong, exempt=words) == []
+
+
+def test_an_import_question_lists_the_skipped_lines_in_the_chat_s_language() -> None:
+    read = read_text("# digest: sometimes\nDezun Dong\nLi\nwatch rdma in cs.XX\n")
+    plan = ImportPlan(
+        read.entries,
+        read.skipped,
+        {},
+        (Skipped(sentence("header"), "digest: sometimes", _refusal(DIGEST).sentence),),
+        0,
+    )
+    with speaking("zh-Hans"):
+        shown = ask(plan, "This chat").html.split("\n")
+    bullets = [html.unescape(line) for line in shown if "•" in line]
+    assert bullets[0].startswith("• 第 3 行, <b>Li</b>: 'Li'：姓名需要有名和姓")
+    assert bullets[1].startswith("• 第 4 行, <b>watch rdma in cs.XX</b>: 'cs.XX' 不是 arXiv 分类")
+    assert bullets[2].startswith(
+        "• 文件头, <b>digest: sometimes</b>: 日报的写法是 off、daily HH:MM"
+    )
+    with speaking(install_pseudo()):
+        bullets = [line for line in ask(plan, "This chat").html.split("\n") if "•" in line]
+    own = ["Li", "watch rdma in cs.XX", "digest: sometimes"]
+    assert [english_left(line, exempt=own) for line in bullets] == [[], [], []]
