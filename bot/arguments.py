@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.i18n import _, say
 from watcher.arxiv.parse import split_arxiv_id
 from watcher.arxiv.taxonomy import resolve_category
 from watcher.calendars.quiet_hours import QuietHours, parse_quiet
@@ -42,6 +43,7 @@ from watcher.follows.rules import (
 from watcher.follows.search_words import EXAMPLE as SEARCH_EXAMPLE
 from watcher.follows.search_words import SearchError, SearchQuery, parse_search, search_words
 from watcher.kinds import MessageFormat
+from watcher.sentences import SaysSentence, Sentence
 
 DEFAULT_COUNT = 5
 MAX_COUNT = 20
@@ -117,9 +119,9 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     except UnknownCategory as error:
         raise Refused(unknown_category(error), EXAMPLES[command]) from None
     except BadRule as error:
-        raise Refused(_full_sentence(str(error)), "/subscribe Wei Wang in cs.DC,cs.NI") from None
+        raise Refused(said(error), "/subscribe Wei Wang in cs.DC,cs.NI") from None
     if command == "unsubscribe":
-        problem = (
+        problem: Sentence | str | None = (
             f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
             if len(name) > MAX_NAME_LENGTH
             else None
@@ -127,7 +129,7 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     else:
         problem = check_person_name(name)
     if problem is not None:
-        raise Refused(f"{_sentence(problem)}.", EXAMPLES[command])
+        raise Refused(_full_sentence(say(problem)), EXAMPLES[command])
     return PersonRule((name,), categories)
 
 
@@ -182,7 +184,7 @@ def identity(args: Sequence[str]) -> Identity | None:
         return parse_identity(text)
     except IdentityError as error:
         shown = ORCID_SHAPE if "ORCID iD:" in str(error) else EXAMPLE_ARXIV_PAGE
-        raise Refused(str(error), f"/subscribe {shown}") from None
+        raise Refused(say(error.sentence), f"/subscribe {shown}") from None
 
 
 def count(args: Sequence[str], *, command: str = "recent") -> int:
@@ -220,7 +222,7 @@ def subject(args: Sequence[str]) -> SubjectArguments:
     except UnknownCategory as error:
         raise Refused(unknown_category(error), EXAMPLES["subject"]) from None
     except BadRule as error:
-        raise Refused(_full_sentence(str(error)), EXAMPLES["subject"]) from None
+        raise Refused(said(error), EXAMPLES["subject"]) from None
     return SubjectArguments(categories, number)
 
 
@@ -278,7 +280,7 @@ def quiet(args: Sequence[str]) -> QuietHours | None:
     try:
         return parse_quiet(text)
     except BadSchedule as error:
-        raise Refused(_full_sentence(str(error)), EXAMPLES["quiet"]) from None
+        raise Refused(said(error), EXAMPLES["quiet"]) from None
 
 
 def message_format(args: Sequence[str]) -> MessageFormat:
@@ -360,7 +362,7 @@ def search(args: Sequence[str]) -> SearchQuery:
     except UnknownCategory as error:
         raise Refused(unknown_category(error), EXAMPLES["search"]) from None
     except SearchError as error:
-        raise Refused(str(error), EXAMPLES["search"]) from None
+        raise Refused(say(error.sentence), EXAMPLES["search"]) from None
 
 
 def search_prefix(query: SearchQuery) -> str:
@@ -398,7 +400,7 @@ def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
         if len(words) >= 3 and words[0] == "weekly":
             return DigestSchedule(parse_wall_time(" ".join(words[2:])), parse_weekdays(words[1]))
     except BadSchedule as error:
-        raise Refused(f"{_sentence(str(error))}.", EXAMPLES["digest"]) from None
+        raise Refused(said(error), EXAMPLES["digest"]) from None
     raise Refused(
         "A digest is daily TIME, weekdays TIME, weekly DAY TIME, or off.", "/digest weekdays 8am"
     )
@@ -410,7 +412,7 @@ def zone_name(args: Sequence[str]) -> str:
     try:
         return canonical_zone(text)
     except BadSchedule as error:
-        raise Refused(_sentence(str(error)) + ".", EXAMPLES["timezone"]) from None
+        raise Refused(said(error), EXAMPLES["timezone"]) from None
 
 
 def _sentence(text: str) -> str:
@@ -418,6 +420,14 @@ def _sentence(text: str) -> str:
 
 
 def _full_sentence(text: str) -> str:
-    """`text` as a sentence: capitalised, and ended with a full stop unless it has an end."""
+    """`text` as a sentence: capitalised, and ended with a full stop unless it has an end (in
+    the language speaking now: `{problem}.` is in the catalog)."""
     text = _sentence(text.strip())
-    return text if text.endswith((".", "?", "!")) else text + "."
+    return (
+        text if text.endswith((".", "?", "!", "。", "？", "！")) else _("{problem}.", problem=text)
+    )
+
+
+def said(error: SaysSentence) -> str:
+    """What a core error says (`error.sentence`), in the language speaking now, as a sentence."""
+    return _full_sentence(say(error.sentence))

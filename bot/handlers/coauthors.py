@@ -35,6 +35,7 @@ from bot.handlers.common import (
 from bot.handlers.follow_answers import person_answer
 from bot.handlers.offers import question
 from bot.handlers.paper_answers import paper_answer
+from bot.i18n import say
 from bot.render import Message
 from watcher.core import Core
 from watcher.core.coauthors import AuthorList, AuthorMoved, PaperGone, Unfollowable
@@ -164,6 +165,6 @@ def _not_followed(why: PaperGone | AuthorMoved | Unfollowable) -> str:
     if isinstance(why, AuthorMoved):
         return f"The authors of arXiv:{why.arxiv_id} changed since this list; {again}."
     return (
-        f"{why.name[:60]} cannot be followed by name ({why.problem}); /subscribe with their "
+        f"{why.name[:60]} cannot be followed by name ({say(why.problem)}); /subscribe with their "
         "arXiv author id can."
     )

@@ -57,14 +57,14 @@ class ExcludeCommands(ServiceHandlers):
             return
         if await refuse_non_admin(update, context, what=_(WHAT), example="/exclude"):
             return
-        first, _space, rest = text.partition(" ")
+        first, _sep, rest = text.partition(" ")
         if first.casefold() == "off":
             await reply(update, context, await self._off(place.chat_id, rest.strip()))
             return
         try:
             outcome = await self.exclusions.add(place.chat_id, text)
         except ExcludedError as error:
-            why = say(error.args[0]) if error.args else str(error)
+            why = say(error.sentence)
             wrong = _("Not excluded: {why}.", why=html.escape(why))
             await reply(update, context, refusal(wrong, EXAMPLE))
             return

@@ -9,6 +9,7 @@ import html
 
 from bot.handlers.budget import minutes
 from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers, refusal
+from bot.i18n import _, say
 from watcher.core.subscribing import (
     AllFollowed,
     Already,
@@ -275,7 +276,7 @@ def unknown_identity(identity: Identity) -> str:
     example = _ARXIV_PAGE_EXAMPLE
     if identity.value in example:
         example = "/subscribe Dezun Dong"
-    return refusal(f"{html.escape(identity.unknown)}.", example)
+    return refusal(html.escape(_("{problem}.", problem=say(identity.unknown))), example)
 
 
 def _unreachable(name: str, error: ArxivError) -> str:

@@ -50,7 +50,7 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from bot.i18n import sayer
+from bot.i18n import say, sayer
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.core import Core
 from watcher.core.imports import ImportOutdated
@@ -185,7 +185,7 @@ class Takeout(ServiceHandlers):
         try:
             return read_file(data)
         except FileRefused as error:
-            return str(error)
+            return say(error.sentence)
 
     async def _reply_to(self, context: Context, source: TelegramMessage, answer: Message) -> None:
         """Send `answer` as a reply to the file's message (the question's press reads it)."""
@@ -231,7 +231,7 @@ def ask(plan: ImportPlan, here: str) -> Message:
         lines.append(f"Skipped ({len(skipped)}):")
     room = MAX_MESSAGE_LENGTH - 200 - sum(len(line) for line in lines)
     entries = [
-        f"• {html.escape(s.where)}, <b>{html.escape(s.text)}</b>: {html.escape(s.reason)}"
+        f"• {html.escape(say(s.where))}, <b>{html.escape(s.text)}</b>: {html.escape(say(s.reason))}"
         for s in skipped
     ]
     text = "\n".join([*lines, *capped_lines(entries, room=room)])

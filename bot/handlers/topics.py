@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from telegram import Update
 
-from bot.arguments import Refused
+from bot.arguments import Refused, said
 from bot.handlers.common import (
     Context,
     DeliveryEvents,
@@ -62,11 +62,9 @@ def topic_argument(args: Sequence[str], *, example: str) -> Topic:
     try:
         return parse_topic(" ".join(args))
     except TopicError as error:
-        text = str(error)
-        end = "" if text.endswith(("?", ".")) else "."
         if error.example is not None:
             example = f"{example.split()[0]} {error.example}"
-        raise Refused(f"{text[0].upper()}{text[1:]}{end}", example) from error
+        raise Refused(said(error), example) from error
 
 
 def _unwatch_argument(args: Sequence[str]) -> Topic:

@@ -32,8 +32,10 @@ here with where it lives and why.
     │   │                               (`watcher.core.subscribing`)
     │   ├── ImportStale                 in `watcher.store.applied_imports`: what an import was
     │   │                               planned on changed before it was confirmed; nothing stored
-    │   └── BadOpml                     in `watcher.follows.follow_opml`: a file that is no readable
-    │                                   OPML
+    │   ├── BadOpml                     in `watcher.follows.follow_opml`: a file that is no readable
+    │   │                               OPML
+    │   └── BadSave                     in `watcher.follows.follow_list`: a `save` line of a file
+    │                                   whose paper is no arXiv id
     ├── ValueError
     │   ├── IdentityError               in `watcher.follows.identity`: text meant as an author id or
     │   │                               ORCID iD, but wrong; a ValueError, as its parser is a
@@ -46,6 +48,12 @@ here with where it lives and why.
     │   │                               be searched; the message is one sentence saying why
     │   └── FileRefused                 in `watcher.core.takeout`: a file that cannot be imported at
     │                                   all; the message is the answer
+    ├── SaysSentence                in `watcher.sentences`: the mixin of the errors a person
+    │                                   reads (UnknownCategory, BadRule and its subclasses,
+    │                                   BadOpml, BadSave, IdentityError, BadSchedule,
+    │                                   SettingRefused, SearchError, FileRefused): made of a
+    │                                   `Sentence`, kept as `error.sentence` for the bot to say
+    │                                   in the chat's language; `str()` is the English
     └── _OutOfMarks                     in `watcher.arxiv.latex`: private, stops a walk of a LaTeX
                                         tree early; it never leaves the module
 
@@ -54,6 +62,8 @@ Where an error is told in a log line or an answer, `first_line` gives its first 
 """
 
 from __future__ import annotations
+
+from watcher.sentences import SaysSentence, sentence
 
 
 class WatcherError(Exception):
@@ -150,13 +160,21 @@ class UnknownAuthorId(ArxivError):
         self.author_id = author_id
 
 
-class UnknownCategory(WatcherError):
+class UnknownCategory(SaysSentence, WatcherError):
     """A category that arXiv's taxonomy does not know; carries close matches."""
 
     def __init__(self, category: str, suggestions: list[str]) -> None:
-        # " Did you mean cs.DC, cs.DS?", or nothing: for every message that names the category.
-        self.hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"Unknown arXiv category {category!r}.{self.hint}")
+        # "Unknown arXiv category 'cs.XX'. Did you mean cs.SY, cs.SI, cs.SE?" (said by the bot in
+        # the chat's language); without suggestions, the first sentence alone.
+        super().__init__(
+            sentence(
+                "Unknown arXiv category {category}. Did you mean {suggestions}?",
+                category=repr(category),
+                suggestions=", ".join(suggestions),
+            )
+            if suggestions
+            else sentence("Unknown arXiv category {category}.", category=repr(category))
+        )
         self.category = category
         self.suggestions = suggestions
 

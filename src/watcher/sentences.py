@@ -7,6 +7,10 @@ each in the chat's language (the bot looks the template up in its catalog, `bot.
 
 `sentence("…", name=value)` makes one; its name is the keyword `make i18n` extracts the core's
 templates by (`bot/locales/babel.cfg`), so a template must be a string literal there.
+
+`SaysSentence` is the mixin of the core's errors a person reads (a refused rule, topic, schedule,
+file or setting): the error is made from a Sentence, keeps it as `error.sentence` for the front end
+to say, and its `str()` is the English, as the command line and the logs show it.
 """
 
 from __future__ import annotations
@@ -29,3 +33,14 @@ class Sentence:
 def sentence(template: str, /, **values: object) -> Sentence:
     """A `Sentence` of `template` filled with `values`."""
     return Sentence(template, values)
+
+
+class SaysSentence(Exception):
+    """An error whose message is a `Sentence`: `error.sentence` for the front end to say in the
+    reader's language, `str(error)` the English."""
+
+    sentence: Sentence
+
+    def __init__(self, said: Sentence, *args: object) -> None:
+        super().__init__(str(said), *args)
+        self.sentence = said

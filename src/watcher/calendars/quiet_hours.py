@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from watcher.calendars.schedule import BadSchedule, parse_wall_time
+from watcher.sentences import sentence
 
 MINUTES_A_DAY = 24 * 60
 
@@ -44,10 +45,15 @@ def parse_quiet(text: str) -> QuietHours:
     sentence saying what was wrong."""
     parts = text.split("-")
     if len(parts) != 2 or not all(part.strip() for part in parts):
-        raise BadSchedule(f"{text[:30]!r} is not a window; give its start and end as HH:MM-HH:MM")
+        raise BadSchedule(
+            sentence(
+                "{text} is not a window; give its start and end as HH:MM-HH:MM",
+                text=repr(text[:30]),
+            )
+        )
     start, end = (parse_wall_time(part) for part in parts)
     if start == end:
-        raise BadSchedule("the quiet hours must end at another time than they start")
+        raise BadSchedule(sentence("the quiet hours must end at another time than they start"))
     return QuietHours(_minutes(start), _minutes(end))
 
 

@@ -24,6 +24,8 @@ from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from watcher.sentences import SaysSentence, sentence
+
 log = logging.getLogger(__name__)
 
 DEFAULT_ZONE = "UTC"
@@ -33,7 +35,6 @@ EVERY_DAY = frozenset(range(7))
 MONDAY_TO_FRIDAY = frozenset(range(5))
 # The offsets in use on Earth: from UTC-12:00 (Baker Island) to UTC+14:00 (Line Islands).
 MIN_OFFSET_MINUTES, MAX_OFFSET_MINUTES = -12 * 60, 14 * 60
-ZONE_EXAMPLES = "an IANA name such as Europe/Berlin, a city such as Berlin, or an offset such as +8"
 # Cities people name for their clock whose zone the IANA database names after another city
 # (the database names a zone after its most populous city when the zone was made).
 _CITY_ZONES = {
@@ -57,8 +58,9 @@ _OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.IGNO
 _WALL_TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?", re.IGNORECASE)
 
 
-class BadSchedule(ValueError):
-    """A zone, weekday or time of day that cannot be used; the message says what would be right."""
+class BadSchedule(SaysSentence, ValueError):
+    """A zone, weekday or time of day that cannot be used; the message says what would be right
+    (a `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,10 @@ def parse_wall_time(text: str) -> time:
     (25:00, 8h, 08:60, 13pm) is refused."""
     match = _WALL_TIME.fullmatch(text.strip())
     refusal = BadSchedule(
-        f"{text[:20]!r} is not a time of day; use HH:MM from 00:00 to 23:59, or 8am"
+        sentence(
+            "{text} is not a time of day; use HH:MM from 00:00 to 23:59, or 8am",
+            text=repr(text[:20]),
+        )
     )
     if match is None or (match.group(2) is None and match.group(3) is None):
         raise refusal  # a bare "8" may be a count or a day: ask for a time
@@ -136,7 +141,13 @@ def parse_weekday(text: str) -> int:
     for number, (short, name) in enumerate(zip(WEEKDAYS, WEEKDAY_NAMES, strict=True)):
         if word in (short, name.casefold()):
             return number
-    raise BadSchedule(f"{text[:20]!r} is not a day of the week; use one of {', '.join(WEEKDAYS)}")
+    raise BadSchedule(
+        sentence(
+            "{text} is not a day of the week; use one of {days}",
+            text=repr(text[:20]),
+            days=", ".join(WEEKDAYS),
+        )
+    )
 
 
 def canonical_zone(text: str) -> str:
@@ -149,14 +160,29 @@ def canonical_zone(text: str) -> str:
         total = (hours * 60 + minutes) * (-1 if sign == "-" else 1)
         if minutes > 59 or not MIN_OFFSET_MINUTES <= total <= MAX_OFFSET_MINUTES:
             raise BadSchedule(
-                f"{text[:20]} is not an offset in use; offsets go from UTC-12:00 to UTC+14:00"
+                sentence(
+                    "{text} is not an offset in use; offsets go from UTC-12:00 to UTC+14:00",
+                    text=text[:20],
+                )
             )
         return _offset_name(total)
     name = _zone_names().get(text.casefold()) or _city_zones().get(_city_key(text))
     if name is None:
         near = _near_zone(text)
-        hint = f"did you mean {near}? Or use" if near else "use"
-        raise BadSchedule(f"{text[:40]!r} is not a time zone I know; {hint} {ZONE_EXAMPLES}")
+        raise BadSchedule(
+            sentence(
+                "{text} is not a time zone I know; did you mean {zone}? Or use an IANA name such "
+                "as Europe/Berlin, a city such as Berlin, or an offset such as +8",
+                text=repr(text[:40]),
+                zone=near,
+            )
+            if near
+            else sentence(
+                "{text} is not a time zone I know; use an IANA name such as Europe/Berlin, a "
+                "city such as Berlin, or an offset such as +8",
+                text=repr(text[:40]),
+            )
+        )
     return name
 
 

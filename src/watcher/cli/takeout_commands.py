@@ -38,6 +38,7 @@ from watcher.errors import UsageError
 from watcher.follows.identity import Identity
 from watcher.runtime import db
 from watcher.runtime.service import arxiv_client, build_poller
+from watcher.sentences import Sentence
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.applied_imports import ImportStale, ImportStore
@@ -63,7 +64,9 @@ def _open(settings: Settings) -> tuple[Engine, Store]:
     return engine, store
 
 
-async def _refusals(settings: Settings, store: Store, identities: list[Identity]) -> dict[str, str]:
+async def _refusals(
+    settings: Settings, store: Store, identities: list[Identity]
+) -> dict[str, Sentence]:
     """Why arXiv's answers refuse some of these author ids (`watcher.core.identity_check`)."""
     async with arxiv_client(settings) as client:
         check = IdentityCheck(store, build_poller(settings, store, client))

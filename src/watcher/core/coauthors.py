@@ -23,6 +23,7 @@ from watcher.core.lookup import Found, LookupOutcome, NoSuchVersion, PaperLookup
 from watcher.follows.names import check_person_name, matches_any, name_keys
 from watcher.follows.rules import PersonRule
 from watcher.kinds import FollowKind
+from watcher.sentences import Sentence
 from watcher.store import Store
 from watcher.store.chats import Chats
 
@@ -81,7 +82,7 @@ class Unfollowable:
     """The author's name, as arXiv lists it, cannot be followed by name: `problem` says why."""
 
     name: str
-    problem: str
+    problem: Sentence
 
 
 ListOutcome = AuthorList | LookupOutcome

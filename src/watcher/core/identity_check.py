@@ -19,12 +19,19 @@ from watcher.aio import in_db_thread
 from watcher.errors import ArxivError, UnknownAuthorId
 from watcher.follows.identity import Identity
 from watcher.polling.poll import Poller
+from watcher.sentences import Sentence, sentence
 from watcher.store import Store
 
 MAX_ASKED = 20  # ids asked about for one list; the rest are skipped, to import later
 REMEMBERED = 3600.0  # seconds an answer is kept
 PATIENCE = 60.0  # seconds one question may wait for arXiv, its turn on the client included
-NOT_ASKED = "arXiv was not asked about this author id: {why}; import the file again later"
+
+
+def not_asked(why: Sentence) -> Sentence:
+    """Why an author id was not checked, when arXiv could not be asked about it."""
+    return sentence(
+        "arXiv was not asked about this author id: {why}; import the file again later", why=why
+    )
 
 
 class IdentityCheck:
@@ -42,18 +49,19 @@ class IdentityCheck:
         self.poller = poller
         self.patience = patience
         self.clock = clock
-        self._answers: dict[str, tuple[float, str | None]] = {}  # key: (when, refusal or None)
+        # key: (when, refusal or None)
+        self._answers: dict[str, tuple[float, Sentence | None]] = {}
 
     async def refusals(
         self,
         identities: Sequence[Identity],
         *,
         spend: Callable[[], Awaitable[bool]] | None = None,
-    ) -> dict[str, str]:
+    ) -> dict[str, Sentence]:
         """Why each id that may not be followed may not (by `Identity.key`): arXiv knows no
         such author, or it could not be asked (arXiv failing, the chat's look-ups spent
         (`spend` says False), more than `MAX_ASKED` ids). Ids already followed are known."""
-        refused: dict[str, str] = {}
+        refused: dict[str, Sentence] = {}
         asked = 0
         for identity in dict.fromkeys(identities):
             if await in_db_thread(self.store.find_identity, identity.key) is not None:
@@ -64,10 +72,10 @@ class IdentityCheck:
                     refused[identity.key] = remembered[1]
                 continue
             if asked >= MAX_ASKED:
-                refused[identity.key] = NOT_ASKED.format(why=f"at most {MAX_ASKED} a file")
+                refused[identity.key] = not_asked(sentence("at most {most} a file", most=MAX_ASKED))
                 continue
             if spend is not None and not await spend():
-                refused[identity.key] = NOT_ASKED.format(why="this chat's look-ups are spent")
+                refused[identity.key] = not_asked(sentence("this chat's look-ups are spent"))
                 continue
             asked += 1
             why = await self.ask(identity)
@@ -75,9 +83,9 @@ class IdentityCheck:
                 refused[identity.key] = why
         return refused
 
-    async def ask(self, identity: Identity) -> str | None:
+    async def ask(self, identity: Identity) -> Sentence | None:
         """arXiv's answer, asked now (one request): None when it knows the id,
-        `identity.unknown` when it does not (both remembered), `NOT_ASKED`'s sentence when arXiv
+        `identity.unknown` when it does not (both remembered), `not_asked`'s sentence when arXiv
         did not answer within `patience`."""
         try:
             async with asyncio.timeout(self.patience):
@@ -86,11 +94,11 @@ class IdentityCheck:
             self._answers[identity.key] = (self.clock(), identity.unknown)
             return identity.unknown
         except (ArxivError, TimeoutError):
-            return NOT_ASKED.format(why="arXiv did not answer")
+            return not_asked(sentence("arXiv did not answer"))
         self._answers[identity.key] = (self.clock(), None)
         return None
 
-    def _remembered(self, key: str) -> tuple[float, str | None] | None:
+    def _remembered(self, key: str) -> tuple[float, Sentence | None] | None:
         now = self.clock()
         for old in [k for k, (when, _) in self._answers.items() if now - when > REMEMBERED]:
             del self._answers[old]

@@ -48,7 +48,7 @@ from watcher.follows.identity import Identity
 from watcher.follows.rules import PersonRule
 from watcher.follows.topics import topic_from_stored
 from watcher.kinds import FollowKind
-from watcher.sentences import Sentence, sentence
+from watcher.sentences import SaysSentence, Sentence, sentence
 from watcher.store import Store
 from watcher.store.applied_imports import ImportStore
 from watcher.store.chats import MAX_SUBSCRIPTIONS, Chats
@@ -57,12 +57,17 @@ from watcher.store.reading_list import MAX_SAVED
 from watcher.store.tables import NO_THREAD
 
 MAX_FILE_BYTES = 256 * 1024
+# Where a skipped line was, besides its line number (`watcher.follows.follow_list.line_at`).
+_HEADER = sentence("header")
+_FILE = sentence("file")
+_TWICE = sentence("twice in the file")
 TEXT_NAME = "arxiv-watcher-follows.txt"
 OPML_NAME = "arxiv-watcher-follows.opml"
 
 
-class FileRefused(ValueError):
-    """A file that cannot be imported at all; the message is the sentence to answer with."""
+class FileRefused(SaysSentence, ValueError):
+    """A file that cannot be imported at all; the message is the sentence to answer with (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,22 +159,29 @@ def read_file(data: bytes) -> ReadList:
     """What a file holds; FileRefused for one that is too large, no text, or malformed."""
     if len(data) > MAX_FILE_BYTES:
         raise FileRefused(
-            f"That file is too large ({len(data) // 1024} KB); a follow list is at most "
-            f"{MAX_FILE_BYTES // 1024} KB."
+            sentence(
+                "That file is too large ({size} KB); a follow list is at most {most} KB.",
+                size=len(data) // 1024,
+                most=MAX_FILE_BYTES // 1024,
+            )
         )
     if b"\x00" in data:
-        raise FileRefused("That is not a text file; send the .txt or .opml file /export made.")
+        raise FileRefused(
+            sentence("That is not a text file; send the .txt or .opml file /export made.")
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise FileRefused(
-            "That file is not UTF-8 text; save it as UTF-8 and send it again."
+            sentence("That file is not UTF-8 text; save it as UTF-8 and send it again.")
         ) from None
     if text.lstrip().startswith("<"):
         try:
             return read_opml(text)
         except BadOpml as error:
-            raise FileRefused(f"That OPML file cannot be read: {error}.") from None
+            raise FileRefused(
+                sentence("That OPML file cannot be read: {problem}.", problem=error.sentence)
+            ) from None
     return read_text(text)
 
 
@@ -206,9 +218,9 @@ def plan_import(
     for entry in read.entries:
         key = rule_key(entry.rule)
         if key in seen:
-            skipped.append(Skipped(entry.where, str(entry.rule), "twice in the file"))
+            skipped.append(Skipped(entry.where, str(entry.rule), _TWICE))
         elif key in here:
-            skipped.append(Skipped(entry.where, str(entry.rule), "followed here already"))
+            skipped.append(Skipped(entry.where, str(entry.rule), sentence("followed here already")))
         else:
             candidates.append(entry)
         seen.add(key)
@@ -216,13 +228,15 @@ def plan_import(
     new_follows = 0
     for entry, cost in zip(candidates, costs, strict=True):
         if len(adds) >= room:
-            why = f"over the limit: a chat follows at most {MAX_SUBSCRIPTIONS}"
+            why = sentence("over the limit: a chat follows at most {most}", most=MAX_SUBSCRIPTIONS)
             skipped.append(Skipped(entry.where, str(entry.rule), why))
             continue
         if target.chat_id is not None and (
             (cost.follow and follows_left < 1) or (cost.lookup and lookups_left < 1)
         ):
-            why = "over this chat's allowance of new follows for now; import the file again later"
+            why = sentence(
+                "over this chat's allowance of new follows for now; import the file again later"
+            )
             skipped.append(Skipped(entry.where, str(entry.rule), why))
             continue
         follows_left -= cost.follow
@@ -249,7 +263,7 @@ def _plan_saves(
     """The file's saved papers to save here, and how many are saved here already; the others
     go to `skipped`, with why."""
     if target.chat_id is None:
-        why = "a reading list is a chat's: import it with --chat ID"
+        why = sentence("a reading list is a chat's: import it with --chat ID")
         skipped += [Skipped(line.where, f"save {line.arxiv_id}", why) for line in lines]
         return (), 0
     have = set(imports.saved_ids(target.chat_id)) if lines else set()
@@ -259,11 +273,14 @@ def _plan_saves(
     for line in lines:
         text = f"save {line.arxiv_id}"
         if line.arxiv_id in seen:
-            skipped.append(Skipped(line.where, text, "twice in the file"))
+            skipped.append(Skipped(line.where, text, _TWICE))
         elif line.arxiv_id in have:
             already += 1
         elif len(have) + len(saves) >= MAX_SAVED:
-            why = f"over the limit: a chat saves at most {MAX_SAVED}; unsave some with /saved"
+            why = sentence(
+                "over the limit: a chat saves at most {most}; unsave some with /saved",
+                most=MAX_SAVED,
+            )
             skipped.append(Skipped(line.where, text, why))
         else:
             saves.append(line)
@@ -277,31 +294,34 @@ def _plan_excludes(
     """The file's excluded words not excluded here yet, within `MAX_EXCLUDED`; those over the
     limit go to `skipped`, with why."""
     if target.chat_id is None:
-        why = "excluded words are a chat's: import them with --chat ID"
-        skipped += [Skipped("file", f"exclude {word.shown}", why) for word in words]
+        why = sentence("excluded words are a chat's: import them with --chat ID")
+        skipped += [Skipped(_FILE, f"exclude {word.shown}", why) for word in words]
         return ()
     have = set(imports.excluded_of(target.chat_id)) if words else set()
     new = list(dict.fromkeys(word for word in words if word.text not in have))
     room = max(0, MAX_EXCLUDED - len(have))
-    why = f"over the limit: a chat excludes at most {MAX_EXCLUDED} words; /exclude off N"
-    skipped += [Skipped("file", f"exclude {word.shown}", why) for word in new[room:]]
+    why = sentence(
+        "over the limit: a chat excludes at most {most} words; /exclude off N", most=MAX_EXCLUDED
+    )
+    skipped += [Skipped(_FILE, f"exclude {word.shown}", why) for word in new[room:]]
     return tuple(new[:room])
 
 
 def _plan_settings(
     imports: ImportStore, settings: Mapping[str, str], target: Target, *, now: datetime
 ) -> tuple[dict[str, str], tuple[Skipped, ...]]:
+    unknown = sentence("a setting this version does not know")
     skipped = [
-        Skipped("header", f"{key}: {value}", "a setting this version does not know")
+        Skipped(_HEADER, f"{key}: {value}", unknown)
         for key, value in settings.items()
         if key not in SETTINGS
     ]
     if target.chat_id is None:
         known = [f"{key}: {value}" for key, value in settings.items() if key in SETTINGS]
-        skipped += [Skipped("header", text, "settings are a chat's") for text in known]
+        skipped += [Skipped(_HEADER, text, sentence("settings are a chat's")) for text in known]
         return {}, tuple(skipped)
     changes, refused = imports.try_settings(target.chat_id, target.thread_id, settings, now=now)
-    skipped += [Skipped("header", f"{key}: {settings[key]}", why) for key, why in refused.items()]
+    skipped += [Skipped(_HEADER, f"{key}: {settings[key]}", why) for key, why in refused.items()]
     return changes, tuple(skipped)
 
 
@@ -320,7 +340,7 @@ def apply_import(
     )
 
 
-def without_refused(read: ReadList, refused: Mapping[str, str]) -> ReadList:
+def without_refused(read: ReadList, refused: Mapping[str, Sentence]) -> ReadList:
     """`read` with the author ids `refused` (`Identity.key`: why, `watcher.core.identity_check`)
     among its skipped lines rather than its follows."""
     if not refused:

@@ -69,7 +69,7 @@ async def refuse_unknown_watched(
                 "tell if arXiv does not know it. The other new author ids are not asked about "
                 "at this start either",
                 rule,
-                why.split(";")[0],
+                str(why).split(";")[0],
             )
             break
     return frozenset(refused)

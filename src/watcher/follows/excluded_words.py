@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from watcher.follows.topic_syntax import Phrase, words_of
 from watcher.follows.topics import MAX_TOPIC_LENGTH, RecordText, TopicError, strip_markup
+from watcher.sentences import sentence
 
 __all__ = [
     "MAX_EXCLUDED",
@@ -68,11 +69,15 @@ def parse_excluded(text: str) -> ExcludedWord:
     text = strip_markup(text).translate(_QUOTES).strip()
     if len(text) > MAX_EXCLUDED_LENGTH:
         raise ExcludedError(
-            f"that is too long ({len(text)} characters; at most {MAX_EXCLUDED_LENGTH})"
+            sentence(
+                "that is too long ({count} characters; at most {most})",
+                count=len(text),
+                most=MAX_EXCLUDED_LENGTH,
+            )
         )
     words = words_of(text)
     if not words:
-        raise ExcludedError('give a word or a "quoted phrase" to hold back')
+        raise ExcludedError(sentence('give a word or a "quoted phrase" to hold back'))
     return ExcludedWord(tuple(words))
 
 

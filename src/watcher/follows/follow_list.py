@@ -25,7 +25,8 @@ settings, read into a dict, so that a setting this version does not know is repo
 lost or refused (`watcher.store.exported_settings` says which keys are known).
 
 Pure: no I/O. Each line that cannot be followed becomes a `Skipped` with its line number and the
-one-line reason the commands give.
+one-line reason the commands give (both `watcher.sentences.Sentence`s, said in the reader's
+language by the bot, in English by the command line).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from watcher.arxiv.parse import split_arxiv_id
 from watcher.errors import WatcherError
 from watcher.follows.excluded_words import ExcludedError, ExcludedWord, parse_excluded
 from watcher.follows.identity import Identity, IdentityError, parse_identity
-from watcher.follows.rules import PersonRule, parse_person, with_categories
+from watcher.follows.rules import BadRule, PersonRule, parse_person, with_categories
 from watcher.follows.topics import Topic, parse_topic
-from watcher.sentences import Sentence, sentence
+from watcher.sentences import SaysSentence, Sentence, sentence
 
 FollowRule = PersonRule | Identity | Topic
 MAX_LINES = 1000  # lines read from one file; a chat follows at most 50 and saves at most 500
@@ -57,7 +58,7 @@ _EXCLUDE = "exclude"
 class Entry:
     """One follow read from a file: where it was (a line number, or an OPML outline's), the rule."""
 
-    where: str
+    where: Sentence
     rule: FollowRule
 
 
@@ -65,16 +66,16 @@ class Entry:
 class Skipped:
     """A line or outline not followed: where, what it said (clipped), and why."""
 
-    where: str
+    where: Sentence  # "line 3", "outline 2", "header"
     text: str
-    reason: str
+    reason: Sentence
 
 
 @dataclass(frozen=True, slots=True)
 class SavedLine:
     """A saved paper read from a file: where, its arXiv id (no version), its title ("" if none)."""
 
-    where: str
+    where: Sentence
     arxiv_id: str
     title: str = ""
 
@@ -108,9 +109,21 @@ def rule_line(rule: FollowRule, *, shown_name: str | None = None) -> str:
     return f"subscribe {with_categories('|'.join(rule.names), rule.categories)}"
 
 
+def why_not(error: WatcherError) -> Sentence:
+    """The reason an error gives, as a Sentence (the errors a line's reading raises say one)."""
+    if isinstance(error, SaysSentence):
+        return error.sentence
+    return sentence("{reason}", reason=str(error))
+
+
+def line_at(number: int) -> Sentence:
+    """Where a line of a file is: "line 3"."""
+    return sentence("line {number}", number=number)
+
+
 def parse_rule(text: str) -> FollowRule:
-    """One follow as a line of the list has it (see the module docstring); BadRule, TopicError or
-    a WatcherError with the one-line reason when it cannot be followed."""
+    """One follow as a line of the list has it (see the module docstring); BadRule (TopicError,
+    UnknownCategory) with the one-line reason when it cannot be followed."""
     text = _COMMENT.split(text.strip(), maxsplit=1)[0].strip()
     word, _, rest = text.partition(" ")
     verb = word.removeprefix("/").split("@", 1)[0].casefold()
@@ -120,18 +133,22 @@ def parse_rule(text: str) -> FollowRule:
     try:
         identity = parse_identity(spec)
     except IdentityError as error:
-        raise WatcherError(str(error)) from None
+        raise BadRule(error.sentence) from None
     return identity if identity is not None else parse_person(spec)
 
 
-def saved_line(where: str, text: str) -> SavedLine:
-    """`save ARXIV-ID  # title` (the word `save` already taken off); WatcherError when the id is
+class BadSave(SaysSentence, WatcherError):
+    """A `save` line whose paper is no arXiv id; the message says so."""
+
+
+def saved_line(where: Sentence, text: str) -> SavedLine:
+    """`save ARXIV-ID  # title` (the word `save` already taken off); BadSave when the id is
     no arXiv id."""
     spec, _, title = text.partition("#")
     try:
         arxiv_id, _version = split_arxiv_id(spec.strip())
     except ValueError:
-        raise WatcherError(f"{spec.strip()[:40]!r} is not an arXiv id") from None
+        raise BadSave(sentence("{text} is not an arXiv id", text=repr(spec.strip()[:40]))) from None
     return SavedLine(where, arxiv_id, " ".join(title.split())[:MAX_TITLE])
 
 
@@ -156,17 +173,18 @@ def read_text(text: str) -> ReadList:
         read += 1
         if read > MAX_LINES:
             rest = sum(1 for other in lines[number - 1 :] if other.strip()[:1] not in ("", "#"))
-            skipped.append(
-                Skipped(f"line {number}", "…", f"{rest} more lines not read (at most {MAX_LINES})")
+            more = sentence(
+                "{count} more lines not read (at most {most})", count=rest, most=MAX_LINES
             )
+            skipped.append(Skipped(line_at(number), "…", more))
             break
         word, _, after = line.partition(" ")
-        where = f"line {number}"
+        where = line_at(number)
         if word.removeprefix("/").casefold() == _EXCLUDE:
             try:
                 excluded.append(parse_excluded(after))
             except ExcludedError as error:
-                skipped.append(Skipped(where, clip(line), str(error)))
+                skipped.append(Skipped(where, clip(line), error.sentence))
             continue
         try:
             if word.removeprefix("/").casefold() == _SAVE:
@@ -176,12 +194,12 @@ def read_text(text: str) -> ReadList:
             try:  # a person named "Save ..." in an old list of names
                 entries.append(Entry(where, parse_rule(line)))
             except WatcherError:
-                skipped.append(Skipped(where, clip(line), str(not_saved)))
+                skipped.append(Skipped(where, clip(line), why_not(not_saved)))
             continue
         try:
             entries.append(Entry(where, parse_rule(line)))
         except WatcherError as error:
-            skipped.append(Skipped(where, clip(line), str(error)))
+            skipped.append(Skipped(where, clip(line), why_not(error)))
     return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved), tuple(excluded))
 
 

@@ -43,9 +43,12 @@ from watcher.follows.follow_list import (
     parse_rule,
     rule_line,
     saved_line,
+    why_not,
 )
 from watcher.follows.identity import Identity, IdentityError, parse_identity
+from watcher.follows.rules import BadRule
 from watcher.follows.topics import Topic
+from watcher.sentences import SaysSentence, sentence
 
 API_URL = "https://export.arxiv.org/api/query"
 AUTHOR_FEED = "https://arxiv.org/a/{}.atom"
@@ -58,8 +61,9 @@ _CATEGORY_FEED = re.compile(
 _QUOTED_AUTHOR = re.compile(r'au:"(?P<name>[^"]+)"')
 
 
-class BadOpml(WatcherError):
-    """A file that is no readable OPML; the message says why, in a few words."""
+class BadOpml(SaysSentence, WatcherError):
+    """A file that is no readable OPML; the message says why, in a few words (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 def feed_url(rule: FollowRule) -> str:
@@ -119,11 +123,19 @@ def read_opml(text: str) -> ReadList:
     try:
         root = fromstring(text)
     except DefusedXmlException:
-        raise BadOpml("it declares XML entities or a DTD, which I refuse") from None
+        raise BadOpml(sentence("it declares XML entities or a DTD, which I refuse")) from None
     except ParseError as error:
-        raise BadOpml(f"it is not well-formed XML ({error})") from None
+        raise BadOpml(
+            sentence("it is not well-formed XML ({problem})", problem=str(error))
+        ) from None
     if root.tag != "opml":
-        raise BadOpml(f"its root element is <{clip(str(root.tag), 30)}>, not <opml>")
+        raise BadOpml(
+            sentence(
+                "its root element is {element}, not {opml}",
+                element="<" + clip(str(root.tag), 30) + ">",
+                opml="<opml>",
+            )
+        )
     settings = {
         str(element.get("name")): str(element.get("value") or "")
         for element in root.iterfind("head/setting")
@@ -134,25 +146,29 @@ def read_opml(text: str) -> ReadList:
     saved: list[SavedLine] = []
     saved_elements = list(root.iterfind("head/saved"))[:MAX_OUTLINES]
     for number, element in enumerate(saved_elements, start=1):
-        where, arxiv_id = f"saved {number}", str(element.get("id") or "")
+        where = sentence("saved {number}", number=number)
+        arxiv_id = str(element.get("id") or "")
         try:
             line = saved_line(where, arxiv_id)
         except WatcherError as error:
-            skipped.append(Skipped(where, clip(f"save {arxiv_id}"), str(error)))
+            skipped.append(Skipped(where, clip(f"save {arxiv_id}"), why_not(error)))
             continue
         title = " ".join(str(element.get("title") or "").split())
         saved.append(SavedLine(where, line.arxiv_id, title[:MAX_TITLE]))
     outlines = [outline for outline in root.iter("outline") if outline.get("xmlUrl") is not None]
     for number, outline in enumerate(outlines[:MAX_OUTLINES], start=1):
-        where = f"outline {number}"
+        where = sentence("outline {number}", number=number)
         shown = outline.get("title") or outline.get("text") or outline.get("xmlUrl") or ""
         try:
             entries.append(Entry(where, _outline_rule(outline)))
         except WatcherError as error:
-            skipped.append(Skipped(where, clip(shown), str(error)))
+            skipped.append(Skipped(where, clip(shown), why_not(error)))
     if len(outlines) > MAX_OUTLINES:
         more = len(outlines) - MAX_OUTLINES
-        skipped.append(Skipped("…", "…", f"{more} more outlines not read (at most {MAX_OUTLINES})"))
+        why = sentence(
+            "{count} more outlines not read (at most {most})", count=more, most=MAX_OUTLINES
+        )
+        skipped.append(Skipped(sentence("…"), "…", why))
     return ReadList(tuple(entries), settings, tuple(skipped), tuple(saved))
 
 
@@ -167,9 +183,9 @@ def _outline_rule(outline: Element) -> FollowRule:
         try:
             identity = parse_identity(url)
         except IdentityError as error:
-            raise WatcherError(str(error)) from None
+            raise BadRule(error.sentence) from None
         if identity is None:
-            raise WatcherError("not an arXiv author feed")
+            raise BadRule(sentence("not an arXiv author feed"))
         return identity
     category = _CATEGORY_FEED.fullmatch(address)
     if category is not None:
@@ -179,11 +195,11 @@ def _outline_rule(outline: Element) -> FollowRule:
     try:
         parts = urlsplit(url)
     except ValueError:  # a bracket that opens no IPv6 address: "http://[::1", "http://[x]/"
-        raise WatcherError("not a valid feed address") from None
+        raise BadRule(sentence("not a valid feed address")) from None
     if parts.netloc.casefold().endswith("arxiv.org") and parts.path.endswith("/api/query"):
         query = " ".join(parse_qs(parts.query).get("search_query", []))
         author = _QUOTED_AUTHOR.fullmatch(query.strip())
         if author is not None:
             return parse_rule(f"subscribe {author['name']}")
-        raise WatcherError("an arXiv API query other than one author's name")
-    raise WatcherError("not an arXiv author or category feed")
+        raise BadRule(sentence("an arXiv API query other than one author's name"))
+    raise BadRule(sentence("not an arXiv author or category feed"))

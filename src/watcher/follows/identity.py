@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from watcher.sentences import SaysSentence, Sentence, sentence
+
 IdentityKind = Literal["arxiv", "orcid"]
 
 ARXIV_PREFIX = "arxiv:"
@@ -37,8 +39,9 @@ _ORCID_PAGE = re.compile(r"(?:https?://)?(?:www\.)?orcid\.org/(?P<id>[^/?#]*)/?"
 _PAGE_SUFFIXES = (".atom2", ".atom", ".html", ".rss")
 
 
-class IdentityError(ValueError):
-    """Text meant as an identity that is not a valid one; the message is the one-line answer."""
+class IdentityError(SaysSentence, ValueError):
+    """Text meant as an identity that is not a valid one; the message is the one-line answer (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +69,19 @@ class Identity:
         return self.shown
 
     @property
-    def unknown(self) -> str:
+    def unknown(self) -> Sentence:
         """Why it cannot be followed when arXiv has no feed for it: one answer, the same for
         /subscribe, /import, the CLI and a follow whose id arXiv stopped knowing."""
         if self.kind == "orcid":
-            return (
-                f"arXiv knows no author with ORCID iD {self.value} (only those their owners "
-                "linked to arXiv), so try their arXiv author id"
+            return sentence(
+                "arXiv knows no author with ORCID iD {orcid} (only those their owners "
+                "linked to arXiv), so try their arXiv author id",
+                orcid=self.value,
             )
-        return (
-            f"arXiv knows no author id {self.value}; the id is the end of an arXiv author "
-            "page's address"
+        return sentence(
+            "arXiv knows no author id {author_id}; the id is the end of an arXiv author "
+            "page's address",
+            author_id=self.value,
         )
 
     @classmethod
@@ -111,7 +116,11 @@ def parse_identity(text: str) -> Identity | None:
     if not text or not looks_like_identity(text):
         return None
     if len(text) > MAX_IDENTITY_LENGTH:
-        raise IdentityError(f"That is too long for an arXiv author id or ORCID iD; {_FORMS}.")
+        raise IdentityError(
+            sentence(
+                "That is too long for an arXiv author id or ORCID iD; {forms}.", forms=_forms()
+            )
+        )
     lowered = text.lower()
     if page := _ARXIV_PAGE.fullmatch(text):
         candidate = page.group("id")
@@ -133,21 +142,33 @@ def parse_identity(text: str) -> Identity | None:
         return _orcid(text)
     if _ARXIV_ID.fullmatch(lowered):
         return Identity("arxiv", lowered)
-    raise IdentityError(f"{_clip(text)} is neither a name nor an author id; {_FORMS}.")
+    raise IdentityError(
+        sentence(
+            "{text} is neither a name nor an author id; {forms}.", text=_clip(text), forms=_forms()
+        )
+    )
 
 
-_FORMS = (
-    f"an author id is the end of an arXiv author page's address, like {EXAMPLE_ARXIV_PAGE}, "
-    f"and an ORCID iD looks like {EXAMPLE_ORCID}"
-)
+def _forms() -> Sentence:
+    """The two forms of an identity, with an example of each."""
+    return sentence(
+        "an author id is the end of an arXiv author page's address, like {page}, "
+        "and an ORCID iD looks like {orcid}",
+        page=EXAMPLE_ARXIV_PAGE,
+        orcid=EXAMPLE_ORCID,
+    )
 
 
 def _arxiv(candidate: str, text: str) -> Identity:
     value = candidate.lower()
     if not _ARXIV_ID.fullmatch(value):
         raise IdentityError(
-            f"{_clip(text)} is not an arXiv author id: it is the end of your arXiv author "
-            f"page's address, like {EXAMPLE_ARXIV_PAGE} (surname, initial, number)."
+            sentence(
+                "{text} is not an arXiv author id: it is the end of your arXiv author "
+                "page's address, like {page} (surname, initial, number).",
+                text=_clip(text),
+                page=EXAMPLE_ARXIV_PAGE,
+            )
         )
     return Identity("arxiv", value)
 
@@ -156,16 +177,23 @@ def _orcid(candidate: str) -> Identity:
     match = _ORCID.fullmatch(candidate.strip().upper())
     if match is None:
         raise IdentityError(
-            f"{_clip(candidate)} is not an ORCID iD: that is 16 digits in four groups of four, "
-            f"the last one may be X: {ORCID_SHAPE}."
+            sentence(
+                "{text} is not an ORCID iD: that is 16 digits in four groups of four, "
+                "the last one may be X: {shape}.",
+                text=_clip(candidate),
+                shape=ORCID_SHAPE,
+            )
         )
     digits = "".join(match.groups())
     expected = orcid_check_digit(digits[:15])
     value = "-".join(match.groups())
     if digits[15] != expected:
         raise IdentityError(
-            f"{value} is not a valid ORCID iD: its check digit (the last character) does not "
-            "fit the other digits, so copy it from your ORCID record."
+            sentence(
+                "{orcid} is not a valid ORCID iD: its check digit (the last character) does not "
+                "fit the other digits, so copy it from your ORCID record.",
+                orcid=value,
+            )
         )
     return Identity("orcid", value)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from watcher.arxiv.queries import author_query
 from watcher.follows.folding import UNDECOMPOSED_LETTERS
+from watcher.sentences import Sentence, sentence
 
 if TYPE_CHECKING:
     from watcher.arxiv.records import Record
@@ -49,8 +50,9 @@ def unquote(text: str) -> str:
     return text
 
 
-def check_person_name(name: str) -> str | None:
-    """What is wrong with following `name`, in a few words; None when it can be followed.
+def check_person_name(name: str) -> Sentence | None:
+    """What is wrong with following `name`, in a few words (a `watcher.sentences.Sentence`, to be
+    said in the reader's language); None when it can be followed.
 
     A followed name needs a given name and a family name: a single word ("Li") makes arXiv's
     search return a good part of arXiv, page after page, and matches nobody's whole name. At most
@@ -59,22 +61,22 @@ def check_person_name(name: str) -> str | None:
     """
     name = " ".join(name.split())
     if not name:
-        return "no name given"
+        return sentence("no name given")
     if len(name) > MAX_NAME_LENGTH:
-        return f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
+        return sentence("that name is too long (at most {most} characters)", most=MAX_NAME_LENGTH)
     for character in name:
         category = unicodedata.category(character)
         if character not in _NAME_PUNCTUATION and category[0] not in "LM":
-            return "an author name has only letters, spaces and . - ' , in it"
+            return sentence("an author name has only letters, spaces and . - ' , in it")
     words = [word for word in name_key(name) if any(c.isalpha() for c in word)]
     if not words:
-        return "that does not look like a name"
+        return sentence("that does not look like a name")
     if len(words) < 2:
-        return "a name needs a given name and a family name, as arXiv lists the author"
+        return sentence("a name needs a given name and a family name, as arXiv lists the author")
     try:
         author_query([name])
     except ValueError:
-        return "that name cannot be searched for on arXiv"
+        return sentence("that name cannot be searched for on arXiv")
     return None
 
 

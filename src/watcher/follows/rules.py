@@ -21,6 +21,7 @@ from watcher.arxiv.taxonomy import is_category_id, resolve_category
 from watcher.errors import UnknownCategory, WatcherError
 from watcher.follows.identity import Identity, IdentityError, parse_identity
 from watcher.follows.names import check_person_name, name_key, unquote
+from watcher.sentences import SaysSentence, sentence
 
 MAX_RULE_CATEGORIES = 3
 # Characters of a rule key's aliases part kept as they are; a longer one is kept as its digest.
@@ -42,8 +43,9 @@ def split_rules(text: str) -> list[str]:
     return [part.strip() for part in _RULE_SEPARATOR.split(text) if part.strip()]
 
 
-class BadRule(WatcherError):
-    """A follow rule that cannot be followed; the message is the one-line answer to give."""
+class BadRule(SaysSentence, WatcherError):
+    """A follow rule that cannot be followed; the message is the one-line answer to give (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +113,13 @@ def parse_categories(terms: Iterable[str]) -> tuple[str, ...]:
         if category not in categories:
             categories.append(category)
     if len(categories) > MAX_RULE_CATEGORIES:
-        raise BadRule(f"{len(categories)} categories given; at most {MAX_RULE_CATEGORIES}")
+        raise BadRule(
+            sentence(
+                "{count} categories given; at most {most}",
+                count=len(categories),
+                most=MAX_RULE_CATEGORIES,
+            )
+        )
     return tuple(categories)
 
 
@@ -121,13 +129,16 @@ def parse_person(text: str) -> PersonRule:
     names = [" ".join(unquote(name).split()) for name in rest.split("|") if unquote(name)]
     if not names:
         raise BadRule(
-            f"{text[:40]!r} has no name in it; write a given and a family name, e.g. Dezun Dong"
+            sentence(
+                "{text} has no name in it; write a given and a family name, e.g. Dezun Dong",
+                text=repr(text[:40]),
+            )
         )
     for name in names:
         problem = check_person_name(name)
         if problem is not None:
             shown = name if len(name) <= 40 else f"{name[:40]}..."
-            raise BadRule(f"{shown!r}: {problem}")
+            raise BadRule(sentence("{name}: {problem}", name=repr(shown), problem=problem))
     return PersonRule(tuple(names), categories)
 
 
@@ -141,7 +152,7 @@ def parse_watched(text: str) -> WatchedRule:
     try:
         identity = parse_identity(text)
     except IdentityError as error:
-        raise BadRule(str(error)) from None
+        raise BadRule(error.sentence) from None
     return identity if identity is not None else parse_person(text)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from watcher.arxiv.taxonomy import resolve_category
 from watcher.errors import UnknownCategory
 from watcher.follows.topics import words_of
+from watcher.sentences import SaysSentence, sentence
 
 MAX_SEARCH_BYTES = 32
 MAX_SEARCH_WORDS = 8
@@ -45,8 +46,9 @@ STOP_WORDS = frozenset(
 )
 
 
-class SearchError(ValueError):
-    """A search that cannot be run; the message is one sentence saying why."""
+class SearchError(SaysSentence, ValueError):
+    """A search that cannot be run; the message is one sentence saying why (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +71,10 @@ def parse_search(text: str) -> SearchQuery:
     """`WORDS [in CATEGORY]` → the query; SearchError (or UnknownCategory) when it is none."""
     if "OR" in text.split():
         raise SearchError(
-            "/search finds the papers with every word, and has no OR; a topic has one, for new "
-            "papers: /watch rdma OR infiniband in cs.DC."
+            sentence(
+                "/search finds the papers with every word, and has no OR; a topic has one, for "
+                "new papers: /watch rdma OR infiniband in cs.DC."
+            )
         )
     category = None
     found = _IN_CATEGORY.match(text.strip())
@@ -89,12 +93,18 @@ def search_words(text: str) -> tuple[str, ...]:
     """The words to look for in `text`: folded, stop words dropped, each once, in order."""
     words = words_of(text)
     if not words:
-        raise SearchError("Give at least one word to look for.")
+        raise SearchError(sentence("Give at least one word to look for."))
     kept = tuple(dict.fromkeys(word for word in words if word not in STOP_WORDS))
     if not kept:
-        raise SearchError("Those are all common words that every paper has; add a rarer one.")
+        raise SearchError(
+            sentence("Those are all common words that every paper has; add a rarer one.")
+        )
     if len(kept) > MAX_SEARCH_WORDS:
-        raise SearchError(f"{len(kept)} words given; at most {MAX_SEARCH_WORDS}.")
+        raise SearchError(
+            sentence("{count} words given; at most {most}.", count=len(kept), most=MAX_SEARCH_WORDS)
+        )
     if len(" ".join(kept).encode()) > MAX_SEARCH_BYTES:
-        raise SearchError(f"Too long: at most {MAX_SEARCH_BYTES} letters of words in all.")
+        raise SearchError(
+            sentence("Too long: at most {most} letters of words in all.", most=MAX_SEARCH_BYTES)
+        )
     return kept

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from watcher.follows.folding import fold
 from watcher.follows.rules import BadRule
+from watcher.sentences import Sentence, sentence
 
 OR = "OR"
 OR_EXAMPLE = '"graph neural" (gpu OR fpga) -survey in cs.LG'
@@ -42,9 +43,11 @@ Phrase = tuple[str, ...]  # folded words, in order; a single word is a phrase of
 _WORD = re.compile(r"[^\W_]+")
 # Capitals that look like operators from other search engines; OR is ours.
 _NOT_OURS = {
-    "AND": "AND is not needed: words side by side must all appear",
-    "NOT": "NOT is written -word here",
-    "ANDNOT": "ANDNOT is written -word here",
+    "AND": sentence(
+        "AND is not needed: words side by side must all appear; OR (in capitals) joins alternatives"
+    ),
+    "NOT": sentence("NOT is written -word here; OR (in capitals) joins alternatives"),
+    "ANDNOT": sentence("ANDNOT is written -word here; OR (in capitals) joins alternatives"),
 }
 
 
@@ -52,7 +55,7 @@ class TopicError(BadRule):
     """A topic that cannot be followed; the message says why and what would do, in one line.
     `example`: a topic that shows what would do, when the usual one would not."""
 
-    def __init__(self, message: str, *, example: str | None = None) -> None:
+    def __init__(self, message: Sentence, *, example: str | None = None) -> None:
         super().__init__(message)
         self.example = example
 
@@ -158,9 +161,11 @@ def _last_in(tokens: list[_Token]) -> int | None:
     return split if not depth else anywhere
 
 
-_DANGLING = "OR needs a word or phrase on each side"
-_OPEN = "a ( is not closed: close each group of alternatives with )"
-_CLOSE = 'a ) closes no (: open each group of alternatives with (; quote a term such as "O(n)"'
+_DANGLING = sentence("OR needs a word or phrase on each side")
+_OPEN = sentence("a ( is not closed: close each group of alternatives with )")
+_CLOSE = sentence(
+    'a ) closes no (: open each group of alternatives with (; quote a term such as "O(n)"'
+)
 
 
 class _Reader:
@@ -174,7 +179,7 @@ class _Reader:
     def _peek(self) -> _Token | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
 
-    def _refuse(self, message: str) -> TopicError:
+    def _refuse(self, message: Sentence) -> TopicError:
         return TopicError(message, example=OR_EXAMPLE)
 
     def clauses(self) -> list[Clause]:
@@ -201,7 +206,9 @@ class _Reader:
                 raise self._refuse(_DANGLING)
             if first.minus or following.minus:
                 raise self._refuse(
-                    "an excluded word is no alternative: put -word apart, outside the group"
+                    sentence(
+                        "an excluded word is no alternative: put -word apart, outside the group"
+                    )
                 )
             more = self._item()
             if not more:
@@ -222,32 +229,40 @@ class _Reader:
         if inner is None:
             raise self._refuse(_OPEN)
         if inner.kind == "close":
-            raise self._refuse("empty parentheses: put the alternatives in them")
+            raise self._refuse(sentence("empty parentheses: put the alternatives in them"))
         if inner.kind == "or":
             raise self._refuse(_DANGLING)
         if inner.minus:
-            raise self._refuse("an excluded word is no alternative: put -word outside the group")
+            raise self._refuse(
+                sentence("an excluded word is no alternative: put -word outside the group")
+            )
         alternatives = self._alternatives()
         closing = self._peek()
         if closing is None:
             raise self._refuse(_OPEN)
         if closing.kind != "close":  # side by side after alternatives: `(a OR b c)`
             raise self._refuse(
-                "inside parentheses put OR between the alternatives; words that must all "
-                "appear need no parentheses"
+                sentence(
+                    "inside parentheses put OR between the alternatives; words that must all "
+                    "appear need no parentheses"
+                )
             )
         self.at += 1
         if not alternatives:
-            raise self._refuse("the parentheses hold no word: put the alternatives in them")
+            raise self._refuse(
+                sentence("the parentheses hold no word: put the alternatives in them")
+            )
         return alternatives
 
     def _check_word(self, token: _Token) -> None:
         if token.quoted or token.minus:
             return
         if token.text in _NOT_OURS:  # in a stored text too: a canonical text is lower case
-            raise self._refuse(f"{_NOT_OURS[token.text]}; OR (in capitals) joins alternatives")
+            raise self._refuse(_NOT_OURS[token.text])
         if not self.stored and token.text.casefold() == "or":
             raise self._refuse(
-                f"write OR in capitals for either of two words, or quote a "
-                f'"phrase with {token.text}"'
+                sentence(
+                    'write OR in capitals for either of two words, or quote a "phrase with {word}"',
+                    word=token.text,
+                )
             )

@@ -55,6 +55,7 @@ from watcher.follows.topic_syntax import (
     read_topic,
     words_of,
 )
+from watcher.sentences import sentence
 
 __all__ = [
     "EXAMPLE",
@@ -295,10 +296,14 @@ def parse_topic(text: str) -> Topic:
     text = strip_markup(text).translate(_QUOTES)
     if len(text) > MAX_TOPIC_LENGTH:
         raise TopicError(
-            f"that topic is too long ({len(text)} characters; at most {MAX_TOPIC_LENGTH})"
+            sentence(
+                "that topic is too long ({count} characters; at most {most})",
+                count=len(text),
+                most=MAX_TOPIC_LENGTH,
+            )
         )
     if text.count('"') % 2:
-        raise TopicError('a quote is not closed: put each phrase between two "')
+        raise TopicError(sentence('a quote is not closed: put each phrase between two "'))
     reading = read_topic(text)
     # "in cs.DC" with no words at all: the whole category.
     whole = reading.categories is not None and not reading.typed
@@ -318,8 +323,11 @@ def parse_topic(text: str) -> Topic:
     _refuse_forms_both_ways(topic)
     if len(topic.text) > MAX_TOPIC_LENGTH:  # punctuation inside a word makes it a quoted phrase
         raise TopicError(
-            f"that topic is too long ({len(topic.text)} characters as stored; at most "
-            f"{MAX_TOPIC_LENGTH})"
+            sentence(
+                "that topic is too long ({count} characters as stored; at most {most})",
+                count=len(topic.text),
+                most=MAX_TOPIC_LENGTH,
+            )
         )
     return topic
 
@@ -369,26 +377,41 @@ def _terms(
     if not required and not kept:
         if excluded:
             raise TopicError(
-                "a topic of excluded words only would match nearly everything: add a word or "
-                '"quoted phrase" papers must contain'
+                sentence(
+                    "a topic of excluded words only would match nearly everything: add a word or "
+                    '"quoted phrase" papers must contain'
+                )
             )
         raise TopicError(
-            'the topic is empty: give the words or "quoted phrases" papers must contain (or '
-            "only in and a category, for all of its papers)"
+            sentence(
+                'the topic is empty: give the words or "quoted phrases" papers must contain (or '
+                "only in and a category, for all of its papers)"
+            )
         )
     count = len(required) + sum(len(g) for g in kept) + len(excluded)
     if count > MAX_TERMS:
         raise TopicError(
-            f"a topic has at most {MAX_TERMS} words and phrases, each alternative one "
-            f"({count} given): keep the ones that matter most"
+            sentence(
+                "a topic has at most {most} words and phrases, each alternative one "
+                "({count} given): keep the ones that matter most",
+                most=MAX_TERMS,
+                count=count,
+            )
         )
     both = [phrase for phrase in excluded if phrase in required]
     if both:
-        raise TopicError(f"{_shown(both[0])!r} is both required and excluded: keep one of them")
+        raise TopicError(
+            sentence(
+                "{term} is both required and excluded: keep one of them", term=repr(_shown(both[0]))
+            )
+        )
     both = [phrase for phrase in excluded if any(phrase in g for g in kept)]
     if both:
         raise TopicError(
-            f"{_shown(both[0])!r} is both an alternative and excluded: keep one of them"
+            sentence(
+                "{term} is both an alternative and excluded: keep one of them",
+                term=repr(_shown(both[0])),
+            )
         )
     return (
         tuple(sorted(required, key=_shown)),
@@ -402,45 +425,56 @@ def _categories(raw: Sequence[str]) -> tuple[str, ...]:
     required."""
     if not raw:
         raise NoCategory(
-            "at least one category is required (in cs.DC, for example), so that a topic cannot "
-            "bring all of arXiv"
+            sentence(
+                "at least one category is required (in cs.DC, for example), so that a topic "
+                "cannot bring all of arXiv"
+            )
         )
     try:
         return tuple(sorted(parse_categories(raw)))
     except UnknownCategory as error:
         near = error.suggestions
+        shown = repr(error.category[:40])
         raise TopicError(
-            f"{error.category[:40]!r} is not an arXiv category"
-            + (
-                f"; did you mean {', '.join(near)}?"
-                if near
-                else " (arxiv.org/category_taxonomy lists them all)"
+            sentence(
+                "{category} is not an arXiv category; did you mean {suggestions}?",
+                category=shown,
+                suggestions=", ".join(near),
+            )
+            if near
+            else sentence(
+                "{category} is not an arXiv category (arxiv.org/category_taxonomy lists them all)",
+                category=shown,
             )
         ) from error
     except BadRule as error:
-        raise TopicError(str(error)) from error
+        raise TopicError(error.sentence) from error
 
 
 def _refuse_forms_both_ways(topic: Topic) -> None:
     """A new topic that requires and excludes two forms of one term (`network -networks`)
     could never match: refused as the same term both ways is. A stored one is read as it is."""
-    wanted = [
-        *(
-            (phrase, stemmed, "which is required")
-            for phrase, stemmed in zip(topic.required, topic.required_stems, strict=True)
-        ),
-        *(
-            (phrase, stemmed, "an alternative")
-            for group, group_stems in zip(topic.alternatives, topic.alternative_stems, strict=True)
-            for phrase, stemmed in zip(group, group_stems, strict=True)
-        ),
+    wanted = [(p, s, True) for p, s in zip(topic.required, topic.required_stems, strict=True)]
+    wanted += [
+        (phrase, stemmed, False)
+        for group, group_stems in zip(topic.alternatives, topic.alternative_stems, strict=True)
+        for phrase, stemmed in zip(group, group_stems, strict=True)
     ]
     for excluded, excluded_stems in zip(topic.excluded, topic.excluded_stems, strict=True):
-        for required, required_stems, what in wanted:
+        for required, required_stems, is_required in wanted:
             if excluded_stems == required_stems:
                 raise TopicError(
-                    f"{_shown(excluded)!r} is a form of {_shown(required)!r}, {what}: "
-                    "keep one of them"
+                    sentence(
+                        "{excluded} is a form of {term}, which is required: keep one of them",
+                        excluded=repr(_shown(excluded)),
+                        term=repr(_shown(required)),
+                    )
+                    if is_required
+                    else sentence(
+                        "{excluded} is a form of {term}, an alternative: keep one of them",
+                        excluded=repr(_shown(excluded)),
+                        term=repr(_shown(required)),
+                    )
                 )
 
 

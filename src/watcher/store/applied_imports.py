@@ -36,6 +36,7 @@ from watcher.follows.excluded_words import MAX_EXCLUDED, ExcludedWord
 from watcher.follows.follow_list import FollowRule, rule_key
 from watcher.follows.identity import Identity
 from watcher.follows.topics import Topic
+from watcher.sentences import Sentence
 from watcher.store.budgets import LookupBudgets
 from watcher.store.chats import MAX_SUBSCRIPTIONS, SUMMARY_THRESHOLD, _restart_if_paused
 from watcher.store.destinations import flag_summaries, held_threads
@@ -99,11 +100,11 @@ class ImportStore:
 
     def try_settings(
         self, chat_id: int, thread_id: int, settings: Mapping[str, str], *, now: datetime
-    ) -> tuple[dict[str, str], dict[str, str]]:
+    ) -> tuple[dict[str, str], dict[str, Sentence]]:
         """The known settings that would change (key: value as written back), and those that
         cannot be set (key: why); nothing is stored. Unknown keys are the caller's to report."""
         changes: dict[str, str] = {}
-        refused: dict[str, str] = {}
+        refused: dict[str, Sentence] = {}
         with Session(self.engine) as session:
             for key, setting in SETTINGS.items():
                 if key not in settings:
@@ -112,7 +113,7 @@ class ImportStore:
                 try:
                     setting.write(session, chat_id, thread_id, settings[key], now)
                 except SettingRefused as error:
-                    refused[key] = str(error)
+                    refused[key] = error.sentence
                     continue
                 after = setting.read(session, chat_id, thread_id)
                 if after != before:

@@ -43,13 +43,15 @@ from watcher.calendars.schedule import (
     zone_of,
 )
 from watcher.kinds import LANGUAGES, SOURCE_LANGUAGE, MessageFormat
+from watcher.sentences import SaysSentence, Sentence, sentence
 from watcher.store.destinations import DestinationSetting, destination, language_of
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Delivery, DeliveryStatus
 
 
-class SettingRefused(ValueError):
-    """A setting's value that cannot be set; the message says why."""
+class SettingRefused(SaysSentence, ValueError):
+    """A setting's value that cannot be set; the message says why (a
+    `watcher.sentences.Sentence`, `error.sentence`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +77,10 @@ def parse_digest(value: str) -> DigestSchedule | None:
         if len(words) == 3 and words[0] == "weekly":
             return DigestSchedule(parse_wall_time(words[2]), parse_weekdays(words[1]))
     except BadSchedule as error:
-        raise SettingRefused(str(error)) from None
-    raise SettingRefused("a digest is off, daily HH:MM, weekdays HH:MM or weekly DAY HH:MM")
+        raise SettingRefused(error.sentence) from None
+    raise SettingRefused(
+        sentence("a digest is off, daily HH:MM, weekdays HH:MM or weekly DAY HH:MM")
+    )
 
 
 def _schedule(setting: DestinationSetting) -> DigestSchedule | None:
@@ -101,7 +105,9 @@ def _write_digest(session: Session, setting: DestinationSetting, value: str, now
             )
         ).one()
         if held:
-            raise SettingRefused(f"{held} papers wait for the digest; /digest off sends them")
+            raise SettingRefused(
+                sentence("{count} papers wait for the digest; /digest off sends them", count=held)
+            )
         setting.digest_minute = setting.digest_days = None
         setting.next_digest_at = setting.digest_since = None
         return
@@ -115,7 +121,7 @@ def _write_zone(session: Session, setting: DestinationSetting, value: str, now: 
     try:
         setting.timezone = canonical_zone(value)
     except BadSchedule as error:
-        raise SettingRefused(str(error)) from None
+        raise SettingRefused(error.sentence) from None
     schedule = _schedule(setting)
     if schedule is not None:  # the digest keeps its local time in the new zone
         setting.next_digest_at = next_digest_time(schedule, zone_of(setting.timezone), after=now)
@@ -127,7 +133,7 @@ def _write_revisions(
     _session: Session, setting: DestinationSetting, value: str, _now: datetime
 ) -> None:
     if value.casefold() not in ("on", "off"):
-        raise SettingRefused("revisions are on or off")
+        raise SettingRefused(sentence("revisions are on or off"))
     setting.notify_revisions = value.casefold() == "on"
 
 
@@ -156,7 +162,7 @@ def _to_destination(
     return written
 
 
-def _choice(value: str, words: dict[str, bool], refusal: str) -> bool:
+def _choice(value: str, words: dict[str, bool], refusal: Sentence) -> bool:
     try:
         return words[value.casefold()]
     except KeyError:
@@ -166,7 +172,7 @@ def _choice(value: str, words: dict[str, bool], refusal: str) -> bool:
 def _write_paused(
     _session: Session, setting: DestinationSetting, value: str, now: datetime
 ) -> None:
-    paused = _choice(value, {"yes": True, "no": False}, "paused is yes or no")
+    paused = _choice(value, {"yes": True, "no": False}, sentence("paused is yes or no"))
     if paused != setting.paused:
         setting.paused, setting.paused_since = paused, now if paused else None
 
@@ -183,7 +189,7 @@ def _write_quiet(_session: Session, setting: DestinationSetting, value: str, now
         try:
             hours = parse_quiet(value)
         except BadSchedule as error:
-            raise SettingRefused(f"{error} (or off)") from None
+            raise SettingRefused(sentence("{problem} (or off)", problem=error.sentence)) from None
         start, end = hours.start, hours.end
     if (start, end) != (setting.quiet_start, setting.quiet_end):
         setting.quiet_start, setting.quiet_end = start, end
@@ -193,13 +199,15 @@ def _write_quiet(_session: Session, setting: DestinationSetting, value: str, now
 def _write_silent(
     _session: Session, setting: DestinationSetting, value: str, _now: datetime
 ) -> None:
-    setting.silent = _choice(value, {"on": True, "off": False}, "silent is on or off")
+    setting.silent = _choice(value, {"on": True, "off": False}, sentence("silent is on or off"))
 
 
 def _write_preview(
     _session: Session, setting: DestinationSetting, value: str, _now: datetime
 ) -> None:
-    setting.link_preview = _choice(value, {"on": True, "off": False}, "preview is on or off")
+    setting.link_preview = _choice(
+        value, {"on": True, "off": False}, sentence("preview is on or off")
+    )
 
 
 def _read_language(session: Session, chat_id: int, thread_id: int) -> str:
@@ -213,7 +221,9 @@ def _write_language(
     try:
         setting.language = known[value.strip().casefold()]
     except KeyError:
-        raise SettingRefused(f"language is one of {', '.join(LANGUAGES)}") from None
+        raise SettingRefused(
+            sentence("language is one of {languages}", languages=", ".join(LANGUAGES))
+        ) from None
 
 
 def _write_format(
@@ -222,7 +232,7 @@ def _write_format(
     try:
         setting.format = MessageFormat(value.casefold()).value
     except ValueError:
-        raise SettingRefused("a format is full or compact") from None
+        raise SettingRefused(sentence("a format is full or compact")) from None
 
 
 # In the order they are written and set: the zone before the digest and the quiet hours read
