@@ -168,3 +168,16 @@ async def test_an_export_from_a_chinese_chat_imports_into_an_english_one_alike(b
     assert sorted(bot.chats.subscribed_ids(OTHER)) == sorted(bot.chats.subscribed_ids(USER))
     assert bot.chats.digests.settings(OTHER).zone_name == "Asia/Shanghai"
     assert bot.chats.speaking.language_of(OTHER, NO_THREAD) == "zh-Hans"
+
+
+def test_a_group_that_becomes_a_supergroup_keeps_its_languages(bot: Bot) -> None:
+    """Both its first writer's (the chat's) and what /language set in a topic move with it,
+    into a new supergroup and into one that spoke to the bot first."""
+    for group, supergroup in [(-4001, -1001234567890), (-4002, -1001234567891)]:
+        bot.chats.seen(group, kind="group", language="zh-Hans")
+        bot.chats.speaking.set_language(group, 7, "en")
+        if group == -4002:
+            bot.chats.seen(supergroup, kind="supergroup")
+        bot.chats.migrate(group, supergroup)
+        assert bot.chats.speaking.language_of(supergroup, NO_THREAD) == "zh-Hans"
+        assert bot.chats.speaking.language_of(supergroup, 7) == "en"

@@ -155,7 +155,10 @@ class Chats:
             old = session.get(Chat, old_id)
             if old is None:
                 return
-            if session.get(Chat, new_id) is None:
+            known = session.get(Chat, new_id)
+            if known is not None:
+                known.language = known.language or old.language
+            else:
                 session.add(
                     Chat(
                         id=new_id,
@@ -164,6 +167,7 @@ class Chats:
                         active=old.active,
                         inactive_since=old.inactive_since,
                         created=old.created,
+                        language=old.language,
                     )
                 )
                 session.flush()

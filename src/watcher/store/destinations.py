@@ -172,8 +172,8 @@ def flag_summaries(
 def move_destinations(session: Session, *, old_id: int, new_id: int) -> None:
     """Inside the caller's transaction: a group became a supergroup; its destinations' settings
     move with it. Where the supergroup has its own for that topic already, they stay, and take
-    the group's digest and time zone when they have neither, and revisions when the group
-    asked for them."""
+    the group's digest and time zone when they have neither, revisions when the group asked for
+    them, and its language when they chose none."""
     for setting in session.exec(
         select(DestinationSetting).where(col(DestinationSetting.chat_id) == old_id)
     ).all():
@@ -192,3 +192,4 @@ def _carry(old: DestinationSetting, *, into: DestinationSetting) -> None:
         if into.timezone == DEFAULT_ZONE:
             into.timezone = old.timezone
     into.notify_revisions = into.notify_revisions or old.notify_revisions
+    into.language = into.language or old.language
