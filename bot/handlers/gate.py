@@ -13,10 +13,13 @@ from telegram.ext import ApplicationHandlerStop
 from bot.handlers.budget import CommandBudget
 from bot.handlers.common import Context, reply
 from bot.handlers.membership import Membership
+from bot.i18n import N_
 
 log = logging.getLogger(__name__)
 
-SLOW_DOWN = "Slow down, please: too many commands at once. I will answer again in a few seconds."
+SLOW_DOWN = N_(
+    "Slow down, please: too many commands at once. I will answer again in a few seconds."
+)
 
 
 class Gate:
