@@ -81,6 +81,6 @@ I18N_KEYWORDS := --no-default-keywords -k _ -k N_ -k ngettext:1,2 -k sentence
 i18n: $(STAMP)
 	$(BIN)/pybabel extract -F bot/locales/babel.cfg $(I18N_KEYWORDS) --sort-by-file \
 		--no-wrap --project arxiv-watcher --copyright-holder "arxiv-watcher contributors" \
-		-o bot/locales/messages.pot bot src/watcher
+		-o bot/locales/messages.pot .
 	$(BIN)/pybabel update -i bot/locales/messages.pot -d bot/locales --no-wrap \
 		--ignore-pot-creation-date
