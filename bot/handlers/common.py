@@ -264,7 +264,8 @@ def refusal(wrong: str, example: str, *, lead: str | None = None) -> str:
     command as code, on a line of its own. `lead` (already said) introduces the example:
     "For example:" by default; the example is a command, never translated."""
     shown = _("For example:") if lead is None else lead
-    return f"{wrong}\n{shown} <code>{html.escape(example)}</code>"
+    space = "" if shown.endswith("：") else " "  # none after a full-width colon
+    return f"{wrong}\n{shown}{space}<code>{html.escape(example)}</code>"
 
 
 def fit_reply(text: str, *, limit: int = MAX_MESSAGE_LENGTH) -> str:
