@@ -98,10 +98,15 @@ EXAMPLES = {
 def unknown_category(error: UnknownCategory) -> str:
     """One sentence: the category typed is none of arXiv's, and the nearest ones."""
     near = error.suggestions
+    typed = repr(error.category[:40])
     if not near:
-        return f"{error.category[:40]!r} is not an arXiv category."
-    listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
-    return f"{error.category[:40]!r} is not an arXiv category; did you mean {listed}?"
+        return _("{typed} is not an arXiv category.", typed=typed)
+    listed = (
+        near[0]
+        if len(near) == 1
+        else _("{some} or {last}", some=", ".join(near[:-1]), last=near[-1])
+    )
+    return _("{typed} is not an arXiv category; did you mean {listed}?", typed=typed, listed=listed)
 
 
 def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRule | None:
@@ -121,11 +126,15 @@ def person_rule(args: Sequence[str], *, command: str = "subscribe") -> PersonRul
     except BadRule as error:
         raise Refused(said(error), "/subscribe Wei Wang in cs.DC,cs.NI") from None
     if command == "unsubscribe":
-        problem: Sentence | str | None = (
-            f"that name is too long (at most {MAX_NAME_LENGTH} characters)"
-            if len(name) > MAX_NAME_LENGTH
-            else None
-        )
+        if len(name) > MAX_NAME_LENGTH:
+            raise Refused(
+                _(
+                    "That name is too long (at most {most} characters).",
+                    most=MAX_NAME_LENGTH,
+                ),
+                EXAMPLES[command],
+            )
+        problem: Sentence | str | None = None
     else:
         problem = check_person_name(name)
     if problem is not None:
@@ -140,8 +149,11 @@ def follow_parts(text: str) -> list[str]:
     parts = [name for part in split_rules(text) for name in _comma_names(part)]
     if len(parts) > MAX_FOLLOWS_AT_ONCE:
         raise Refused(
-            f"{len(parts)} names in one message; at most {MAX_FOLLOWS_AT_ONCE}, "
-            "separated by ; or new lines.",
+            _(
+                "{count} names in one message; at most {most}, separated by ; or new lines.",
+                count=len(parts),
+                most=MAX_FOLLOWS_AT_ONCE,
+            ),
             "/subscribe Dezun Dong; Yemao Xu",
         )
     return parts
@@ -192,16 +204,16 @@ def count(args: Sequence[str], *, command: str = "recent") -> int:
     if not args:
         return DEFAULT_COUNT
     if len(args) > 1:
-        raise Refused("One number at most.", EXAMPLES[command])
+        raise Refused(_("One number at most."), EXAMPLES[command])
     return _count_word(args[0], command=command)
 
 
 def _count_word(word: str, *, command: str) -> int:
     if not (word.isascii() and word.isdigit()):
-        raise Refused(f"{word[:20]!r} is not a number.", EXAMPLES[command])
+        raise Refused(_("{typed} is not a number.", typed=repr(word[:20])), EXAMPLES[command])
     value = int(word)
     if not 1 <= value <= MAX_COUNT:
-        raise Refused(f"N must be from 1 to {MAX_COUNT}.", EXAMPLES[command])
+        raise Refused(_("N must be from 1 to {most}.", most=MAX_COUNT), EXAMPLES[command])
     return value
 
 
@@ -213,10 +225,10 @@ def subject(args: Sequence[str]) -> SubjectArguments:
     if len(terms) > 1 and terms[-1].isascii() and terms[-1].isdigit():
         number = _count_word(terms.pop(), command="subject")
     if not terms:
-        raise Refused("No category given.", EXAMPLES["subject"])
+        raise Refused(_("No category given."), EXAMPLES["subject"])
     for term in terms:
         if term.isascii() and term.isdigit():
-            raise Refused("A number comes last, once.", EXAMPLES["subject"])
+            raise Refused(_("A number comes last, once."), EXAMPLES["subject"])
     try:
         categories = parse_categories(terms)
     except UnknownCategory as error:
@@ -232,18 +244,20 @@ def paper(args: Sequence[str], *, command: str = "paper") -> PaperArguments:
     example a refusal shows."""
     example = EXAMPLES[command]
     if not args:
-        raise Refused("No paper given.", example)
+        raise Refused(_("No paper given."), example)
     words = list(args)
     if len(words) == 2 and words[0].casefold() == "arxiv:":
         words = [words[0] + words[1]]
     if len(words) == 2 and _VERSION.fullmatch(words[1]) and not _VERSION.search(words[0]):
         words = [words[0] + words[1].casefold()]
     if len(words) > 1:
-        raise Refused("One paper at a time.", example)
+        raise Refused(_("One paper at a time."), example)
     try:
         arxiv_id, version = split_arxiv_id(words[0])
     except ValueError:
-        raise Refused(f"{words[0][:40]!r} is not an arXiv id.", example) from None
+        raise Refused(
+            _("{typed} is not an arXiv id.", typed=repr(words[0][:40])), example
+        ) from None
     return PaperArguments(arxiv_id, version)
 
 
@@ -263,13 +277,13 @@ def on_off(args: Sequence[str], *, command: str = "revisions") -> bool | None:
     if not args:
         return None
     if len(args) > 1:
-        raise Refused("Just one word, on or off.", EXAMPLES[command])
+        raise Refused(_("Just one word, on or off."), EXAMPLES[command])
     word = args[0].casefold()
     if word in _ON:
         return True
     if word in _OFF:
         return False
-    raise Refused(f"{args[0][:20]!r} is neither on nor off.", EXAMPLES[command])
+    raise Refused(_("{typed} is neither on nor off.", typed=repr(args[0][:20])), EXAMPLES[command])
 
 
 def quiet(args: Sequence[str]) -> QuietHours | None:
@@ -290,8 +304,11 @@ def message_format(args: Sequence[str]) -> MessageFormat:
         return MessageFormat(word)
     except ValueError:
         raise Refused(
-            f"{' '.join(args)[:20]!r} is not a format; use full (each paper in its own message) "
-            "or compact (one line per paper).",
+            _(
+                "{typed} is not a format; use full (each paper in its own message) "
+                "or compact (one line per paper).",
+                typed=repr(" ".join(args)[:20]),
+            ),
             EXAMPLES["format"],
         ) from None
 
@@ -402,7 +419,8 @@ def digest_schedule(args: Sequence[str]) -> DigestSchedule | None:
     except BadSchedule as error:
         raise Refused(said(error), EXAMPLES["digest"]) from None
     raise Refused(
-        "A digest is daily TIME, weekdays TIME, weekly DAY TIME, or off.", "/digest weekdays 8am"
+        _("A digest is daily TIME, weekdays TIME, weekly DAY TIME, or off."),
+        "/digest weekdays 8am",
     )
 
 

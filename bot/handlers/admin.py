@@ -17,6 +17,7 @@ from telegram import Update
 from bot.handlers.common import (
     Context,
     ServiceHandlers,
+    and_more,
     capped_lines,
     papers,
     refusal,
@@ -25,6 +26,7 @@ from bot.handlers.common import (
     when,
 )
 from bot.handlers.permissions import STAND_INS
+from bot.i18n import _, ngettext
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.core.admin import ServiceStats
@@ -32,12 +34,18 @@ from watcher.core.mailing_report import describe_mailing
 from watcher.core.views import NO_THREAD, MailingNews, ParkedInfo, SourceHealth
 from watcher.follows.followed import Followed
 
-STATS_REFUSED = refusal(
-    "/stats is for the service's administrators: the operator adds this chat's id "
-    "({chat_id}) to ADMIN_CHAT_IDS and restarts it.",
-    "/id",
-    lead="Ids, to send the operator:",
-)
+
+def stats_refused(chat_id: int) -> str:
+    """The answer to /stats in a chat not in ADMIN_CHAT_IDS."""
+    return refusal(
+        _(
+            "/stats is for the service's administrators: the operator adds this chat's id "
+            "({chat_id}) to ADMIN_CHAT_IDS and restarts it.",
+            chat_id=chat_id,
+        ),
+        "/id",
+        lead=_("Ids, to send the operator:"),
+    )
 
 
 class Admin(ServiceHandlers):
@@ -48,7 +56,7 @@ class Admin(ServiceHandlers):
         chat = update.effective_chat
         assert chat is not None
         if chat.id not in self.settings.admin_chat_ids:
-            await reply(update, context, STATS_REFUSED.format(chat_id=chat.id))
+            await reply(update, context, stats_refused(chat.id))
             return
         await reply(update, context, stats_text(await self.service.admin.stats()))
 
@@ -58,13 +66,15 @@ class Admin(ServiceHandlers):
         assert chat is not None
         user = update.effective_user
         thread = topic_of(update.effective_message)
-        lines = [f"Chat id: <code>{chat.id}</code>"]
+        lines = [_("Chat id: <code>{id}</code>", id=chat.id)]
         if user is not None and user.id not in STAND_INS:
-            lines.append(f"Your user id: <code>{user.id}</code>")
+            lines.append(_("Your user id: <code>{id}</code>", id=user.id))
         lines.append(
-            f"Topic id: <code>{thread}</code>" if thread != NO_THREAD else "Topic id: none here"
+            _("Topic id: <code>{id}</code>", id=thread)
+            if thread != NO_THREAD
+            else _("Topic id: none here")
         )
-        lines.append("For /stats, the service's operator adds the chat id to ADMIN_CHAT_IDS.")
+        lines.append(_("For /stats, the service's operator adds the chat id to ADMIN_CHAT_IDS."))
         await reply(update, context, "\n".join(lines))
 
 
@@ -73,26 +83,48 @@ def stats_text(stats: ServiceStats) -> str:
     deliveries = stats.deliveries
     head = [
         "<b>arxiv-watcher</b>",
-        f"Chats: {stats.chats} ({stats.active_chats} active); subscriptions: {stats.subscriptions}",
-        f"Papers stored: {stats.papers}",
-        f"Deliveries: {deliveries.pending} pending, {deliveries.parked} parked, "
-        f"{deliveries.held} held for digests, "
-        f"{deliveries.sent} sent, {deliveries.failed} failed",
+        _(
+            "Chats: {chats} ({active} active); subscriptions: {subscriptions}",
+            chats=stats.chats,
+            active=stats.active_chats,
+            subscriptions=stats.subscriptions,
+        ),
+        _("Papers stored: {papers}", papers=stats.papers),
+        _(
+            "Deliveries: {pending} pending, {parked} parked, {held} held for digests, "
+            "{sent} sent, {failed} failed",
+            pending=deliveries.pending,
+            parked=deliveries.parked,
+            held=deliveries.held,
+            sent=deliveries.sent,
+            failed=deliveries.failed,
+        ),
         *_mailing_lines(stats.mailing, stats.calendar),
         *_unparsed_lines(stats.sources),
         "",
-        "<b>Authors</b>",
+        _("<b>Authors</b>"),
     ]
     tail: list[str] = []
     if stats.parked_total:
-        tail += ["", f"<b>Parked chats: {stats.parked_total}</b> (the bot may not post there)"]
+        tail += [
+            "",
+            _(
+                "<b>Parked chats: {count}</b> (the bot may not post there)",
+                count=stats.parked_total,
+            ),
+        ]
         tail += [_parked_line(info) for info in stats.parked]
         if stats.parked_total > len(stats.parked):
-            tail.append(f"… and {stats.parked_total - len(stats.parked)} more.")
+            tail.append(and_more(stats.parked_total - len(stats.parked)))
     if stats.failures:
-        tail += ["", "<b>Latest failed deliveries</b>"]
+        tail += ["", _("<b>Latest failed deliveries</b>")]
         tail += [
-            f"• chat {chat_id}, {html.escape(arxiv_id)}: {html.escape(reason[:120])}"
+            _(
+                "• chat {chat_id}, {arxiv_id}: {reason}",
+                chat_id=chat_id,
+                arxiv_id=html.escape(arxiv_id),
+                reason=html.escape(reason[:120]),
+            )
             for chat_id, arxiv_id, reason in stats.failures
         ]
     # Authors whose polls fail come first (the core sorts them): what an administrator seeks.
@@ -100,7 +132,11 @@ def stats_text(stats: ServiceStats) -> str:
     authors = capped_lines(
         [_author_line(f) for f in stats.followed],
         room=room,
-        more=lambda n: f"… and {n} more (arxiv-watcher authors lists them all).",
+        more=lambda n: ngettext(
+            "… and {n} more (arxiv-watcher authors lists them all).",
+            "… and {n} more (arxiv-watcher authors lists them all).",
+            n,
+        ),
     )
     return "\n".join([*head, *authors, *tail])
 
@@ -108,41 +144,57 @@ def stats_text(stats: ServiceStats) -> str:
 def _mailing_lines(news: MailingNews, calendar: AnnouncementCalendar) -> list[str]:
     """ "arXiv: last mailing …, first from the listing …": none before any mailing is seen."""
     line = describe_mailing(news, calendar)
-    return [] if line is None else [f"arXiv: {html.escape(line)}"]
+    return [] if line is None else [_("arXiv: {mailing}", mailing=html.escape(line))]
 
 
 def _unparsed_lines(states: Sequence[SourceHealth]) -> list[str]:
     """ "⚠️ Not parsing: listing since …", one line a source; none while every source parses."""
     return [
-        f"⚠️ Not parsing: {s.source} since {when(s.broken_since)}, {s.failures} failed "
-        f"read(s); {html.escape(s.url or '')}: {html.escape((s.problem or '')[:200])}"
+        ngettext(
+            "⚠️ Not parsing: {source} since {since}, {n} failed read; {url}: {problem}",
+            "⚠️ Not parsing: {source} since {since}, {n} failed reads; {url}: {problem}",
+            s.failures,
+            source=s.source,
+            since=when(s.broken_since),
+            url=html.escape(s.url or ""),
+            problem=html.escape((s.problem or "")[:200]),
+        )
         for s in states
         if s.broken_since is not None
     ]
 
 
 def _author_line(followed: Followed) -> str:
-    line = (
-        f"• {html.escape(followed.label)}: {papers(followed.record_count)}, "
-        f"last success {when(followed.last_success)}"
+    line = _(
+        "• {name}: {papers}, last success {when}",
+        name=html.escape(followed.label),
+        papers=papers(followed.record_count),
+        when=when(followed.last_success),
     )
     if not followed.polled:
-        line += "; not polled (no subscribers)"
+        line += _("; not polled (no subscribers)")
     if followed.consecutive_failures:
-        line += (
-            f"; {followed.consecutive_failures} failed in a row, last: "
-            f"{html.escape((followed.last_error or '')[:120])}"
+        line += ngettext(
+            "; {n} failed in a row, last: {error}",
+            "; {n} failed in a row, last: {error}",
+            followed.consecutive_failures,
+            error=html.escape((followed.last_error or "")[:120]),
         )
     return line
 
 
 def _parked_line(parked: ParkedInfo) -> str:
-    where = f"chat {parked.chat_id}"
+    where = _("chat {id}", id=parked.chat_id)
     if parked.chat_title:
         where += f" ({html.escape(parked.chat_title[:60])})"
     if parked.thread_id:
-        where += f", topic {parked.thread_id}"
-    return (
-        f"• {where}: {html.escape(parked.reason[:120])}; since {when(parked.since)}, "
-        f"{papers(parked.waiting)} waiting, next try {when(parked.retry_at)}"
+        where += _(", topic {id}", id=parked.thread_id)
+    return ngettext(
+        "• {where}: {reason}; since {since}, {n} paper waiting, next try {retry}",
+        "• {where}: {reason}; since {since}, {n} papers waiting, next try {retry}",
+        parked.waiting,
+        where=where,
+        reason=html.escape(parked.reason[:120]),
+        since=when(parked.since),
+        retry=when(parked.retry_at),
     )

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.i18n import ngettext
+
 Verdict = Literal["serve", "warn", "drop"]
 
 # Sized for people, not for the send slots: someone exploring the menu, a command or a button
@@ -92,4 +94,4 @@ class CommandBudget:
 def minutes(seconds: float) -> str:
     """A wait in whole minutes, rounded up, as an answer says it: "1 minute", "3 minutes"."""
     count = max(1, math.ceil(seconds / 60))
-    return f"{count} minute{'' if count == 1 else 's'}"
+    return ngettext("{n} minute", "{n} minutes", count)

@@ -37,7 +37,9 @@ from telegram.ext import ContextTypes
 
 from bot.arguments import Refused
 from bot.delivery.compose import markup_of
-from bot.handlers.permissions import Verdict, could_not_check, may_change, only_admins
+from bot.handlers.permissions import FOLLOWS, Verdict, could_not_check, may_change, only_admins
+from bot.i18n import N_, _, ngettext
+from bot.i18n.dates import day_and_time
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
@@ -50,7 +52,7 @@ Context = ContextTypes.DEFAULT_TYPE
 # bot_data key of `async (old chat id, new chat id)`: moves a chat that became a supergroup.
 ON_CHAT_MIGRATED = "on_chat_migrated"
 _GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
-POST_AS_YOURSELF = (
+POST_AS_YOURSELF = N_(
     "You are posting as a channel, so I cannot tell whether you administer this group.\n"
     "Post as yourself, then send the command again, e.g. <code>/subscribe Dezun Dong</code>"
 )
@@ -118,7 +120,7 @@ class Place:
     @property
     def here(self) -> str:
         """How replies name it: each forum topic follows its own authors."""
-        return "This topic" if self.thread_id != NO_THREAD else "This chat"
+        return _("This topic") if self.thread_id != NO_THREAD else _("This chat")
 
 
 def topic_of(message: TelegramMessage | None) -> int:
@@ -257,10 +259,13 @@ async def reply_usage(update: Update, context: Context, error: UsageError) -> No
     await reply(update, context, html.escape(str(error)))
 
 
-def refusal(wrong: str, example: str, *, lead: str = "For example:") -> str:
+def refusal(wrong: str, example: str, *, lead: str | None = None) -> str:
     """Every refusal's shape: one sentence (HTML) saying what was wrong, then one example
-    command as code, on a line of its own."""
-    return f"{wrong}\n{lead} <code>{html.escape(example)}</code>"
+    command as code, on a line of its own. `lead` (already said) introduces the example:
+    "For example:" by default; the example is a command, never translated."""
+    shown = _("For example:") if lead is None else lead
+    space = "" if shown.endswith("：") else " "  # none after a full-width colon
+    return f"{wrong}\n{shown}{space}<code>{html.escape(example)}</code>"
 
 
 def fit_reply(text: str, *, limit: int = MAX_MESSAGE_LENGTH) -> str:
@@ -293,17 +298,24 @@ def fit_reply(text: str, *, limit: int = MAX_MESSAGE_LENGTH) -> str:
 
 
 def _cut_note(lines: int) -> str:
-    return f"… ({lines} more line{'' if lines == 1 else 's'} not shown: too long for one message)"
+    return ngettext(
+        "… ({n} more line not shown: too long for one message)",
+        "… ({n} more lines not shown: too long for one message)",
+        lines,
+    )
 
 
 def capped_lines(
     entries: Sequence[str],
     *,
     room: int,
-    more: Callable[[int], str] = lambda n: f"… and {n} more.",
+    more: Callable[[int], str] | None = None,
 ) -> list[str]:
     """The first `entries` (HTML lines) that fit in `room` visible characters, then `more(n)`
-    for the n left out (counted with the line breaks and the `more` line itself)."""
+    for the n left out (counted with the line breaks and the `more` line itself); by default
+    "… and N more."."""
+    if more is None:
+        more = and_more
     used = 0
     for count, entry in enumerate(entries):
         needed = visible_length(entry) + 1
@@ -315,12 +327,18 @@ def capped_lines(
     return list(entries)
 
 
+def and_more(n: int) -> str:
+    """The line that stands for `n` lines left out of a list."""
+    return ngettext("… and {n} more.", "… and {n} more.", n)
+
+
 # --- who may change what a chat follows (decided in `bot.handlers.permissions`) -------------
 
 
-async def refuse_press(update: Update, context: Context, *, what: str = "what it follows") -> bool:
+async def refuse_press(update: Update, context: Context, *, what: str = FOLLOWS) -> bool:
     """True (and the press answered) when the presser of a button that changes the chat may not
-    change it (`what` of it): in groups and channels, anyone but its administrators."""
+    change it (`what` of it, an `N_` noun phrase of `bot.handlers.permissions`): in groups and
+    channels, anyone but its administrators."""
     query = update.callback_query
     chat = update.effective_chat
     assert query is not None
@@ -338,7 +356,7 @@ async def refuse_non_admin(
     update: Update,
     context: Context,
     *,
-    what: str = "what it follows",
+    what: str = FOLLOWS,
     example: str = "/subscriptions",
 ) -> bool:
     """True (and the refusal sent) when the sender of a command may not change `what` of this
@@ -349,12 +367,12 @@ async def refuse_non_admin(
     chat = update.effective_chat
     assert chat is not None
     if verdict == Verdict.AS_ANOTHER_CHAT:
-        await reply(update, context, POST_AS_YOURSELF)
+        await reply(update, context, _(POST_AS_YOURSELF))
     elif verdict == Verdict.UNCHECKED:
         await reply(update, context, html.escape(could_not_check(chat.type)))
     else:
         wrong = only_admins(chat.type, what)
-        await reply(update, context, refusal(wrong, example, lead="Anyone can ask:"))
+        await reply(update, context, refusal(wrong, example, lead=_("Anyone can ask:")))
     return True
 
 
@@ -362,15 +380,25 @@ async def refuse_non_admin(
 
 
 def when(moment: datetime | None, zone: tzinfo = UTC) -> str:
-    """ "2026-03-30 08:00 CEST": a moment as `zone`'s clock shows it (UTC by default)."""
+    """ "30 Mar 2026, 08:00 CEST": a moment as `zone`'s clock shows it (UTC by default), in the
+    language speaking now (`bot.i18n.dates`); "never" for None."""
     if moment is None:
-        return "never"
+        return _("never")
     local = moment.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or 'UTC'}"
+    return f"{day_and_time(local)} {local.tzname() or 'UTC'}"
+
+
+def local_time(moment: datetime, zone: tzinfo) -> str:
+    """ "30 Mar 2026, 08:00 CEST": a moment as the chat's clock shows it, in the language
+    speaking now; the zone's abbreviation (or offset) as the zone names it."""
+    local = moment.astimezone(zone)
+    label = local.tzname() or ""
+    return day_and_time(local) + (f" {label}" if label else "")
 
 
 def papers(n: int) -> str:
-    return f"{n} paper{'' if n == 1 else 's'}"
+    """ "1 paper", "3 papers", in the language speaking now."""
+    return ngettext("{n} paper", "{n} papers", n)
 
 
 def bold_names(followed: Sequence[Followed], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:
@@ -381,16 +409,19 @@ def bold_names(followed: Sequence[Followed], *, most: int = MAX_NAMES_IN_A_SENTE
 def bold_list(names: Sequence[str], *, most: int = MAX_NAMES_IN_A_SENTENCE) -> str:
     """`names` in bold, escaped, comma-separated (HTML): the first `most`, then "and N more"."""
     shown = ", ".join(f"<b>{html.escape(name)}</b>" for name in names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+    if len(names) <= most:
+        return shown
+    rest = len(names) - most
+    return ngettext("{names} and {n} more", "{names} and {n} more", rest, names=shown)
 
 
 def plain_names(followed: Sequence[Followed]) -> str:
     """Up to three names as plain text, else how many authors (not escaped)."""
     if not followed:
-        return "nobody"
+        return _("nobody")
     if len(followed) <= 3:
         return ", ".join(f.label for f in followed)
-    return f"{len(followed)} authors"
+    return ngettext("{n} author", "{n} authors", len(followed))
 
 
 def chat_title(chat: Chat) -> str | None:

@@ -21,21 +21,33 @@ from bot.handlers.common import (
     DeliveryEvents,
     Place,
     ServiceHandlers,
-    papers,
+    local_time,
     place_of,
     refuse_non_admin,
     reply,
     reply_usage,
 )
-from watcher.calendars.schedule import local_time_text
+from bot.handlers.permissions import DIGEST, TIME_ZONE
+from bot.i18n import N_, _, ngettext
+from watcher.calendars.schedule import EVERY_DAY, MONDAY_TO_FRIDAY, DigestSchedule
 from watcher.core import Core
 from watcher.core.chat_settings import DigestChanged
 from watcher.core.views import NO_THREAD, DigestSettings
 from watcher.errors import UsageError
 
-ZONE_HINT = (
+ZONE_HINT = N_(
     "/timezone ZONE changes it, e.g. <code>/timezone Asia/Shanghai</code>, "
-    "<code>/timezone Berlin</code> or <code>/timezone +8</code>"
+    "<code>/timezone Berlin</code> or <code>/timezone +8</code>."
+)
+# The days of the week, Monday first (as `DigestSchedule.days` numbers them).
+WEEKDAY_NAMES = (
+    N_("Monday"),
+    N_("Tuesday"),
+    N_("Wednesday"),
+    N_("Thursday"),
+    N_("Friday"),
+    N_("Saturday"),
+    N_("Sunday"),
 )
 
 
@@ -60,7 +72,7 @@ class DigestCommands(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        if await refuse_non_admin(update, context, what="its digest", example="/digest"):
+        if await refuse_non_admin(update, context, what=DIGEST, example="/digest"):
             return
         changed = await self.chat_settings.set_digest(
             place.chat_id, place.thread_id, schedule, render=render_digest_parts
@@ -70,7 +82,8 @@ class DigestCommands(ServiceHandlers):
             await reply(
                 update,
                 context,
-                "✅ Digest off: each new paper is its own message again." + let_go(changed, place),
+                _("✅ Digest off: each new paper is its own message again.")
+                + let_go(changed, place),
             )
             return
         await reply(update, context, "✅ " + describe(changed.settings))
@@ -81,13 +94,17 @@ class DigestCommands(ServiceHandlers):
         args = context.args or []
         if not args:
             settings = await self.chat_settings.digest(place.chat_id, place.thread_id)
-            now = local_time_text(self.chat_settings.now(), settings.zone)
+            now = local_time(self.chat_settings.now(), settings.zone)
             await reply(
                 update,
                 context,
-                f"Time zone: <b>{html.escape(settings.zone_name)}</b>; it is {now} here. "
-                + ZONE_HINT
-                + ".",
+                _(
+                    "Time zone: <b>{zone}</b>; it is {now} here.",
+                    zone=html.escape(settings.zone_name),
+                    now=now,
+                )
+                + " "
+                + _(ZONE_HINT),
             )
             return
         try:
@@ -95,17 +112,20 @@ class DigestCommands(ServiceHandlers):
         except UsageError as error:
             await reply_usage(update, context, error)
             return
-        if await refuse_non_admin(update, context, what="its time zone", example="/timezone"):
+        if await refuse_non_admin(update, context, what=TIME_ZONE, example="/timezone"):
             return
         # Its quiet hours move with it.
         changed = await self.chat_settings.set_zone(place.chat_id, place.thread_id, zone)
         settings = changed.settings
         self.events.digest_changed()
         self.events.speaking_changed()
-        now = local_time_text(changed.now, settings.zone)
-        answer = f"✅ Time zone: <b>{html.escape(zone)}</b>; it is {now} here."
+        now = local_time(changed.now, settings.zone)
+        answer = _(
+            "✅ Time zone: <b>{zone}</b>; it is {now} here.", zone=html.escape(zone), now=now
+        )
         if settings.schedule is not None and settings.next_at is not None:
-            answer += f" Next digest: {local_time_text(settings.next_at, settings.zone)}."
+            next_at = local_time(settings.next_at, settings.zone)
+            answer += " " + _("Next digest: {next}.", next=next_at)
         await reply(update, context, answer)
 
 
@@ -117,30 +137,96 @@ def let_go(changed: DigestChanged, place: Place) -> str:
     if flushed is None or not flushed.papers:
         return ""
     here, speaking = flushed.papers, changed.here
-    where = " in this topic" if place.thread_id != NO_THREAD else ""
-    waiting, one = f" The {papers(here)} waiting{where}", here == 1
-    come, go = ("comes", "goes") if one else ("come", "go")
+    topic = place.thread_id != NO_THREAD
     if speaking.paused:
-        return f"{waiting} {come} as one digest when you /resume."
-    if speaking.quiet_now(changed.now) and speaking.quiet_until is not None:
-        end = local_time_text(speaking.quiet_until, changed.settings.zone)
-        return f"{waiting} {come} as one digest at {end}, when the quiet hours end."
-    return f"{waiting} {go} out now, as one digest."
+        if topic:
+            said = ngettext(
+                "The {n} paper waiting in this topic comes as one digest when you /resume.",
+                "The {n} papers waiting in this topic come as one digest when you /resume.",
+                here,
+            )
+        else:
+            said = ngettext(
+                "The {n} paper waiting comes as one digest when you /resume.",
+                "The {n} papers waiting come as one digest when you /resume.",
+                here,
+            )
+    elif speaking.quiet_now(changed.now) and speaking.quiet_until is not None:
+        end = local_time(speaking.quiet_until, changed.settings.zone)
+        if topic:
+            said = ngettext(
+                "The {n} paper waiting in this topic comes as one digest at {end}, when the "
+                "quiet hours end.",
+                "The {n} papers waiting in this topic come as one digest at {end}, when the "
+                "quiet hours end.",
+                here,
+                end=end,
+            )
+        else:
+            said = ngettext(
+                "The {n} paper waiting comes as one digest at {end}, when the quiet hours end.",
+                "The {n} papers waiting come as one digest at {end}, when the quiet hours end.",
+                here,
+                end=end,
+            )
+    elif topic:
+        said = ngettext(
+            "The {n} paper waiting in this topic goes out now, as one digest.",
+            "The {n} papers waiting in this topic go out now, as one digest.",
+            here,
+        )
+    else:
+        said = ngettext(
+            "The {n} paper waiting goes out now, as one digest.",
+            "The {n} papers waiting go out now, as one digest.",
+            here,
+        )
+    return " " + said
 
 
 def describe(settings: DigestSettings) -> str:
     """The answer to /digest: the setting, the next digest in local time, and the zone used."""
-    zone = f"Times are in <b>{html.escape(settings.zone_name)}</b>; {ZONE_HINT}."
+    zone = (
+        _("Times are in <b>{zone}</b>.", zone=html.escape(settings.zone_name)) + " " + _(ZONE_HINT)
+    )
     if settings.schedule is None or settings.next_at is None:
         return (
-            "Digest: off; each new paper is its own message. "
-            "<code>/digest daily 8am</code> gathers them into one message a day, "
-            "<code>/digest weekdays 8am</code> one each weekday, "
-            "<code>/digest weekly mon 8am</code> one a week. " + zone
+            _(
+                "Digest: off; each new paper is its own message. "
+                "<code>/digest daily 8am</code> gathers them into one message a day, "
+                "<code>/digest weekdays 8am</code> one each weekday, "
+                "<code>/digest weekly mon 8am</code> one a week."
+            )
+            + " "
+            + zone
         )
-    waiting = f" ({papers(settings.held)} waiting)" if settings.held else ""
-    return (
-        f"Digest: {settings.schedule.describe()}. "
-        f"Next: {local_time_text(settings.next_at, settings.zone)}{waiting}. "
-        f"<code>/digest off</code>: one message per paper. " + zone
+    next_at = local_time(settings.next_at, settings.zone)
+    if settings.held:
+        next_line = ngettext(
+            "Next: {next} ({n} paper waiting).",
+            "Next: {next} ({n} papers waiting).",
+            settings.held,
+            next=next_at,
+        )
+    else:
+        next_line = _("Next: {next}.", next=next_at)
+    return " ".join(
+        [
+            _("Digest: {schedule}.", schedule=schedule_text(settings.schedule)),
+            next_line,
+            _("<code>/digest off</code>: one message per paper."),
+            zone,
+        ]
     )
+
+
+def schedule_text(schedule: DigestSchedule) -> str:
+    """ "daily at 08:00", "on weekdays (Monday to Friday) at 08:00", "weekly on Monday at
+    08:00", in the language speaking now."""
+    at = f"{schedule.at:%H:%M}"
+    if schedule.days == EVERY_DAY:
+        return _("daily at {time}", time=at)
+    if schedule.days == MONDAY_TO_FRIDAY:
+        return _("on weekdays (Monday to Friday) at {time}", time=at)
+    days = ", ".join(_(WEEKDAY_NAMES[day]) for day in sorted(schedule.days))
+    return _("weekly on {days} at {time}", days=days, time=at)

@@ -79,6 +79,6 @@ def _is_interaction(update: Update, bot_username: str) -> bool:
     if message is None or not text:
         return False
     if text.startswith("/"):
-        _, at, addressee = text.split(maxsplit=1)[0].partition("@")
+        _command, at, addressee = text.split(maxsplit=1)[0].partition("@")
         return not at or addressee.casefold() == bot_username.casefold()
     return message.chat.type == ChatType.PRIVATE

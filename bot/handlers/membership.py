@@ -30,7 +30,7 @@ from telegram import (
 from telegram.constants import ChatMemberStatus, ChatType
 
 from bot.handlers.common import Context, DeliveryEvents, chat_title, reply, topic_of
-from bot.i18n import language_of_user, speak
+from bot.i18n import N_, _, language_of_user, speak
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
 
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 _GONE = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
 _GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
 
-GROUP_WELCOME = (
+GROUP_WELCOME = N_(
     "👋 Thanks for adding me. I post each new arXiv paper by the authors this group follows, "
     "once. An administrator sets me up with /subscribe NAME, for example "
     "<code>/subscribe Dezun Dong</code>; /help lists the rest."
@@ -97,7 +97,7 @@ class Membership:
             return
         if change.old_chat_member.status in _GONE and chat.type in _GROUPS:
             log.info("added to %s %s: welcomed", chat.type, chat.id)
-            await reply(update, context, GROUP_WELCOME)
+            await reply(update, context, _(GROUP_WELCOME))
         await self._retry_parked(chat.id, None, "the bot may post again")
 
     async def topic_reopened(self, update: Update, context: Context) -> None:

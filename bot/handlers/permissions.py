@@ -40,6 +40,8 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import ChatMigrated, TelegramError
 from telegram.ext import ContextTypes
 
+from bot.i18n import N_, _
+
 log = logging.getLogger(__name__)
 
 # Telegram's stand-ins for who posts "as a chat": a channel (a user posting as their own
@@ -151,19 +153,31 @@ async def may_change(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Verd
     return Verdict.ALLOWED if admin else Verdict.NOT_ADMIN
 
 
-def chat_noun(chat_type: str) -> str:
-    """How a refusal names the chat: "channel", or "group" (a forum topic is its group's)."""
-    return "channel" if chat_type == ChatType.CHANNEL else "group"
+# What a refusal says may not be changed: noun phrases marked for the catalog (`N_`), said
+# where the refusal is (`only_admins`).
+FOLLOWS = N_("what it follows")
+DIGEST = N_("its digest")
+TIME_ZONE = N_("its time zone")
+SPEAKING = N_("how I speak here")
+READING_LIST = N_("its reading list")
 
 
-def only_admins(chat_type: str, what: str = "what it follows") -> str:
-    """The answer to someone who is not an administrator (one sentence)."""
-    return f"Only this {chat_noun(chat_type)}'s administrators can change {what}."
+def only_admins(chat_type: str, what: str = FOLLOWS) -> str:
+    """The answer to someone who is not an administrator (one sentence); `what`: one of the
+    noun phrases above, said in the language speaking now. A forum topic is its group's."""
+    if chat_type == ChatType.CHANNEL:
+        return _("Only this channel's administrators can change {what}.", what=_(what))
+    return _("Only this group's administrators can change {what}.", what=_(what))
 
 
 def could_not_check(chat_type: str) -> str:
     """The answer when getChatMember failed (one sentence and what to do)."""
-    return (
-        f"I could not check that you administer this {chat_noun(chat_type)}, so nothing was "
-        "changed. Try again in a minute."
+    if chat_type == ChatType.CHANNEL:
+        return _(
+            "I could not check that you administer this channel, so nothing was changed. "
+            "Try again in a minute."
+        )
+    return _(
+        "I could not check that you administer this group, so nothing was changed. "
+        "Try again in a minute."
     )

@@ -27,6 +27,8 @@ from bot.handlers.common import (
     refuse_press,
     reply,
 )
+from bot.handlers.permissions import READING_LIST
+from bot.i18n import N_, _, ngettext
 from bot.render import Message
 from bot.render.actions import PREFIX as PAPER_PREFIX
 from bot.render.actions import SAVE, UNSAVE, Action, save_button
@@ -35,16 +37,23 @@ from watcher.core import Core
 from watcher.core.reading_list import MAX_SAVED, ListFull, NotStored, UnknownChat, WasSaved
 from watcher.follows.names import is_same_person
 
-WHAT = "its reading list"
-STALE = "This button no longer works; send /saved again."
-EMPTY = (
+WHAT = READING_LIST
+STALE = N_("This button no longer works; send /saved again.")
+EMPTY = N_(
     "Nothing is saved here yet. Press 🔖 Save under a paper (an announcement, or /paper ID) "
     "to keep it on this chat's reading list."
 )
-FULL = (
-    f"This chat's reading list is full: it keeps at most {MAX_SAVED} papers. Make room with "
-    "/saved: 🗑 takes a paper off."
-)
+
+
+def full() -> str:
+    """The alert when the reading list has no room left."""
+    return ngettext(
+        "This chat's reading list is full: it keeps at most {n} paper. Make room with "
+        "/saved: 🗑 takes a paper off.",
+        "This chat's reading list is full: it keeps at most {n} papers. Make room with "
+        "/saved: 🗑 takes a paper off.",
+        MAX_SAVED,
+    )
 
 
 class SavedPapers(ServiceHandlers):
@@ -62,7 +71,7 @@ class SavedPapers(ServiceHandlers):
             await self._bib(update, context)
             return
         if args:
-            await reply(update, context, refusal("/saved takes nothing, or bib.", "/saved bib"))
+            await reply(update, context, refusal(_("/saved takes nothing, or bib."), "/saved bib"))
             return
         await reply(update, context, await self._page(update, 0))
 
@@ -70,7 +79,7 @@ class SavedPapers(ServiceHandlers):
         place = place_of(update)
         found = await self.reading_list.page(place.chat_id, per_page=DEFAULT_COUNT, page=page)
         if found.total == 0:
-            return EMPTY
+            return _(EMPTY)
         last = (found.total - 1) // DEFAULT_COUNT
         if page > last:  # the last page emptied (a paper unsaved): show the one before
             return await self._page(update, last)
@@ -87,16 +96,26 @@ class SavedPapers(ServiceHandlers):
         place = place_of(update)
         made = await self.reading_list.bib(place.chat_id)
         if made.entries == 0 and not made.missing:
-            await reply(update, context, EMPTY)
+            await reply(update, context, _(EMPTY))
             return
-        caption = f"{made.entries} saved paper{'' if made.entries == 1 else 's'} as BibTeX"
         if made.missing:
-            caption += f"; {len(made.missing)} not stored here are named at the top, not cited"
+            caption = ngettext(
+                "{n} saved paper as BibTeX; {missing} not stored here are named at the top, "
+                "not cited.",
+                "{n} saved papers as BibTeX; {missing} not stored here are named at the top, "
+                "not cited.",
+                made.entries,
+                missing=len(made.missing),
+            )
+        else:
+            caption = ngettext(
+                "{n} saved paper as BibTeX.", "{n} saved papers as BibTeX.", made.entries
+            )
         await context.bot.send_document(
             place.chat_id,
             document=made.data,
             filename=made.name,
-            caption=caption + ".",
+            caption=caption,
             message_thread_id=place.thread_id or None,
             reply_parameters=quoting(update),
         )
@@ -107,14 +126,18 @@ class SavedPapers(ServiceHandlers):
         assert query is not None
         wanted = saved_button(query.data or "")
         if wanted is None or update.effective_chat is None or query.message is None:
-            await query.answer(STALE)
+            await query.answer(_(STALE))
             return
         note = None
         if wanted.unsave is not None:
             if await refuse_press(update, context, what=WHAT):
                 return
             gone = await self.reading_list.unsave(place_of(update).chat_id, wanted.unsave)
-            note = f"Unsaved arXiv:{wanted.unsave}." if gone else "It was unsaved already."
+            note = (
+                _("Unsaved arXiv:{arxiv_id}.", arxiv_id=wanted.unsave)
+                if gone
+                else _("It was unsaved already.")
+            )
         await query.answer(note)
         answer = await self._page(update, wanted.page)
         message = answer if isinstance(answer, Message) else Message.from_html(answer)
@@ -139,7 +162,7 @@ class SavedPapers(ServiceHandlers):
         if action.verb == UNSAVE:
             gone = await self.reading_list.unsave(chat_id, action.arxiv_id)
             await query.answer(
-                "Taken off this chat's reading list." if gone else "It was not saved here."
+                _("Taken off this chat's reading list.") if gone else _("It was not saved here.")
             )
             await _show_button(update, action.arxiv_id, saved=False)
             return
@@ -147,23 +170,26 @@ class SavedPapers(ServiceHandlers):
         outcome = await self.reading_list.save(chat_id, action.arxiv_id)
         if isinstance(outcome, WasSaved):
             await query.answer(
-                "🔖 Saved: /saved lists this chat's reading list."
+                _("🔖 Saved: /saved lists this chat's reading list.")
                 if outcome.fresh
-                else "It was saved here already: /saved lists it."
+                else _("It was saved here already: /saved lists it.")
             )
             await _show_button(update, action.arxiv_id, saved=True)
         elif isinstance(outcome, ListFull):
-            await query.answer(FULL, show_alert=True)
+            await query.answer(full(), show_alert=True)
         elif isinstance(outcome, NotStored):
             await query.answer(
-                f"arXiv:{outcome.arxiv_id} is no longer stored here, so it cannot be saved; "
-                f"its page is https://arxiv.org/abs/{outcome.arxiv_id}",
+                _(
+                    "arXiv:{arxiv_id} is no longer stored here, so it cannot be saved; "
+                    "its page is https://arxiv.org/abs/{arxiv_id}",
+                    arxiv_id=outcome.arxiv_id,
+                ),
                 show_alert=True,
             )
         else:
             assert isinstance(outcome, UnknownChat)
             await query.answer(
-                "I do not know this chat yet: send /start here, then press again.",
+                _("I do not know this chat yet: send /start here, then press again."),
                 show_alert=True,
             )
 

@@ -20,20 +20,19 @@ from bot.handlers.common import (
     Context,
     DeliveryEvents,
     ServiceHandlers,
-    papers,
+    local_time,
     place_of,
     refuse_non_admin,
     reply,
     reply_usage,
 )
-from bot.i18n import _, current_language, language_name
-from watcher.calendars.schedule import local_time_text
+from bot.handlers.digest import schedule_text
+from bot.handlers.permissions import SPEAKING
+from bot.i18n import N_, _, current_language, language_name, ngettext
 from watcher.core import Core
 from watcher.core.views import DigestSettings, SpeakingSettings
 from watcher.errors import UsageError
 from watcher.kinds import MessageFormat
-
-_WHAT = "how I speak here"
 
 
 class SpeakingCommands(ServiceHandlers):
@@ -46,7 +45,7 @@ class SpeakingCommands(ServiceHandlers):
         self.events = events
 
     async def _may_change(self, update: Update, context: Context, example: str) -> bool:
-        return not await refuse_non_admin(update, context, what=_WHAT, example=example)
+        return not await refuse_non_admin(update, context, what=SPEAKING, example=example)
 
     async def pause(self, update: Update, context: Context) -> None:
         """/pause: hold every message to this chat (topic) until /resume."""
@@ -55,12 +54,16 @@ class SpeakingCommands(ServiceHandlers):
             return
         paused = await self.chat_settings.pause(place.chat_id, place.thread_id)
         self.events.speaking_changed()
-        since = local_time_text(paused.speaking.paused_since or paused.now, paused.digest.zone)
+        since = local_time(paused.speaking.paused_since or paused.now, paused.digest.zone)
         await reply(
             update,
             context,
-            f"⏸ Paused since {since}: {place.here.lower()} gets no messages until /resume. "
-            "Papers found meanwhile wait; none is lost.",
+            _(
+                "⏸ Paused since {since}: {here} gets no messages until /resume. "
+                "Papers found meanwhile wait; none is lost.",
+                since=since,
+                here=place.here.lower(),
+            ),
         )
 
     async def resume(self, update: Update, context: Context) -> None:
@@ -68,23 +71,40 @@ class SpeakingCommands(ServiceHandlers):
         place = place_of(update)
         before = await self.chat_settings.speaking(place.chat_id, place.thread_id)
         if not before.speaking.paused:
-            await reply(update, context, f"{place.here} is not paused; /pause holds every message.")
+            await reply(
+                update,
+                context,
+                _("{here} is not paused; /pause holds every message.", here=place.here),
+            )
             return
         if not await self._may_change(update, context, "/subscriptions"):
             return
         resumed = await self.chat_settings.resume(place.chat_id, place.thread_id)
         self.events.speaking_changed()
-        await reply(update, context, "▶️ Resumed. " + self._released(resumed.speaking, resumed.now))
+        released = self._released(resumed.speaking, resumed.now)
+        await reply(update, context, _("▶️ Resumed. {released}", released=released))
 
     def _released(self, settings: SpeakingSettings, now: datetime) -> str:
         count = settings.waiting
         if not count:
-            return "Nothing waited."
-        how = " as one summary" if count > self.threshold else ""
+            return _("Nothing waited.")
         if settings.quiet_now(now) and settings.quiet is not None:
             end = settings.quiet.describe().split("-")[1]
-            return f"{papers(count)} waited; quiet hours hold them until {end}."
-        return f"{papers(count)} waited; they come now{how}."
+            return ngettext(
+                "{n} paper waited; quiet hours hold it until {end}.",
+                "{n} papers waited; quiet hours hold them until {end}.",
+                count,
+                end=end,
+            )
+        if count > self.threshold:
+            return ngettext(
+                "{n} paper waited; it comes now as one summary.",
+                "{n} papers waited; they come now as one summary.",
+                count,
+            )
+        return ngettext(
+            "{n} paper waited; it comes now.", "{n} papers waited; they come now.", count
+        )
 
     async def quiet(self, update: Update, context: Context) -> None:
         """/quiet [HH:MM-HH:MM | off]: show or change the quiet hours."""
@@ -93,7 +113,7 @@ class SpeakingCommands(ServiceHandlers):
         if not args:
             shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
             text = quiet_text(shown.speaking, shown.digest, now=shown.now)
-            await reply(update, context, text + " " + _QUIET_HINT)
+            await reply(update, context, text + " " + _(_QUIET_HINT))
             return
         try:
             hours = arguments.quiet(args)
@@ -107,15 +127,21 @@ class SpeakingCommands(ServiceHandlers):
         self.events.speaking_changed()
         if hours is None:
             sent = f" {self._released(settings, changed.now)}" if settings.waiting else ""
-            await reply(update, context, f"✅ Quiet hours off.{sent}")
+            await reply(update, context, _("✅ Quiet hours off.") + sent)
             return
         await reply(
             update,
             context,
-            f"✅ {quiet_text(settings, changed.digest, now=changed.now)} Papers found then wait "
-            "and arrive when they end, "
-            f"as one summary when there are more than {self.threshold}. "
-            "<code>/quiet off</code> ends them.",
+            "✅ "
+            + quiet_text(settings, changed.digest, now=changed.now)
+            + " "
+            + ngettext(
+                "Papers found then wait and arrive when they end, as one summary when there "
+                "are more than {n}. <code>/quiet off</code> ends them.",
+                "Papers found then wait and arrive when they end, as one summary when there "
+                "are more than {n}. <code>/quiet off</code> ends them.",
+                self.threshold,
+            ),
         )
 
     async def silent(self, update: Update, context: Context) -> None:
@@ -128,7 +154,7 @@ class SpeakingCommands(ServiceHandlers):
             return
         if silent is None:
             shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
-            await reply(update, context, silent_text(shown.speaking) + " " + _SILENT_HINT)
+            await reply(update, context, silent_text(shown.speaking) + " " + _(_SILENT_HINT))
             return
         if not await self._may_change(update, context, "/silent"):
             return
@@ -137,9 +163,9 @@ class SpeakingCommands(ServiceHandlers):
         await reply(
             update,
             context,
-            "🔕 Silent: announcements arrive without a sound."
+            _("🔕 Silent: announcements arrive without a sound.")
             if silent
-            else "🔔 Announcements arrive with a sound again.",
+            else _("🔔 Announcements arrive with a sound again."),
         )
 
     async def preview(self, update: Update, context: Context) -> None:
@@ -152,7 +178,7 @@ class SpeakingCommands(ServiceHandlers):
             return
         if preview is None:
             shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
-            await reply(update, context, preview_text(shown.speaking) + " " + _PREVIEW_HINT)
+            await reply(update, context, preview_text(shown.speaking) + " " + _(_PREVIEW_HINT))
             return
         if not await self._may_change(update, context, "/preview"):
             return
@@ -161,9 +187,12 @@ class SpeakingCommands(ServiceHandlers):
         await reply(
             update,
             context,
-            "🖼 Preview on: each paper in full shows its abstract page's preview, small, above it."
+            _(
+                "🖼 Preview on: each paper in full shows its abstract page's preview, small, "
+                "above it."
+            )
             if preview
-            else "✅ Preview off: no link previews under papers.",
+            else _("✅ Preview off: no link previews under papers."),
         )
 
     async def format(self, update: Update, context: Context) -> None:
@@ -172,7 +201,8 @@ class SpeakingCommands(ServiceHandlers):
         args = context.args or []
         if not args:
             shown = await self.chat_settings.speaking(place.chat_id, place.thread_id)
-            await reply(update, context, format_text(shown.speaking.format) + " " + _FORMAT_HINT)
+            hint = _(_FORMAT_HINT)
+            await reply(update, context, format_text(shown.speaking.format) + " " + hint)
             return
         try:
             form = arguments.message_format(args)
@@ -186,49 +216,72 @@ class SpeakingCommands(ServiceHandlers):
         await reply(update, context, "✅ " + format_text(form))
 
 
-_QUIET_HINT = "<code>/quiet 22:00-07:00</code> sets them (in this chat's or topic's /timezone)."
-_SILENT_HINT = "<code>/silent on</code> or <code>/silent off</code> changes that."
-_FORMAT_HINT = "<code>/format compact</code> or <code>/format full</code> changes it."
-_PREVIEW_HINT = "<code>/preview on</code> or <code>/preview off</code> changes that."
+_QUIET_HINT = N_("<code>/quiet 22:00-07:00</code> sets them (in this chat's or topic's /timezone).")
+_SILENT_HINT = N_("<code>/silent on</code> or <code>/silent off</code> changes that.")
+_FORMAT_HINT = N_("<code>/format compact</code> or <code>/format full</code> changes it.")
+_PREVIEW_HINT = N_("<code>/preview on</code> or <code>/preview off</code> changes that.")
 
 
 def quiet_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
-    """ "Quiet hours: 22:00-07:00 (Europe/Berlin); quiet now, until Tue 01 Dec 2026, 07:00 CET." """
+    """ "Quiet hours: 22:00-07:00 (Europe/Berlin); quiet now, until 1 Dec 2026, 07:00 CET." """
     if settings.quiet is None:
-        return "Quiet hours: off."
-    text = f"Quiet hours: {settings.quiet.describe()} ({html.escape(zone.zone_name)})"
+        return _("Quiet hours: off.")
+    hours, zone_name = settings.quiet.describe(), html.escape(zone.zone_name)
     if settings.quiet_from is None or settings.quiet_until is None:
-        return text + "."
+        return _("Quiet hours: {hours} ({zone}).", hours=hours, zone=zone_name)
     if settings.quiet_now(now):
-        return text + f"; quiet now, until {local_time_text(settings.quiet_until, zone.zone)}."
-    return text + f"; next from {local_time_text(settings.quiet_from, zone.zone)}."
+        return _(
+            "Quiet hours: {hours} ({zone}); quiet now, until {until}.",
+            hours=hours,
+            zone=zone_name,
+            until=local_time(settings.quiet_until, zone.zone),
+        )
+    return _(
+        "Quiet hours: {hours} ({zone}); next from {start}.",
+        hours=hours,
+        zone=zone_name,
+        start=local_time(settings.quiet_from, zone.zone),
+    )
 
 
 def silent_text(settings: SpeakingSettings) -> str:
-    return "Sound: off (/silent)." if settings.silent else "Sound: on."
+    return _("Sound: off (/silent).") if settings.silent else _("Sound: on.")
 
 
 def preview_text(settings: SpeakingSettings) -> str:
     if settings.preview:
-        return "Link preview: on, the abstract page above each paper (/preview)."
-    return "Link preview: off."
+        return _("Link preview: on, the abstract page above each paper (/preview).")
+    return _("Link preview: off.")
 
 
 def format_text(form: MessageFormat) -> str:
     if form == MessageFormat.COMPACT:
-        return (
+        return _(
             "Format: compact, one line per paper (title, followed authors ★, category); papers "
             "found together share one message."
         )
-    return "Format: full, each paper in its own message with its abstract."
+    return _("Format: full, each paper in its own message with its abstract.")
+
+
+def _format_line(form: MessageFormat) -> str:
+    """The format's line in the settings block."""
+    if form == MessageFormat.COMPACT:
+        return _("Format: compact (/format).")
+    return _("Format: full (/format).")
 
 
 def pause_text(settings: SpeakingSettings, zone: DigestSettings, *, now: datetime) -> str:
     if not settings.paused:
-        return "Paused: no."
-    since = settings.paused_since or now
-    waiting = f", {papers(settings.waiting)} waiting" if settings.waiting else ""
-    return f"Paused: yes, since {local_time_text(since, zone.zone)}{waiting} (/resume)."
+        return _("Paused: no.")
+    since = local_time(settings.paused_since or now, zone.zone)
+    if settings.waiting:
+        return ngettext(
+            "Paused: yes, since {since}, {n} paper waiting (/resume).",
+            "Paused: yes, since {since}, {n} papers waiting (/resume).",
+            settings.waiting,
+            since=since,
+        )
+    return _("Paused: yes, since {since} (/resume).", since=since)
 
 
 def settings_lines(
@@ -241,21 +294,25 @@ def settings_lines(
     """Every setting of a chat (topic), one line each, for /subscriptions; `now`: the core's
     clock (`Core.clock`)."""
     if digest.schedule is None or digest.next_at is None:
-        digest_line = "Digest: off, one message per paper (/digest)."
+        digest_line = _("Digest: off, one message per paper (/digest).")
     else:
-        next_at = local_time_text(digest.next_at, digest.zone)
-        digest_line = f"Digest: {digest.schedule.describe()}, next {next_at}."
+        digest_line = _(
+            "Digest: {schedule}, next {next}.",
+            schedule=schedule_text(digest.schedule),
+            next=local_time(digest.next_at, digest.zone),
+        )
     return [
-        "<b>Settings</b>",
+        _("<b>Settings</b>"),
         digest_line,
-        f"Time zone: {html.escape(digest.zone_name)} (/timezone).",
+        _("Time zone: {zone} (/timezone).", zone=html.escape(digest.zone_name)),
         # The answer speaks the destination's language (the gate set it).
         _("Language: {language} (/language).", language=language_name(current_language())),
         quiet_text(speaking, digest, now=now),
         pause_text(speaking, digest, now=now),
-        format_text(speaking.format).split(",")[0] + " (/format).",
+        _format_line(speaking.format),
         silent_text(speaking),
         preview_text(speaking),
-        f"New versions of papers: {'on' if revisions else 'off'} "
-        f"(/revisions {'off' if revisions else 'on'} to change).",
+        _("New versions of papers: on (/revisions off to change).")
+        if revisions
+        else _("New versions of papers: off (/revisions on to change)."),
     ]

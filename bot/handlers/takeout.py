@@ -43,6 +43,7 @@ from bot.handlers.common import (
     fit_reply,
     keyboard,
     managed_press,
+    papers,
     place_of,
     quoting,
     refusal,
@@ -50,7 +51,7 @@ from bot.handlers.common import (
     reply,
     reply_usage,
 )
-from bot.i18n import say, sayer
+from bot.i18n import N_, _, ngettext, say, sayer
 from bot.render import MAX_MESSAGE_LENGTH, Button, Message
 from watcher.core import Core
 from watcher.core.imports import ImportOutdated
@@ -62,9 +63,9 @@ log = logging.getLogger(__name__)
 PREFIX = "x:"
 _GO = f"{PREFIX}ok:"
 _CANCEL = f"{PREFIX}no"
-STALE = "This question is out of date; send /import again."
-CANCELLED = "Cancelled: nothing was imported."
-NO_FILE = (
+STALE = N_("This question is out of date; send /import again.")
+CANCELLED = N_("Cancelled: nothing was imported.")
+NO_FILE = N_(
     "Send /import as a reply to the file /export made (or an OPML of arXiv feeds), "
     "or send the file with /import as its caption."
 )
@@ -88,7 +89,7 @@ class Takeout(ServiceHandlers):
         args = [arg.casefold() for arg in context.args or []]
         if args not in ([], ["opml"]):
             await reply_usage(
-                update, context, Refused("/export takes nothing, or opml.", "/export opml")
+                update, context, Refused(_("/export takes nothing, or opml."), "/export opml")
             )
             return
         place = place_of(update)
@@ -99,8 +100,11 @@ class Takeout(ServiceHandlers):
             place.chat_id,
             document=exported.data,
             filename=exported.name,
-            caption=f"{place.here}'s follows and settings. /import this file in another chat "
-            "to follow the same.",
+            caption=_(
+                "{here}'s follows and settings. /import this file in another chat "
+                "to follow the same.",
+                here=place.here,
+            ),
             message_thread_id=place.thread_id or None,
             reply_parameters=quoting(update),  # in a group, whose /export it answers
         )
@@ -116,7 +120,9 @@ class Takeout(ServiceHandlers):
         source = message if message.document is not None else message.reply_to_message
         if source is None or source.document is None:
             await reply(
-                update, context, refusal(html.escape(NO_FILE), "/export", lead="Make one with:")
+                update,
+                context,
+                refusal(html.escape(_(NO_FILE)), "/export", lead=_("Make one with:")),
             )
             return
         if await refuse_non_admin(update, context, example="/export"):
@@ -134,24 +140,26 @@ class Takeout(ServiceHandlers):
         """A button of the import question: import what it showed, or cancel."""
         query = update.callback_query
         assert query is not None
-        data = await managed_press(update, context, stale=STALE, declined=(_CANCEL, CANCELLED))
+        data = await managed_press(
+            update, context, stale=_(STALE), declined=(_CANCEL, _(CANCELLED))
+        )
         if data is None:
             return
         message = query.message
         source = message.reply_to_message if isinstance(message, TelegramMessage) else None
         if not data.startswith(_GO) or source is None or source.document is None:
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         read = await self._read(context, source.document)
         if isinstance(read, str):
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         place = place_of(update)
         imported = await self.imports.apply(
             read, place.chat_id, place.thread_id, data.removeprefix(_GO)
         )
         if isinstance(imported, ImportOutdated):
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         plan = imported.plan
         if _SPEAKING.intersection(plan.settings):
@@ -166,14 +174,21 @@ class Takeout(ServiceHandlers):
         mime = (document.mime_type or "").casefold()
         name = (document.file_name or "").casefold()
         if not (mime.startswith(_TEXT_TYPES) or name.endswith(_SUFFIXES) or not mime):
-            return (
-                f"That file is {mime or 'not text'}, not a follow list: send the .txt or .opml "
-                "file /export made, or an OPML of arXiv feeds."
+            if not mime:
+                return _(
+                    "That file is not text, not a follow list: send the .txt or .opml "
+                    "file /export made, or an OPML of arXiv feeds."
+                )
+            return _(
+                "That file is {mime}, not a follow list: send the .txt or .opml "
+                "file /export made, or an OPML of arXiv feeds.",
+                mime=mime,
             )
         if document.file_size is not None and document.file_size > MAX_FILE_BYTES:
-            return (
-                f"That file is too large ({document.file_size // 1024} KB); a follow list is at "
-                f"most {MAX_FILE_BYTES // 1024} KB."
+            return _(
+                "That file is too large ({size} KB); a follow list is at most {most} KB.",
+                size=document.file_size // 1024,
+                most=MAX_FILE_BYTES // 1024,
             )
         try:
             file = await context.bot.get_file(document.file_id)
@@ -181,7 +196,7 @@ class Takeout(ServiceHandlers):
         except TelegramError as error:
             # The download address holds the token: only the kind of failure is logged.
             log.warning("could not download a file to import: %s", type(error).__name__)
-            return "I could not download that file from Telegram; send /import again."
+            return _("I could not download that file from Telegram; send /import again.")
         try:
             return read_file(data)
         except FileRefused as error:
@@ -203,32 +218,52 @@ class Takeout(ServiceHandlers):
 def ask(plan: ImportPlan, here: str) -> Message:
     """The question: what will be followed and set, what is skipped and why, two buttons."""
     lines = []
+    small = here.lower()
     if plan.adds:
-        lines.append(f"📥 {here} will follow {bold_list([str(e.rule) for e in plan.adds])}.")
+        names = bold_list([str(e.rule) for e in plan.adds])
+        lines.append(_("📥 {here} will follow {names}.", here=here, names=names))
         if plan.new_follows:
             lines.append(
-                f"{plan.new_follows} of them start a history, from {here.lower()}'s allowance "
-                "of new follows."
+                ngettext(
+                    "{n} of them starts a history, from {here}'s allowance of new follows.",
+                    "{n} of them start a history, from {here}'s allowance of new follows.",
+                    plan.new_follows,
+                    here=small,
+                )
             )
     if plan.settings:
-        lines.append("It will set " + _settings_text(plan) + ".")
+        lines.append(_("It will set {settings}.", settings=_settings_text(plan)))
     if plan.saves:
-        lines.append(f"🔖 It will save {_papers(len(plan.saves))} to {here.lower()}'s /saved.")
+        lines.append(
+            _(
+                "🔖 It will save {papers} to {here}'s /saved.",
+                papers=papers(len(plan.saves)),
+                here=small,
+            )
+        )
     if plan.excludes:
-        words = ", ".join(word.shown for word in plan.excludes)
-        lines.append(f"🔇 It will exclude {html.escape(words)} in {here.lower()} (/exclude).")
+        words = html.escape(", ".join(word.shown for word in plan.excludes))
+        lines.append(_("🔇 It will exclude {words} in {here} (/exclude).", words=words, here=small))
     if plan.saved_already:
-        lines.append(f"{_papers(plan.saved_already)} of the file are saved here already.")
+        lines.append(
+            ngettext(
+                "{n} paper of the file is saved here already.",
+                "{n} papers of the file are saved here already.",
+                plan.saved_already,
+            )
+        )
     paused = plan.settings.get("paused")
     if paused == "yes":
-        lines.append(f"⏸ The file says paused: {here.lower()} will get no messages until /resume.")
+        lines.append(
+            _("⏸ The file says paused: {here} will get no messages until /resume.", here=small)
+        )
     elif paused == "no":
-        lines.append(f"▶️ The file says not paused: what waits for {here.lower()} comes then.")
+        lines.append(_("▶️ The file says not paused: what waits for {here} comes then.", here=small))
     skipped = [*plan.skipped, *plan.settings_skipped]
     if plan.empty:
-        lines.insert(0, "Nothing to import from that file.")
+        lines.insert(0, _("Nothing to import from that file."))
     if skipped:
-        lines.append(f"Skipped ({len(skipped)}):")
+        lines.append(_("Skipped ({count}):", count=len(skipped)))
     room = MAX_MESSAGE_LENGTH - 200 - sum(len(line) for line in lines)
     entries = [
         f"• {html.escape(say(s.where))}, <b>{html.escape(s.text)}</b>: {html.escape(say(s.reason))}"
@@ -240,10 +275,10 @@ def ask(plan: ImportPlan, here: str) -> Message:
     buttons = (
         (
             Button(
-                f"Import {len(plan.adds)}" if plan.adds else "Import",
+                _("Import {count}", count=len(plan.adds)) if plan.adds else _("Import"),
                 callback_data=_GO + plan.digest,
             ),
-            Button("Cancel", callback_data=_CANCEL),
+            Button(_("Cancel"), callback_data=_CANCEL),
         ),
     )
     return Message.from_html(text, buttons)
@@ -253,19 +288,20 @@ def done(plan: ImportPlan, here: str) -> str:
     """The question's answer once imported."""
     parts = []
     if plan.adds:
-        parts.append(f"now follows {bold_list([str(e.rule) for e in plan.adds])}")
+        parts.append(_("now follows {names}", names=bold_list([str(e.rule) for e in plan.adds])))
     if plan.settings:
-        parts.append("has " + _settings_text(plan))
+        parts.append(_("has {settings}", settings=_settings_text(plan)))
     if plan.saves:
-        parts.append(f"saved {_papers(len(plan.saves))}")
+        parts.append(_("saved {papers}", papers=papers(len(plan.saves))))
     if plan.excludes:
-        n = len(plan.excludes)
-        parts.append(f"excludes {n} more word{'' if n == 1 else 's'}")
-    return f"✅ Imported: {here.lower()} " + " and ".join(parts) + "."
-
-
-def _papers(n: int) -> str:
-    return f"{n} paper{'' if n == 1 else 's'}"
+        parts.append(
+            ngettext("excludes {n} more word", "excludes {n} more words", len(plan.excludes))
+        )
+    said = parts[0] if parts else ""
+    for part in parts[1:]:
+        # What was done, one part after another: "now follows A and has B".
+        said = _("{done} and {more}", done=said, more=part)
+    return _("✅ Imported: {here} {done}.", here=here.lower(), done=said)
 
 
 def _settings_text(plan: ImportPlan) -> str:

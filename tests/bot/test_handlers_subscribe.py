@@ -267,7 +267,7 @@ async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
     assert answer == (
         "This chat follows 1 author:\n"
         f"• Dezun Dong: {dezun.record_count} papers, "
-        f"last checked {dezun.last_success:%Y-%m-%d %H:%M} UTC\n"
+        f"last checked {dezun.last_success.day} {dezun.last_success:%b %Y, %H:%M} UTC\n"
         "Settings\n"
         "Digest: off, one message per paper (/digest).\n"
         "Time zone: UTC (/timezone).\n"
@@ -289,7 +289,7 @@ async def test_subscriptions_shows_the_last_poll_on_the_chats_clock(bot: Bot) ->
     answer = await bot.ask_one(USER, "/subscriptions")
 
     local = dezun.last_success.astimezone(ZoneInfo("Asia/Shanghai"))
-    assert f"last checked {local:%Y-%m-%d %H:%M} CST\n" in answer, answer
+    assert f"last checked {local.day} {local:%b %Y, %H:%M} CST\n" in answer, answer
     assert " UTC" not in answer
 
 
@@ -327,5 +327,5 @@ async def test_stats_only_for_admin_chats(bot: Bot) -> None:
     assert "Deliveries: 0 pending, 0 parked, 0 held for digests, 0 sent, 0 failed" in answer
     assert (
         f"• Dezun Dong: {dezun.record_count} papers, "
-        f"last success {dezun.last_success:%Y-%m-%d %H:%M} UTC"
+        f"last success {dezun.last_success.day} {dezun.last_success:%b %Y, %H:%M} UTC"
     ) in answer

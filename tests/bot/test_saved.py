@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from bot.delivery.sender import DeliverySender
 from bot.handlers.permissions import only_admins
-from bot.handlers.saved import EMPTY, FULL
+from bot.handlers.saved import EMPTY, full
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentDocument, SentMessage
 from tests.harness.bibtex_reader import read_entry
@@ -245,9 +245,9 @@ async def test_the_501st_save_is_refused_saying_the_limit_and_how_to_make_room(
     publish(bot, ODD)
     message = await announced(bot, USER, ODD)
 
-    assert await press(bot, USER, message.message_id, f"a:s:{ODD.arxiv_id}") == FULL
+    assert await press(bot, USER, message.message_id, f"a:s:{ODD.arxiv_id}") == full()
     assert bot.telegram.callback_answers[-1].show_alert
-    assert "500" in FULL and "/saved" in FULL
+    assert "500" in full() and "/saved" in full()
     assert ODD.arxiv_id not in saved_ids(bot, USER)
     assert len(saved_ids(bot, USER)) == MAX_SAVED
 

@@ -17,7 +17,7 @@ async def test_stats_names_the_source_that_does_not_parse_until_it_reads_again(b
     )  # fmt: skip
     answer = await bot.ask_one(ADMIN_CHAT, "/stats")
     assert (
-        "⚠️ Not parsing: listing since 2026-12-04 01:01 UTC, 1 failed read(s); "
+        "⚠️ Not parsing: listing since 4 Dec 2026, 01:01 UTC, 1 failed read; "
         "https://arxiv.org/list/cs/new: a section headed 'X <b>'"
     ) in answer
     bot.store.record_parse_success("listing", now=BROKEN, admin_chats=[], wording=str)
