@@ -1,10 +1,12 @@
 """The digest renderer the core calls when it claims a digest (`watcher.store.digests`): what one
 chat's topic is owed, in; its messages (`bot.render.render_digest`), out. Pure, like the
-renderers: the followed authors are marked by `watcher.follows.names.is_same_person`.
+renderers: the followed authors are marked by `watcher.follows.names.is_same_person`. It speaks
+the language speaking now (`bot.i18n`): whoever calls it sets the destination's.
 """
 
 from __future__ import annotations
 
+from bot.i18n.dates import short_day
 from bot.render import render_digest
 from watcher.arxiv.taxonomy import category_name
 from watcher.core.views import DigestContent, RenderedPart
@@ -29,5 +31,6 @@ def render_digest_parts(content: DigestContent) -> list[RenderedPart]:
 
 
 def since_text(content: DigestContent) -> str:
-    """The day the digest counts from, on the chat's clock: "Mon 30 Mar"."""
-    return f"{content.since.astimezone(content.zone):%a %d %b}"
+    """The day the digest counts from, on the chat's clock, in the language speaking now:
+    "Mon 30 Mar", "3月30日周一"."""
+    return short_day(content.since.astimezone(content.zone))

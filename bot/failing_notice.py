@@ -30,6 +30,7 @@ from telegram.constants import ParseMode
 from telegram.error import RetryAfter, TelegramError
 
 from bot.delivery.compose import NO_PREVIEW
+from bot.i18n import _, ngettext
 from bot.ratelimit import retry_after_seconds
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
@@ -75,17 +76,11 @@ class FailingNotices:
         if not due or not await deliveries.any_polling_well(failures_below=UNHEALTHY_FAILURES):
             return
         self.told.update(followed.id for followed in due)
-        lines = ["⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):"]
-        lines += [
-            f"• {html.escape(f.label)}: {f.consecutive_failures} failed in a row, last: "
-            f"{html.escape((f.last_error or '')[:200])}; followed by {f.subscribers} chat(s)"
-            for f in due
-        ]
         for chat_id in admins:  # none: the chats are still told
             try:
                 await bot.send_message(
                     chat_id,
-                    "\n".join(lines),
+                    admin_notice(due),
                     parse_mode=ParseMode.HTML,
                     link_preview_options=NO_PREVIEW,
                 )
@@ -105,26 +100,61 @@ class FailingNotices:
                 "(at most %d a follow)",
                 followed.label, total - len(places), total, self.max_chats,
             )  # fmt: skip
-        text = chat_notice(followed)
         told = 0
-        for chat_id, thread_id in places:
-            told += await _send(bot, chat_id, thread_id, text)
+        for chat_id, thread_id in places:  # said in each destination's language
+            told += await _send(bot, chat_id, thread_id, chat_notice(followed))
         log.info("told %d of %d chat(s) that %s fails on its own", told, total, followed.label)
 
 
-def chat_notice(followed: Followed) -> str:
-    """The one message a following chat gets: the follow, arXiv's answer, what to do."""
-    answer = (followed.last_error or "no answer")[:200].rstrip(".")
-    if followed.identity is not None:
-        return (
-            f"⚠️ {followed.label} is failing: {answer}.\nNo papers come from this author id. "
-            f"Send /unsubscribe {followed.identity} to stop it, or follow them by name."
+def admin_notice(due: list[Followed]) -> str:
+    """The administrators' message (HTML): each follow failing on its own, arXiv's answer."""
+    lines = [_("⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):")]
+    lines += [
+        "• "
+        + ngettext(
+            "{label}: {failures} failed in a row, last: {error}; followed by {n} chat",
+            "{label}: {failures} failed in a row, last: {error}; followed by {n} chats",
+            f.subscribers,
+            label=html.escape(f.label),
+            failures=f.consecutive_failures,
+            error=html.escape((f.last_error or "")[:200]),
         )
-    stop = "/unwatch" if followed.kind == FollowKind.TOPIC else "/unsubscribe"
-    return (
-        f"⚠️ {followed.label} is failing: arXiv's answer to {followed.consecutive_failures} "
-        f"polls in a row was: {answer}.\nThe bot keeps retrying; send {stop} "
-        f"{followed.label} to stop it (/subscriptions shows its state)."
+        for f in due
+    ]
+    return "\n".join(lines)
+
+
+def chat_notice(followed: Followed) -> str:
+    """The one message a following chat gets (plain text): the follow, arXiv's answer (as the
+    core stored it), what to do."""
+    answer = (followed.last_error or _("no answer"))[:200].rstrip(".")
+    label, failures = followed.label, followed.consecutive_failures
+    if followed.identity is not None:
+        return "⚠️ " + _(
+            "{label} is failing: {answer}.\nNo papers come from this author id. Send "
+            "/unsubscribe {identity} to stop it, or follow them by name.",
+            label=label,
+            answer=answer,
+            identity=followed.identity,
+        )
+    if followed.kind == FollowKind.TOPIC:
+        return "⚠️ " + ngettext(
+            "{label} is failing: arXiv's answer to {n} poll in a row was: {answer}.\nThe bot "
+            "keeps retrying; send /unwatch {label} to stop it (/subscriptions shows its state).",
+            "{label} is failing: arXiv's answer to {n} polls in a row was: {answer}.\nThe bot "
+            "keeps retrying; send /unwatch {label} to stop it (/subscriptions shows its state).",
+            failures,
+            label=label,
+            answer=answer,
+        )
+    return "⚠️ " + ngettext(
+        "{label} is failing: arXiv's answer to {n} poll in a row was: {answer}.\nThe bot keeps "
+        "retrying; send /unsubscribe {label} to stop it (/subscriptions shows its state).",
+        "{label} is failing: arXiv's answer to {n} polls in a row was: {answer}.\nThe bot keeps "
+        "retrying; send /unsubscribe {label} to stop it (/subscriptions shows its state).",
+        failures,
+        label=label,
+        answer=answer,
     )
 
 
