@@ -76,7 +76,7 @@ def compact_line(entry: CompactEntry) -> Line:
         spans.append(Span(" · " if position == 0 else ", "))
         spans += author_name(clip(" ".join(name.split()), NAME_LIMIT), marked=True, tags=("b",))
     if len(marked) > MARKED_SHOWN:
-        more = len(marked) - MARKED_SHOWN
+        more = len(marked) - MARKED_SHOWN  # followed authors, not papers: a msgid of its own
         spans.append(Span(" " + ngettext("and {n} more", "and {n} more", more)))
     if record.primary_category:
         spans.append(Span(f" · {clip(record.primary_category, CATEGORY_LIMIT)}"))

@@ -187,7 +187,7 @@ def render_digest(
         continued=[
             Line((Span("📚 "), Span(_("Digest since {since}, continued", since=since), ("b",))))
         ],
-        more=lambda n: "… " + ngettext("and {n} more: /recent 20", "and {n} more: /recent 20", n),
+        more=lambda n: ngettext("… and {n} more: /recent 20", "… and {n} more: /recent 20", n),
         spaced=True,
     )
     return [DigestPage(message_of(lines), tuple(covers)) for lines, covers in pages]
@@ -247,7 +247,7 @@ def _summary_lines(
 
 def _and_more(n: int) -> str:
     """ "… and 3 more": the papers a summary leaves out."""
-    return "… " + ngettext("and {n} more", "and {n} more", n)
+    return ngettext("… and {n} more", "… and {n} more", n)
 
 
 def _away(papers: Sequence[tuple[Record, NewsKind]]) -> str:
