@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+from collections.abc import Sequence
 
 from telegram import Bot
 from telegram.constants import ParseMode
@@ -32,6 +33,8 @@ from telegram.error import RetryAfter, TelegramError
 from bot.delivery.compose import NO_PREVIEW
 from bot.i18n import _, ngettext
 from bot.ratelimit import retry_after_seconds
+from bot.render import visible_length
+from bot.render.styled import BUDGET, clip
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
 from watcher.follows.followed import Followed
@@ -45,6 +48,7 @@ log = logging.getLogger(__name__)
 NAME_NOTICE_AT = ALONE_AFTER + 1  # failures in a row of a name, polled alone since the last
 MAX_CHATS_TOLD = 1000  # destinations told of one failing follow; more are logged as not told
 MAX_RETRY_WAIT = 60.0  # seconds of a 429 waited out before one more try; a longer one gives up
+_LABEL_SHOWN, _ERROR_SHOWN = 300, 200  # a follow's label and arXiv's answer, cut to this
 
 
 def keeps_failing(followed: Followed) -> bool:
@@ -106,28 +110,35 @@ class FailingNotices:
         log.info("told %d of %d chat(s) that %s fails on its own", told, total, followed.label)
 
 
-def admin_notice(due: list[Followed]) -> str:
-    """The administrators' message (HTML): each follow failing on its own, arXiv's answer."""
+def admin_notice(due: Sequence[Followed]) -> str:
+    """The administrators' message (HTML): each follow failing on its own, arXiv's answer; as
+    many as fit one message, then how many more (/stats lists them all)."""
     lines = [_("⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):")]
-    lines += [
-        "• "
-        + ngettext(
+    for position, f in enumerate(due):
+        line = "• " + ngettext(
             "{label}: {failures} failed in a row, last: {error}; followed by {n} chat",
             "{label}: {failures} failed in a row, last: {error}; followed by {n} chats",
             f.subscribers,
-            label=html.escape(f.label),
+            label=html.escape(clip(f.label, _LABEL_SHOWN)),
             failures=f.consecutive_failures,
-            error=html.escape((f.last_error or "")[:200]),
+            error=html.escape((f.last_error or "")[:_ERROR_SHOWN]),
         )
-        for f in due
-    ]
+        more = ngettext(
+            "… and {n} more: /stats lists them",
+            "… and {n} more: /stats lists them",
+            len(due) - position,
+        )
+        if visible_length("\n".join([*lines, line, more])) > BUDGET:
+            lines.append(more)
+            break
+        lines.append(line)
     return "\n".join(lines)
 
 
 def chat_notice(followed: Followed) -> str:
     """The one message a following chat gets (plain text): the follow, arXiv's answer (as the
     core stored it), what to do."""
-    answer = (followed.last_error or _("no answer"))[:200].rstrip(".")
+    answer = (followed.last_error or _("no answer"))[:_ERROR_SHOWN].rstrip(".")
     label, failures = followed.label, followed.consecutive_failures
     if followed.identity is not None:
         return "⚠️ " + _(

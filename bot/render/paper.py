@@ -104,10 +104,8 @@ def _paper_message(
     topics: Sequence[str] = (),
     cause: Cause | None = None,
 ) -> Message:
-    lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name)
-    if topics:
-        found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
-        lines[1:1] = found
+    found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
+    lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name, found=found)
     return message_of(lines, paper_rows(record, cause))
 
 
@@ -117,8 +115,10 @@ def _paper_lines(
     marked: Callable[[str], bool],
     kind: NewsKind | None,
     category_name: Callable[[str], str | None],
+    found: Sequence[Line] = (),
 ) -> list[Line]:
-    """The paper's lines; `kind` None for a paper looked up (not news)."""
+    """The paper's lines; `kind` None for a paper looked up (not news). `found`: the 🔎 lines
+    of the topics that found it, under the heading, counted before the abstract is cut."""
     if kind is None:
         icon, status = "📄 ", _("Paper")
     elif kind == NewsKind.NEW:
@@ -137,6 +137,7 @@ def _paper_lines(
                 Span(clip(record.versioned_id, ID_LIMIT), ("code",)),
             )
         ),
+        *found,
         Line((Span(title, ("b",), href=record.abs_url or None),)),
     ]
     changes = record.changes if kind == NewsKind.REVISION else None
