@@ -7,6 +7,7 @@ by `watcher.follows.names.is_same_person`.
 from __future__ import annotations
 
 from bot.i18n import speaking
+from bot.i18n.dates import short_day
 from bot.render import render_digest
 from watcher.arxiv.taxonomy import category_name
 from watcher.core.views import DigestContent, RenderedPart
@@ -37,5 +38,6 @@ def _render(content: DigestContent) -> list[RenderedPart]:
 
 
 def since_text(content: DigestContent) -> str:
-    """The day the digest counts from, on the chat's clock: "Mon 30 Mar"."""
-    return f"{content.since.astimezone(content.zone):%a %d %b}"
+    """The day the digest counts from, on the chat's clock, in the language speaking now:
+    "Mon 30 Mar", "3月30日周一"."""
+    return short_day(content.since.astimezone(content.zone))

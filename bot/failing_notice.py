@@ -24,13 +24,17 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+from collections.abc import Sequence
 
 from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import RetryAfter, TelegramError
 
 from bot.delivery.compose import NO_PREVIEW
+from bot.i18n import _, ngettext, speaking
 from bot.ratelimit import retry_after_seconds
+from bot.render import visible_length
+from bot.render.styled import BUDGET, clip
 from watcher.core import Core
 from watcher.core.views import NO_THREAD
 from watcher.follows.followed import Followed
@@ -44,6 +48,7 @@ log = logging.getLogger(__name__)
 NAME_NOTICE_AT = ALONE_AFTER + 1  # failures in a row of a name, polled alone since the last
 MAX_CHATS_TOLD = 1000  # destinations told of one failing follow; more are logged as not told
 MAX_RETRY_WAIT = 60.0  # seconds of a 429 waited out before one more try; a longer one gives up
+_LABEL_SHOWN, _ERROR_SHOWN = 300, 200  # a follow's label and arXiv's answer, cut to this
 
 
 def keeps_failing(followed: Followed) -> bool:
@@ -75,17 +80,13 @@ class FailingNotices:
         if not due or not await deliveries.any_polling_well(failures_below=UNHEALTHY_FAILURES):
             return
         self.told.update(followed.id for followed in due)
-        lines = ["⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):"]
-        lines += [
-            f"• {html.escape(f.label)}: {f.consecutive_failures} failed in a row, last: "
-            f"{html.escape((f.last_error or '')[:200])}; followed by {f.subscribers} chat(s)"
-            for f in due
-        ]
         for chat_id in admins:  # none: the chats are still told
+            with speaking(await context.chat_settings.language(chat_id, NO_THREAD)):
+                notice = admin_notice(due)
             try:
                 await bot.send_message(
                     chat_id,
-                    "\n".join(lines),
+                    notice,
                     parse_mode=ParseMode.HTML,
                     link_preview_options=NO_PREVIEW,
                 )
@@ -105,26 +106,70 @@ class FailingNotices:
                 "(at most %d a follow)",
                 followed.label, total - len(places), total, self.max_chats,
             )  # fmt: skip
-        text = chat_notice(followed)
         told = 0
-        for chat_id, thread_id in places:
-            told += await _send(bot, chat_id, thread_id, text)
+        for chat_id, thread_id in places:  # said in each destination's language
+            with speaking(await context.chat_settings.language(chat_id, thread_id)):
+                notice = chat_notice(followed)
+            told += await _send(bot, chat_id, thread_id, notice)
         log.info("told %d of %d chat(s) that %s fails on its own", told, total, followed.label)
 
 
-def chat_notice(followed: Followed) -> str:
-    """The one message a following chat gets: the follow, arXiv's answer, what to do."""
-    answer = (followed.last_error or "no answer")[:200].rstrip(".")
-    if followed.identity is not None:
-        return (
-            f"⚠️ {followed.label} is failing: {answer}.\nNo papers come from this author id. "
-            f"Send /unsubscribe {followed.identity} to stop it, or follow them by name."
+def admin_notice(due: Sequence[Followed]) -> str:
+    """The administrators' message (HTML): each follow failing on its own, arXiv's answer; as
+    many as fit one message, then how many more (/stats lists them all)."""
+    lines = [_("⚠️ <b>Failing on its own</b> (the service is healthy; /stats lists it):")]
+    for position, f in enumerate(due):
+        line = "• " + ngettext(
+            "{label}: {failures} failed in a row, last: {error}; followed by {n} chat",
+            "{label}: {failures} failed in a row, last: {error}; followed by {n} chats",
+            f.subscribers,
+            label=html.escape(clip(f.label, _LABEL_SHOWN)),
+            failures=f.consecutive_failures,
+            error=html.escape((f.last_error or "")[:_ERROR_SHOWN]),
         )
-    stop = "/unwatch" if followed.kind == FollowKind.TOPIC else "/unsubscribe"
-    return (
-        f"⚠️ {followed.label} is failing: arXiv's answer to {followed.consecutive_failures} "
-        f"polls in a row was: {answer}.\nThe bot keeps retrying; send {stop} "
-        f"{followed.label} to stop it (/subscriptions shows its state)."
+        more = ngettext(
+            "… and {n} more: /stats lists them",
+            "… and {n} more: /stats lists them",
+            len(due) - position,
+        )
+        if visible_length("\n".join([*lines, line, more])) > BUDGET:
+            lines.append(more)
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def chat_notice(followed: Followed) -> str:
+    """The one message a following chat gets (plain text): the follow, arXiv's answer (as the
+    core stored it), what to do."""
+    answer = (followed.last_error or _("no answer"))[:_ERROR_SHOWN].rstrip(".")
+    label, failures = followed.label, followed.consecutive_failures
+    if followed.identity is not None:
+        return "⚠️ " + _(
+            "{label} is failing: {answer}.\nNo papers come from this author id. Send "
+            "/unsubscribe {identity} to stop it, or follow them by name.",
+            label=label,
+            answer=answer,
+            identity=followed.identity,
+        )
+    if followed.kind == FollowKind.TOPIC:
+        return "⚠️ " + ngettext(
+            "{label} is failing: arXiv's answer to {n} poll in a row was: {answer}.\nThe bot "
+            "keeps retrying; send /unwatch {label} to stop it (/subscriptions shows its state).",
+            "{label} is failing: arXiv's answer to {n} polls in a row was: {answer}.\nThe bot "
+            "keeps retrying; send /unwatch {label} to stop it (/subscriptions shows its state).",
+            failures,
+            label=label,
+            answer=answer,
+        )
+    return "⚠️ " + ngettext(
+        "{label} is failing: arXiv's answer to {n} poll in a row was: {answer}.\nThe bot keeps "
+        "retrying; send /unsubscribe {label} to stop it (/subscriptions shows its state).",
+        "{label} is failing: arXiv's answer to {n} polls in a row was: {answer}.\nThe bot keeps "
+        "retrying; send /unsubscribe {label} to stop it (/subscriptions shows its state).",
+        failures,
+        label=label,
+        answer=answer,
     )
 
 

@@ -5,7 +5,9 @@ asked for one (/preview on: the paper's abstract page, small, above the news). D
 topic carry its `message_thread_id`, and so do summaries and digest parts.
 
 A paper goes to many chats, so its message is rendered once for every chat that marks the same
-followed authors in it (`PaperMessages`, a small cache; `Follows` says whom each chat marks).
+followed authors in it and speaks the same language (`PaperMessages`, a small cache; `Follows`
+says whom each chat marks). Everything here speaks the language speaking now (`bot.i18n`): the
+sender sets each destination's around its send.
 The follows of a chat linked to the paper are what brought it there: its topics among them are
 named ("🔎 topic"), and one of them (a person first) is what the "Unfollow …" or "Mute topic"
 button stops.
@@ -41,6 +43,7 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.delivery.answers import cannot_parse
+from bot.i18n import current_language
 from bot.render import Button, Finder, Message, render_paper, render_summary
 from bot.render.actions import Cause
 from watcher.arxiv.records import Record
@@ -127,13 +130,14 @@ def who_follows_whom(audience: Audience) -> Follows:
 
 class PaperMessages:
     """News of a paper, composed once for every chat that marks the same followed authors in
-    it; the last `size` of them are kept. `follows` is set for the chats about to be served."""
+    it and speaks the same language (the one speaking now); the last `size` of them are kept.
+    `follows` is set for the chats about to be served."""
 
     def __init__(self, size: int = RENDER_CACHE_SIZE) -> None:
         self.size = size
         self.follows = Follows()
         self._composed: OrderedDict[
-            tuple[str, int, NewsKind, frozenset[int], tuple[int, ...]], Composed
+            tuple[str, int, NewsKind, frozenset[int], tuple[int, ...], str], Composed
         ] = OrderedDict()
 
     def marker(self, chat_id: int, thread_id: int) -> Callable[[str], bool]:
@@ -151,7 +155,7 @@ class PaperMessages:
         """The message for news of `record` in a chat's topic, its followed authors marked."""
         follows = self.follows.topics.get((chat_id, thread_id), frozenset())
         found = self.follows.found_by(record, follows)
-        key = (record.arxiv_id, record.version, kind, follows, found)
+        key = (record.arxiv_id, record.version, kind, follows, found, current_language())
         composed = self._composed.get(key)
         if composed is not None:
             self._composed.move_to_end(key)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.i18n import N_, _
 from bot.render.styled import (
     MAX_CALLBACK_DATA_BYTES,
     MAX_COPY_TEXT,
@@ -33,8 +34,9 @@ from watcher.arxiv.records import Record
 PREFIX = "a:"
 CITE, UNFOLLOW, CONFIRM, KEEP = "c", "u", "y", "k"
 SAVE, UNSAVE = "s", "x"
-SAVE_TEXT, UNSAVE_TEXT = "🔖 Save", "🗑 Unsave"
-SHARE_TEXT, COPY_TEXT = "↗ Share", "📋 Copy id"
+# Button labels, translated where a button is made.
+SAVE_TEXT, UNSAVE_TEXT = N_("🔖 Save"), N_("🗑 Unsave")
+SHARE_TEXT, COPY_TEXT = N_("↗ Share"), N_("📋 Copy id")
 _NAME_IN_BUTTON = 24  # a long name is cut: the confirmation names it in full
 
 # arXiv renders HTML from the LaTeX source of papers submitted since December 2023 (new-style
@@ -76,19 +78,19 @@ def html_url(record: Record) -> str | None:
 def paper_rows(record: Record, cause: Cause | None = None) -> tuple[tuple[Button, ...], ...]:
     """The rows under a paper: Abstract, PDF, HTML (if any); then Cite, Save, Share, Copy id;
     then the cause's "Unfollow …" or "Mute topic" when a follow brought it."""
-    links = (("📄 Abstract", record.abs_url), ("📥 PDF", record.pdf_url),
+    links = ((_("📄 Abstract"), record.abs_url), ("📥 PDF", record.pdf_url),
              ("🌐 HTML", html_url(record)))  # fmt: skip
     row = tuple(Button(text, url=url) for text, url in links if url)
     actions: list[Button] = []
     cite = f"{PREFIX}{CITE}:{record.arxiv_id}"
     if _fits(cite):  # an arXiv id always fits; an absurd stored one gets no button
-        actions.append(Button("❝ Cite", callback_data=cite))
+        actions.append(Button(_("❝ Cite"), callback_data=cite))
         actions.append(save_button(record.arxiv_id, saved=False))
     if 1 <= len(record.arxiv_id) <= MAX_INLINE_QUERY:
-        actions.append(Button(SHARE_TEXT, share_query=record.arxiv_id))
+        actions.append(Button(_(SHARE_TEXT), share_query=record.arxiv_id))
     copied = f"arXiv:{record.arxiv_id}"
     if len(copied) <= MAX_COPY_TEXT:
-        actions.append(Button(COPY_TEXT, copy_text=copied))
+        actions.append(Button(_(COPY_TEXT), copy_text=copied))
     stop: tuple[Button, ...] = ()
     unfollow = f"{PREFIX}{UNFOLLOW}:{cause.followed_id}:{record.arxiv_id}" if cause else ""
     if cause is not None and _fits(unfollow):
@@ -99,8 +101,8 @@ def paper_rows(record: Record, cause: Cause | None = None) -> tuple[tuple[Button
 def save_button(arxiv_id: str, *, saved: bool) -> Button:
     """ "🔖 Save" for a paper not on the chat's list, "🗑 Unsave" for one on it."""
     if saved:
-        return Button(UNSAVE_TEXT, callback_data=f"{PREFIX}{UNSAVE}:{arxiv_id}")
-    return Button(SAVE_TEXT, callback_data=f"{PREFIX}{SAVE}:{arxiv_id}")
+        return Button(_(UNSAVE_TEXT), callback_data=f"{PREFIX}{UNSAVE}:{arxiv_id}")
+    return Button(_(SAVE_TEXT), callback_data=f"{PREFIX}{SAVE}:{arxiv_id}")
 
 
 def _fits(data: str) -> bool:
@@ -109,17 +111,19 @@ def _fits(data: str) -> bool:
 
 def unfollow_text(cause: Cause) -> str:
     """The button's text: "Mute topic", or "Unfollow NAME" with a long name cut."""
-    return "🔕 Mute topic" if cause.topic else f"🔕 Unfollow {clip(cause.label, _NAME_IN_BUTTON)}"
+    if cause.topic:
+        return _("🔕 Mute topic")
+    return _("🔕 Unfollow {name}", name=clip(cause.label, _NAME_IN_BUTTON))
 
 
 def confirm_row(followed_id: int, arxiv_id: str, *, topic: bool) -> tuple[Button, ...]:
     """The confirmation's two buttons: stop the follow, or keep it."""
     return (
         Button(
-            "Yes, mute it" if topic else "Yes, unfollow",
+            _("Yes, mute it") if topic else _("Yes, unfollow"),
             callback_data=f"{PREFIX}{CONFIRM}:{followed_id}:{arxiv_id}",
         ),
-        Button("Keep", callback_data=f"{PREFIX}{KEEP}"),
+        Button(_("Keep"), callback_data=f"{PREFIX}{KEEP}"),
     )
 
 
@@ -127,13 +131,13 @@ def parse_action(data: str) -> Action | None:
     """The action a button's callback data asks for; None for data no button of ours makes."""
     if not data.startswith(PREFIX):
         return None
-    verb, _, rest = data.removeprefix(PREFIX).partition(":")
+    verb, __, rest = data.removeprefix(PREFIX).partition(":")
     if verb == KEEP and not rest:
         return Action(KEEP)
     if verb in (CITE, SAVE, UNSAVE) and rest:
         return Action(verb, rest)
     if verb in (UNFOLLOW, CONFIRM):
-        followed, _, arxiv_id = rest.partition(":")
+        followed, __, arxiv_id = rest.partition(":")
         if followed.isascii() and followed.isdigit() and arxiv_id:
             return Action(verb, arxiv_id, int(followed))
     return None

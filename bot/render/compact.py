@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.i18n import _, ngettext
 from bot.render.paper import author_name
 from bot.render.styled import BUDGET, Line, Message, Span, clip, line_units, message_of
 from watcher.arxiv.latex import latex_to_text
@@ -65,7 +66,7 @@ def render_compact(
 def compact_line(entry: CompactEntry) -> Line:
     """ "🔄 Title (v2) · ★ Dezun Dong · cs.DC": the title linked to the abstract page."""
     record = entry.record
-    title = clip(" ".join(latex_to_text(record.title).split()) or "(no title)", TITLE_LIMIT)
+    title = clip(" ".join(latex_to_text(record.title).split()) or _("(no title)"), TITLE_LIMIT)
     spans = [Span("🔄 ")] if entry.kind == NewsKind.REVISION else []
     spans.append(Span(title, href=record.abs_url or None))
     if entry.kind == NewsKind.REVISION:
@@ -75,7 +76,8 @@ def compact_line(entry: CompactEntry) -> Line:
         spans.append(Span(" · " if position == 0 else ", "))
         spans += author_name(clip(" ".join(name.split()), NAME_LIMIT), marked=True, tags=("b",))
     if len(marked) > MARKED_SHOWN:
-        spans.append(Span(f" and {len(marked) - MARKED_SHOWN} more"))
+        more = len(marked) - MARKED_SHOWN  # followed authors, not papers: a msgid of its own
+        spans.append(Span(" " + ngettext("and {n} more", "and {n} more", more)))
     if record.primary_category:
         spans.append(Span(f" · {clip(record.primary_category, CATEGORY_LIMIT)}"))
     return Line(tuple(spans))

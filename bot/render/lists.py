@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.i18n import _, ngettext
 from bot.render.paper import ID_LIMIT, author_name, author_spans
 from bot.render.styled import (
     BUDGET,
@@ -81,9 +82,13 @@ def render_paper_list(
     heading = clip(" ".join(title.split()), _LIST_HEADER_LIMIT)
     if records:
         last = first + len(records) - 1
-        count = f" · {total}" if page == 0 else f" · {first}–{last} of {total}"
+        count = f" · {total}"
+        if page:
+            count = " · " + _("{first}–{last} of {total}", first=first, last=last, total=total)
+    elif total == 0:
+        count = " · " + _("none yet")
     else:
-        count = " · none yet" if total == 0 else f" · page {page + 1}: none"
+        count = " · " + _("page {page}: none", page=page + 1)
     lines: list[Line] = [Line((Span(heading, ("b",)), Span(count)))]
     if note.strip():
         lines.append(Line((Span(clip(" ".join(note.split()), _LIST_HEADER_LIMIT), ("i",)),)))
@@ -100,11 +105,11 @@ def render_paper_list(
     navigation: list[Button] = []
     if page > 0:
         navigation.append(
-            Button("◀ Newer", callback_data=_page_callback(callback_prefix, page - 1))
+            Button(_("◀ Newer"), callback_data=_page_callback(callback_prefix, page - 1))
         )
     if (page + 1) * per_page < total:
         navigation.append(
-            Button("Older ▶", callback_data=_page_callback(callback_prefix, page + 1))
+            Button(_("Older ▶"), callback_data=_page_callback(callback_prefix, page + 1))
         )
     return message_of(lines, (tuple(navigation),) if navigation else ())
 
@@ -160,23 +165,29 @@ def render_digest(
     revised = [(i, record) for i, (record, kind) in enumerate(papers) if kind == NewsKind.REVISION]
     if not papers:
         return []
-    count = f"{len(new)} new paper{'' if len(new) == 1 else 's'}"
-    header = [Line((Span("📚 "), Span(f"{count} since {since}", ("b",))))]
+    count = ngettext(
+        "{n} new paper since {since}", "{n} new papers since {since}", len(new), since=since
+    )
+    header = [Line((Span("📚 "), Span(count, ("b",))))]
     entries: list[tuple[int, list[Line]]] = []
     for index, record in new:
         entries.append((index, _digest_entry(record, NewsKind.NEW, marked, category_name)))
     for position, (index, record) in enumerate(revised):
         lines = _digest_entry(record, NewsKind.REVISION, marked, category_name)
         if position == 0:  # the section's heading goes with its first entry, never alone
-            count = f"{len(revised)} paper{'' if len(revised) == 1 else 's'}"
-            lines = [Line((Span("🔄 "), Span(f"New versions of {count}", ("b",)))), *lines]
+            heading = ngettext(
+                "New versions of {n} paper", "New versions of {n} papers", len(revised)
+            )
+            lines = [Line((Span("🔄 "), Span(heading, ("b",)))), *lines]
         entries.append((index, lines))
     pages = _pack(
         header,
         entries,
         max_pages=max_messages,
-        continued=[Line((Span("📚 "), Span(f"Digest since {since}, continued", ("b",))))],
-        more=lambda n: f"… and {n} more: /recent 20",
+        continued=[
+            Line((Span("📚 "), Span(_("Digest since {since}, continued", since=since), ("b",))))
+        ],
+        more=lambda n: ngettext("… and {n} more: /recent 20", "… and {n} more: /recent 20", n),
         spaced=True,
     )
     return [DigestPage(message_of(lines), tuple(covers)) for lines, covers in pages]
@@ -197,7 +208,7 @@ def first_sentence(text: str) -> str:
 
 def page_from_callback(data: str, *, callback_prefix: str) -> int | None:
     """The page a list button asks for, or None when `data` is not such a button's."""
-    head, _, number = data.rpartition(":")
+    head, __, number = data.rpartition(":")
     if head != callback_prefix or not number.isascii() or not number.isdigit():
         return None
     return int(number)
@@ -209,12 +220,7 @@ def page_from_callback(data: str, *, callback_prefix: str) -> int | None:
 def _summary_lines(
     papers: Sequence[tuple[Record, NewsKind]], finders: Sequence[Sequence[Finder]]
 ) -> list[Line]:
-    new = sum(1 for _, kind in papers if kind != NewsKind.REVISION)
-    updated = len(papers) - new
-    counts = [f"{new} new paper{'' if new == 1 else 's'}"] if new or not updated else []
-    if updated:
-        counts.append(f"{updated} updated")
-    header = [Line((Span("📬 "), Span(f"While you were away: {' and '.join(counts)}", ("b",))))]
+    header = [Line((Span("📬 "), Span(_away(papers), ("b",))))]
     found = [tuple(finders[i]) if i < len(finders) else () for i in range(len(papers))]
     groups: dict[Finder | None, list[int]] = {}
     for index in range(len(papers)):
@@ -232,11 +238,27 @@ def _summary_lines(
                 line = Line((*line.spans, Span(" — "), *marks[1:]))
             lines = [line]
             if grouped and position == 0:  # a heading goes with its first paper, never alone
-                heading = _finder_spans(finder) if finder else [Span("Other papers")]
+                heading = _finder_spans(finder) if finder else [Span(_("Other papers"))]
                 lines = [Line(tuple(heading)), *lines]
             entries.append((index, lines))
-    ((lines, _),) = _pack(header, entries, max_pages=1, more=lambda n: f"… and {n} more")
+    ((lines, __),) = _pack(header, entries, max_pages=1, more=_and_more)
     return lines
+
+
+def _and_more(n: int) -> str:
+    """ "… and 3 more": the papers a summary leaves out."""
+    return ngettext("… and {n} more", "… and {n} more", n)
+
+
+def _away(papers: Sequence[tuple[Record, NewsKind]]) -> str:
+    """ "While you were away: 3 new papers and 2 updated", the summary's heading."""
+    new = sum(1 for __, kind in papers if kind != NewsKind.REVISION)
+    updated = len(papers) - new
+    new_papers = ngettext("{n} new paper", "{n} new papers", new)
+    updates = ngettext("{n} updated", "{n} updated", updated)
+    if new and updated:
+        return _("While you were away: {new} and {updated}", new=new_papers, updated=updates)
+    return _("While you were away: {counts}", counts=updates if updated else new_papers)
 
 
 def _finder_spans(finder: Finder) -> list[Span]:
@@ -251,7 +273,7 @@ def _finder_spans(finder: Finder) -> list[Span]:
 def _title_line(record: Record, kind: NewsKind, bullet: str, *, bold: bool = False) -> Line:
     """A title linked to its abstract page, with the version for a revision."""
     limit = _DIGEST_TITLE_LIMIT if bold else _LIST_TITLE_LIMIT
-    title = clip(" ".join(latex_to_text(record.title).split()) or "(no title)", limit)
+    title = clip(" ".join(latex_to_text(record.title).split()) or _("(no title)"), limit)
     version = f" (v{record.version})" if kind == NewsKind.REVISION else ""
     tags = ("b",) if bold else ()
     return Line((Span(bullet), Span(title, tags, href=record.abs_url or None), Span(version)))
@@ -352,7 +374,7 @@ def _list_authors(
     cut to `limit`, then "et al." when some are left out: "Ziyu Wang, ★ Dezun Dong et al."."""
     names = [" ".join(name.split()) for name in authors if name.strip()]
     if not names:
-        return [Span("unknown authors")]
+        return [Span(_("unknown authors"))]
     chosen = [0, *[i for i, name in enumerate(names) if i and marked(name)][:_LIST_MARKED]]
     spans: list[Span] = []
     for index in chosen:
@@ -360,7 +382,7 @@ def _list_authors(
             spans.append(Span(", "))
         spans += author_name(clip(names[index], limit), marked=marked(names[index]))
     if len(chosen) < len(names):
-        spans.append(Span(" et al."))
+        spans.append(Span(" " + _("et al.")))
     return spans
 
 

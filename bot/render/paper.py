@@ -10,8 +10,10 @@ the digests.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 
+from bot.i18n import N_, _, ngettext
 from bot.render.actions import Cause, paper_rows
 from bot.render.styled import (
     BUDGET,
@@ -21,6 +23,7 @@ from bot.render.styled import (
     clip,
     line_units,
     message_of,
+    spans_of,
     units,
 )
 from watcher.arxiv.latex import latex_to_text
@@ -46,10 +49,11 @@ _URL_LIMIT = 300
 # An abstract longer than this goes in an expandable block quote (three lines, a tap opens the
 # rest); a shorter one in a plain block quote, shown whole.
 EXPANDABLE_ABSTRACT = 600
-# How a revision names what it changed (`Record.changes`), in this order.
+# How a revision names what it changed (`Record.changes`), in this order; translated at use.
 _CHANGE_NAMES = {
-    "title": "title", "authors": "authors", "abstract": "abstract", "categories": "categories",
-    "comment": "comments", "journal_ref": "journal reference", "doi": "DOI",
+    "title": N_("title"), "authors": N_("authors"), "abstract": N_("abstract"),
+    "categories": N_("categories"), "comment": N_("comments"),
+    "journal_ref": N_("journal reference"), "doi": N_("DOI"),
 }  # fmt: skip
 
 
@@ -100,10 +104,8 @@ def _paper_message(
     topics: Sequence[str] = (),
     cause: Cause | None = None,
 ) -> Message:
-    lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name)
-    if topics:
-        found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
-        lines[1:1] = found
+    found = [Line((Span("🔎 "), Span(clip(t, _TOPIC_LIMIT), ("i",)))) for t in topics]
+    lines = _paper_lines(record, marked=marked, kind=kind, category_name=category_name, found=found)
     return message_of(lines, paper_rows(record, cause))
 
 
@@ -113,17 +115,19 @@ def _paper_lines(
     marked: Callable[[str], bool],
     kind: NewsKind | None,
     category_name: Callable[[str], str | None],
+    found: Sequence[Line] = (),
 ) -> list[Line]:
-    """The paper's lines; `kind` None for a paper looked up (not news)."""
+    """The paper's lines; `kind` None for a paper looked up (not news). `found`: the 🔎 lines
+    of the topics that found it, under the heading, counted before the abstract is cut."""
     if kind is None:
-        icon, status = "📄 ", "Paper"
+        icon, status = "📄 ", _("Paper")
     elif kind == NewsKind.NEW:
-        icon, status = "🆕 ", "New paper"
+        icon, status = "🆕 ", _("New paper")
     elif kind == NewsKind.REVISION:
-        icon, status = "🔄 ", f"Updated to v{record.version}"
+        icon, status = "🔄 ", _("Updated to v{version}", version=record.version)
     else:
         raise ValueError(f"kind must be a NewsKind or None (looked up), got {kind!r}")
-    title = clip(latex_to_text(record.title) or "(no title)", _TITLE_LIMIT)
+    title = clip(latex_to_text(record.title) or _("(no title)"), _TITLE_LIMIT)
     lines = [
         Line(
             (
@@ -133,6 +137,7 @@ def _paper_lines(
                 Span(clip(record.versioned_id, ID_LIMIT), ("code",)),
             )
         ),
+        *found,
         Line((Span(title, ("b",), href=record.abs_url or None),)),
     ]
     changes = record.changes if kind == NewsKind.REVISION else None
@@ -147,7 +152,7 @@ def _paper_lines(
         if value and value.strip():
             lines.append(Line((Span(f"🏷 {label}: " + clip(value, _CLASS_LIMIT)),)))
     if kind == NewsKind.NEW or (kind is None and record.version == 1):
-        dates = f"📅 Submitted {record.published:%Y-%m-%d}"
+        dates = "📅 " + _("Submitted {date}", date=f"{record.published:%Y-%m-%d}")
     else:
         dates = f"📅 v1 {record.published:%Y-%m-%d} · v{record.version} {record.updated:%Y-%m-%d}"
     lines.append(Line((Span(dates),)))
@@ -160,16 +165,15 @@ def _paper_lines(
 
     abstract = latex_to_text(record.abstract)
     if changes is not None and "abstract" not in changes:
-        lines.append(Line((Span("📝 Abstract unchanged: on the abstract page."),)))
+        lines.append(Line((Span("📝 " + _("Abstract unchanged: on the abstract page.")),)))
     elif abstract:
         used = sum(line_units(line) for line in lines) + len(lines)  # each line and its newline
         expandable = units(abstract) > EXPANDABLE_ABSTRACT
         if units(abstract) <= BUDGET - used:
             lines.append(Line((Span(abstract),), quoted=True, expandable=expandable))
         else:
-            pointer = Line(
-                (Span("✂ Abstract shortened. Full text: " + clip(record.abs_url, _URL_LIMIT)),)
-            )
+            url = clip(record.abs_url, _URL_LIMIT)
+            pointer = Line((Span("✂ " + _("Abstract shortened. Full text: {url}", url=url)),))
             room = BUDGET - used - line_units(pointer) - 1
             shortened = clip(abstract, room)
             lines.append(Line((Span(shortened),), quoted=True, expandable=expandable))
@@ -179,10 +183,10 @@ def _paper_lines(
 
 def _changes_spans(changes: frozenset[str]) -> list[Span]:
     """ "Changed: title, abstract", or that none of what we keep changed."""
-    names = [shown for field, shown in _CHANGE_NAMES.items() if field in changes]
+    names = [_(shown) for field, shown in _CHANGE_NAMES.items() if field in changes]
     if not names:
-        return [Span("Same title, authors and abstract: the changes are in the paper itself.")]
-    return [Span("Changed: ", ("b",)), Span(", ".join(names))]
+        return [Span(_("Same title, authors and abstract: the changes are in the paper itself."))]
+    return spans_of(_("<b>Changed:</b> {fields}", fields=html.escape(", ".join(names))))
 
 
 def _categories_text(record: Record, category_name: Callable[[str], str | None]) -> str:
@@ -191,7 +195,7 @@ def _categories_text(record: Record, category_name: Callable[[str], str | None])
     text = f"{primary} — {name}" if name else primary
     cross_lists = [category for category in record.categories if category != primary]
     if cross_lists:
-        text += " · also " + ", ".join(cross_lists)
+        text += " · " + _("also {categories}", categories=", ".join(cross_lists))
     return text
 
 
@@ -216,7 +220,7 @@ def author_spans(
         wanted += [index for index in range(leading) if not is_marked[index]]
     # Take authors while an upper bound of the rendered length fits: a name, its marker, its
     # ", " and a possible "…, " before it, plus room for the closing " and N others".
-    room = limit - len(" and 99999 others")
+    room = limit - units(_others(99999))
     shown: set[int] = set()
     for index in wanted:
         cost = units(names[index]) + len(MARKER) + len(", ") + len("…, ")
@@ -236,5 +240,10 @@ def author_spans(
         previous = index
     hidden = len(names) - len(shown)
     if hidden:
-        spans.append(Span(f" and {hidden} other{'s' if hidden > 1 else ''}"))
+        spans.append(Span(_others(hidden)))
     return spans
+
+
+def _others(hidden: int) -> str:
+    """ " and 3 others": the authors a shortened list leaves out."""
+    return " " + ngettext("and {n} other", "and {n} others", hidden)

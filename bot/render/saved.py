@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.i18n import N_, _
 from bot.render.lists import render_paper_list
 from bot.render.styled import MAX_CALLBACK_DATA_BYTES, Button, Message
 from watcher.arxiv.records import Record
@@ -20,7 +21,7 @@ from watcher.core.views import SavedEntry
 
 PREFIX = "v"
 _UNSAVE = "x"
-NOT_STORED = "not stored here"
+NOT_STORED = N_("not stored here")  # translated where it is shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ def render_saved_page(
     records = [entry.record or _placeholder(entry) for entry in entries]
     listed = render_paper_list(
         records,
-        title="Saved",
+        title=_("Saved"),
         page=page,
         per_page=per_page,
         total=total,
@@ -96,7 +97,7 @@ def _placeholder(entry: SavedEntry) -> Record:
         title=entry.title or f"arXiv:{entry.arxiv_id}",
         abstract="",
         authors=(),
-        primary_category=NOT_STORED,
+        primary_category=_(NOT_STORED),
         categories=(),
         published=entry.saved_at,
         updated=entry.saved_at,

@@ -1,6 +1,7 @@
 """Styled text, the material of every renderer: lines of styled spans, their two views (Telegram
 HTML, and the plain text sent when Telegram refuses the HTML), lengths as Telegram counts them,
-cutting to a length, and the `Message` and `Button`s a renderer returns.
+cutting to a length, a translated sentence's simple markup read back into spans (`spans_of`),
+and the `Message` and `Button`s a renderer returns.
 
 A message is built once as lines, and both views are taken from those lines (`message_of`), so
 they say the same thing; the visible length (what Telegram counts against its 4096 limit, in
@@ -100,6 +101,26 @@ class Line:
     spans: tuple[Span, ...]
     quoted: bool = False
     expandable: bool = False
+
+
+_MARKUP = re.compile(r"<(/?)(b|i|u)>")
+
+
+def spans_of(markup: str) -> list[Span]:
+    """The spans a translated sentence with simple markup makes: "<b>Changed:</b> title" ->
+    a bold span and a plain one. Only <b>, <i> and <u>, not nested; entities are decoded (so the
+    values filled into the sentence must be escaped, `html.escape`)."""
+    spans: list[Span] = []
+    tags: tuple[str, ...] = ()
+    position = 0
+    for tag in _MARKUP.finditer(markup):
+        if tag.start() > position:
+            spans.append(Span(html.unescape(markup[position : tag.start()]), tags))
+        tags = () if tag.group(1) else (tag.group(2),)
+        position = tag.end()
+    if position < len(markup):
+        spans.append(Span(html.unescape(markup[position:]), tags))
+    return spans
 
 
 def message_of(lines: Iterable[Line], buttons: tuple[tuple[Button, ...], ...] = ()) -> Message:
