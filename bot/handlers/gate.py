@@ -40,30 +40,32 @@ class Gate:
 
     async def check(self, update: Update, context: Context) -> None:
         """Speak the destination's language; throttle a flooding chat, and note that a chat
-        which asks something is reachable (and, the first time, its writer's language)."""
+        which asks something is reachable (and, the first time, its writer's language). A
+        command costs one database transaction here, as it did before languages."""
         speak(None)  # an update that names no chat is answered in the default
         chat = update.effective_chat
         if chat is None:
             return
         topic = topic_of(update.effective_message)
-        language = await self.chat_settings.language(chat.id, topic)
-        speak(language)
         if not _is_interaction(update, context.bot.username):
+            speak(await self.chat_settings.language(chat.id, topic))
             return
         verdict = self.budget.take(chat.id)
         if verdict != "serve":
             if verdict == "warn":
                 log.info("chat %s is over its command budget; ignoring it for a while", chat.id)
+                speak(await self.chat_settings.language(chat.id, topic))
             query = update.callback_query
             if query is not None:
                 await query.answer(_(SLOW_DOWN) if verdict == "warn" else None)
             elif verdict == "warn":
                 await reply(update, context, _(SLOW_DOWN))
             raise ApplicationHandlerStop
-        if update.callback_query is None:
-            await self.membership.seen(chat, language=language_hint(update.effective_user))
-            if language is None:  # its first writer's, just noted
-                speak(await self.chat_settings.language(chat.id, topic))
+        if update.callback_query is not None:
+            speak(await self.chat_settings.language(chat.id, topic))
+            return
+        hint = language_hint(update.effective_user)
+        speak(await self.membership.seen(chat, language=hint, thread_id=topic))
 
 
 def _is_interaction(update: Update, bot_username: str) -> bool:

@@ -59,18 +59,21 @@ class Membership:
 
     def __init__(self, service: Core, *, events: DeliveryEvents) -> None:
         self.presence = service.presence
-        self.chat_settings = service.chat_settings
         self.events = events
 
-    async def seen(self, chat: Chat, *, language: str | None = None) -> None:
+    async def seen(
+        self, chat: Chat, *, language: str | None = None, thread_id: int = NO_THREAD
+    ) -> str | None:
         """The chat spoke to us or let us in: it is reachable (again). `language`: what the
-        person who wrote (or let us in) asked for, the chat's if it has none yet."""
-        came_back = await self.presence.seen(
-            chat.id, kind=chat.type, title=chat_title(chat), language=language
+        person who wrote (or let us in) asked for, the chat's if it has none yet. Returns the
+        language the destination (`thread_id`) speaks now."""
+        came_back, speaks = await self.presence.seen(
+            chat.id, kind=chat.type, title=chat_title(chat), language=language, thread_id=thread_id
         )
         if came_back:
             log.info("chat %s is back; its parked deliveries are due", chat.id)
             self.events.chat_back()
+        return speaks
 
     async def gone(self, chat_id: int, *, reason: str) -> None:
         """The chat refused us: park its deliveries until it comes back."""
@@ -91,8 +94,7 @@ class Membership:
             log.info("chat %s is gone: %s", chat.id, reason)
             await self.gone(chat.id, reason=reason)
             return
-        await self.seen(chat, language=language_hint(change.from_user))
-        speak(await self.chat_settings.language(chat.id, NO_THREAD))
+        speak(await self.seen(chat, language=language_hint(change.from_user)))
         if not may_post(change.new_chat_member, chat_type=chat.type):
             return
         if change.old_chat_member.status in _GONE and chat.type in _GROUPS:

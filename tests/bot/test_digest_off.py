@@ -16,10 +16,11 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.digest import render_digest_parts
+from bot.handlers.common import local_time
 from tests.fakes.corpus import make_record
 from tests.harness.bots import USER, Bot, running_front_end
 from tests.harness.clocks import TurnedClock
-from watcher.calendars.schedule import DigestSchedule, local_time_text
+from watcher.calendars.schedule import DigestSchedule
 from watcher.store import MatchedRecord
 
 EARLY = 1.0  # seconds of the running sender watched for a message sent too early
@@ -76,9 +77,9 @@ async def test_digest_off_in_quiet_hours_says_when_and_the_digest_comes_then_onc
 
     assert answer == (
         "✅ Digest off: each new paper is its own message again. The 4 papers waiting come as "
-        f"one digest at {local_time_text(until, SHANGHAI)}, when the quiet hours end."
+        f"one digest at {local_time(until, SHANGHAI)}, when the quiet hours end."
     )
-    assert local_time_text(until, SHANGHAI).endswith(" CST")  # the chat's clock, not UTC
+    assert local_time(until, SHANGHAI).endswith(" CST")  # the chat's clock, not UTC
     await asyncio.sleep(EARLY)
     assert digests(bot, USER) == []  # still quiet
     clock.turn_to(until)

@@ -70,7 +70,7 @@ async def test_an_alias_import_reaches_the_importing_chat_alone(front_end: Bot) 
 
     question = await import_text(bot, USER, "subscribe Dezun Dong|Wei Wang\n")
     assert question.text.startswith("📥 This chat will follow Dezun Dong.")
-    assert "1 of them start a history" in question.text  # its own follow, its own allowance
+    assert "1 of them starts a history" in question.text  # its own follow, its own allowance
     await confirm(bot, question)
     await bot.service.poller.poll(force=True)  # the new follow's history, stored silently
 
@@ -116,7 +116,7 @@ async def test_an_import_of_an_unknown_author_id_is_skipped_and_health_stays_ok(
 
     assert question.text.splitlines() == [
         "📥 This chat will follow arxiv:dong_d_1.",
-        "1 of them start a history, from this chat's allowance of new follows.",
+        "1 of them starts a history, from this chat's allowance of new follows.",
         "Skipped (1):",
         "• line 2, arxiv:nobody_n_1: arXiv knows no author id nobody_n_1; the id is the end of "
         "an arXiv author page's address",

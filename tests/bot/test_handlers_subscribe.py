@@ -271,6 +271,7 @@ async def test_subscriptions_lists_counts_and_last_poll(bot: Bot) -> None:
         "Settings\n"
         "Digest: off, one message per paper (/digest).\n"
         "Time zone: UTC (/timezone).\n"
+        "Language: English (/language).\n"
         "Quiet hours: off.\n"
         "Paused: no.\n"
         "Format: full (/format).\n"

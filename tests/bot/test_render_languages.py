@@ -19,7 +19,7 @@ import pytest
 from bot.delivery.compose import PaperMessages
 from bot.digest import render_digest_parts, since_text
 from bot.failing_notice import admin_notice, chat_notice
-from bot.i18n import speaking
+from bot.i18n import current_language, speaking
 from bot.render import (
     CompactEntry,
     Finder,
@@ -90,9 +90,11 @@ def failing(*, identity: str | None = None, kind: FollowKind = FollowKind.PERSON
 
 
 def digest_content() -> DigestContent:
+    """A destination's digest, in the language speaking now (the core reads the chat's)."""
     items = (DigestItem(paper(), NewsKind.NEW), DigestItem(paper(version=2), NewsKind.REVISION))
     since = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)  # Fri 4 Dec, 09:00 in Shanghai
-    return DigestContent(items, since, ZoneInfo("Asia/Shanghai"), (("Dezun Dong",),))
+    zone = ZoneInfo("Asia/Shanghai")
+    return DigestContent(items, since, zone, (("Dezun Dong",),), current_language())
 
 
 # --- Simplified Chinese -----------------------------------------------------------------------

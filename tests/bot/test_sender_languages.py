@@ -118,11 +118,13 @@ async def test_in_the_pseudo_locale_nothing_the_sender_says_escapes_the_catalog(
     speaks(world, ENGLISH, pseudo)
     world.chats.speaking.set_format(ENGLISH, NO_THREAD, MessageFormat.COMPACT)
     world.chats.set_notify_revisions(CHINESE, True)
-    records = [world.publish(f"2611.{n:05d}", title=f"Paper number {n}") for n in range(3)]
-    world.chats.speaking.pause(CHINESE, NO_THREAD)
-    records += [world.publish(f"2611.{n:05d}", title=f"Paper number {n}") for n in range(3, 10)]
     async with sending(world) as sender:
+        records = [world.publish(f"2611.{n:05d}", title=f"Paper number {n}") for n in range(3)]
+        sender.wake()
         await eventually(lambda: len(world.fake.sent(CHINESE)) == 3)
+        world.chats.speaking.pause(CHINESE, NO_THREAD)
+        sender.speaking_changed()
+        records += [world.publish(f"2611.{n:05d}", title=f"Paper number {n}") for n in range(3, 10)]
         world.chats.speaking.resume(CHINESE, NO_THREAD)
         sender.speaking_changed()
         await eventually(lambda: len(world.fake.sent(CHINESE)) == 4)

@@ -86,11 +86,12 @@ def test_the_settings_are_said_in_chinese() -> None:
         assert lines[0] == "<b>设置</b>"
         assert lines[1] == "日报：每周 周一 08:00，下一期 2026年12月7日 08:00 CST。"
         assert lines[2] == "时区：Asia/Shanghai（/timezone）。"
-        assert lines[3] == (
+        assert lines[3] == "语言：简体中文（/language）。"
+        assert lines[4] == (
             "静音时段：22:00-07:00（Asia/Shanghai）；下次从 2026年12月4日 22:00 CST 开始。"
         )
-        assert lines[4] == "暂停：是，自 2026年12月4日 09:00 CST 起，3 篇论文等待中（/resume）。"
-        assert lines[5:] == [
+        assert lines[5] == "暂停：是，自 2026年12月4日 09:00 CST 起，3 篇论文等待中（/resume）。"
+        assert lines[6:] == [
             "格式：简洁（/format）。",
             "提示音：关闭（/silent）。",
             "链接预览：关闭。",
@@ -127,7 +128,8 @@ def test_no_english_sentence_is_left(index: int) -> None:
 def test_english_stays_as_it_was() -> None:
     lines = settings_lines(SPEAKING, DIGEST_ON, revisions=False, now=NOW)
     assert lines[1] == "Digest: weekly on Monday at 08:00, next 7 Dec 2026, 08:00 CST."
-    assert lines[4] == "Paused: yes, since 4 Dec 2026, 09:00 CST, 3 papers waiting (/resume)."
+    assert lines[3] == "Language: English (/language)."
+    assert lines[5] == "Paused: yes, since 4 Dec 2026, 09:00 CST, 3 papers waiting (/resume)."
     assert lines[-1] == "New versions of papers: off (/revisions on to change)."
     assert only_admins("group") == "Only this group's administrators can change what it follows."
     assert done(PLAN, "This chat") == (

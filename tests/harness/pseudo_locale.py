@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 
 from bot.i18n import install
+from watcher.arxiv.taxonomy import categories
 
 PSEUDO = "x-pseudo"
 OPEN, CLOSE = "⟦", "⟧"
@@ -59,7 +60,10 @@ _NEVER_TRANSLATED = re.compile(
     r"|\b\d{4}\.\d{4,5}(v\d+)?\b|\b[a-z-]+(\.[a-zA-Z-]+)?/\d{7}\b"
     r"|\b[a-z-]+\.[A-Za-z-]{2,}\b|\b[a-z]+\b(?=\.[A-Z])"  # categories: cs.DC, math.AG
     r"|\b[A-Z][A-Za-z_]+/[A-Za-z_/+-]+"  # IANA zones: Europe/Berlin
-    r"|\b(arXiv|ORCID|OPML|BibTeX|UTC|GMT|PDF|HTML|DOI|Telegram)\b",  # names, not sentences
+    r"|\b(arXiv|ORCID|OPML|BibTeX|PDF|HTML|DOI|Telegram)\b"  # names, not sentences
+    r"|\b[A-Z]{2,5}\b"  # a zone's abbreviation (CST, CEST, UTC): the zone's, in every language
+    # Dates are CLDR's, not the catalog's: the pseudo-locale writes them as English does.
+    r"|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b",
     re.DOTALL,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
@@ -82,7 +86,9 @@ def _without_wrapped(text: str) -> str:
 def english_left(text: str, exempt: Iterable[str] = ()) -> list[str]:
     """The English words (three letters or more) left in `text` once the translated sentences
     and what is never translated are taken out; `exempt`: texts that are the paper's or the
-    person's own (titles, abstracts, names, the words of a topic)."""
+    person's own (titles, abstracts, names, the words of a topic). arXiv's names of its
+    categories ("Distributed, Parallel, and Cluster Computing") are arXiv's, as its titles are."""
+    exempt = [*exempt, *categories().values()]
     for own in sorted({e for e in exempt if e}, key=len, reverse=True):
         text = text.replace(own, " ")
     text = _without_wrapped(text)

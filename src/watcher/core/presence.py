@@ -8,6 +8,7 @@ from __future__ import annotations
 from watcher.aio import in_db_thread
 from watcher.clock import Clock
 from watcher.store.chats import Chats
+from watcher.store.tables import NO_THREAD
 
 
 class Presence:
@@ -18,12 +19,24 @@ class Presence:
         self._clock = clock
 
     async def seen(
-        self, chat_id: int, *, kind: str, title: str | None, language: str | None = None
-    ) -> bool:
-        """The chat is reachable (again); True when it came back from being gone. `language`:
-        what the person who wrote asked for, kept if the chat has none yet."""
+        self,
+        chat_id: int,
+        *,
+        kind: str,
+        title: str | None,
+        language: str | None = None,
+        thread_id: int = NO_THREAD,
+    ) -> tuple[bool, str | None]:
+        """The chat is reachable (again): whether it came back from being gone, and the
+        language the destination (`thread_id`) speaks. `language`: what the person who wrote
+        asked for, kept if the chat has none yet. One transaction: a command's first."""
         return await in_db_thread(
-            self._chats.seen, chat_id, kind=kind, title=title, language=language
+            self._chats.arrived,
+            chat_id,
+            kind=kind,
+            title=title,
+            language=language,
+            thread_id=thread_id,
         )
 
     async def gone(self, chat_id: int, *, reason: str) -> None:

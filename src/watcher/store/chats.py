@@ -29,6 +29,7 @@ from watcher.store.destinations import (
     DestinationSetting,
     destination,
     flag_summaries,
+    language_of,
     move_destinations,
 )
 from watcher.store.digests import Digests
@@ -87,12 +88,26 @@ class Chats:
         A chat that comes back has its parked deliveries due again; more than
         `summary_threshold` of them are flagged to go out as one summary.
         """
+        came_back, _language = self.arrived(chat_id, kind=kind, title=title, language=language)
+        return came_back
+
+    def arrived(
+        self,
+        chat_id: int,
+        *,
+        kind: str,
+        title: str | None = None,
+        language: str | None = None,
+        thread_id: int = NO_THREAD,
+    ) -> tuple[bool, str | None]:
+        """`seen`, and in the same transaction the language the destination (`thread_id`)
+        speaks now (`watcher.store.destinations.language_of`): what a command needs first."""
         with Session(self.engine) as session:
             chat = session.get(Chat, chat_id)
             if chat is None:
                 session.add(Chat(id=chat_id, kind=kind, title=title, language=language))
                 session.commit()
-                return False
+                return False, language_of(session, chat_id, thread_id)
             came_back = not chat.active
             chat.language = chat.language or language
             chat.active, chat.inactive_reason, chat.inactive_since = True, None, None
@@ -108,8 +123,9 @@ class Chats:
                 )
                 # Counted per destination: each forum topic gets its own summary, in itself.
                 flag_summaries(session, chat_id, threshold=self.summary_threshold)
+            speaks = language_of(session, chat_id, thread_id)
             session.commit()
-            return came_back
+            return came_back, speaks
 
     def get(self, chat_id: int) -> ChatInfo | None:
         with Session(self.engine) as session:
