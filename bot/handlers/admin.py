@@ -26,7 +26,7 @@ from bot.handlers.common import (
     when,
 )
 from bot.handlers.permissions import STAND_INS
-from bot.i18n import _, ngettext
+from bot.i18n import _, ngettext, say
 from bot.render import MAX_MESSAGE_LENGTH, visible_length
 from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.core.admin import ServiceStats
@@ -144,7 +144,7 @@ def stats_text(stats: ServiceStats) -> str:
 def _mailing_lines(news: MailingNews, calendar: AnnouncementCalendar) -> list[str]:
     """ "arXiv: last mailing …, first from the listing …": none before any mailing is seen."""
     line = describe_mailing(news, calendar)
-    return [] if line is None else [_("arXiv: {mailing}", mailing=html.escape(line))]
+    return [] if line is None else [_("arXiv: {mailing}", mailing=html.escape(say(line)))]
 
 
 def _unparsed_lines(states: Sequence[SourceHealth]) -> list[str]:

@@ -34,7 +34,7 @@ def test_the_first_source_keeps_a_mailing_and_a_restart_remembers(engine: Engine
         date(2026, 12, 2), source="OAI", at=ANNOUNCED + timedelta(hours=2, minutes=40)
     )
     restarted = Store(engine)
-    assert describe_mailing(restarted.last_mailing(), CALENDAR) == (
+    assert str(describe_mailing(restarted.last_mailing(), CALENDAR)) == (
         "last mailing 2026-12-02, first from the listing at 2026-12-02 01:04 UTC, 4 min after "
         "the announcement; 3 listing probes for the mailing of 2026-12-02 (2 beyond the first)"
     )
@@ -47,12 +47,12 @@ def test_a_late_day_that_never_flipped_shows_its_probes_and_the_oai_delay(engine
     store.record_mailing_seen(
         thursday, source="OAI", at=datetime(2026, 12, 3, 1, 30, tzinfo=EASTERN)
     )
-    assert describe_mailing(store.last_mailing(), CALENDAR) == (
+    assert str(describe_mailing(store.last_mailing(), CALENDAR)) == (
         "last mailing 2026-12-03, first from OAI-PMH at 2026-12-03 06:30 UTC, 5 h 30 min after "
         "the announcement; 50 listing probes for the mailing of 2026-12-03 (49 beyond the first)"
     )
     store.record_listing_probes(date(2026, 12, 4), 40)  # probed, never seen
-    assert describe_mailing(store.last_mailing(), CALENDAR) == (
+    assert str(describe_mailing(store.last_mailing(), CALENDAR)) == (
         "last mailing 2026-12-03, first from OAI-PMH at 2026-12-03 06:30 UTC, 5 h 30 min after "
         "the announcement; 40 listing probes for the mailing of 2026-12-04 (39 beyond the "
         "first), not seen on the listing"
@@ -60,10 +60,10 @@ def test_a_late_day_that_never_flipped_shows_its_probes_and_the_oai_delay(engine
 
 
 def test_delays_read_in_minutes_hours_and_days() -> None:
-    assert describe_delay(timedelta(seconds=59)) == "0 min"
-    assert describe_delay(timedelta(minutes=119)) == "119 min"
-    assert describe_delay(timedelta(hours=2, minutes=31)) == "2 h 31 min"
-    assert describe_delay(timedelta(days=3, hours=1)) == "3 days 1 h"
+    assert str(describe_delay(timedelta(seconds=59))) == "0 min"
+    assert str(describe_delay(timedelta(minutes=119))) == "119 min"
+    assert str(describe_delay(timedelta(hours=2, minutes=31))) == "2 h 31 min"
+    assert str(describe_delay(timedelta(days=3, hours=1))) == "3 days 1 h"
 
 
 def test_a_year_of_mailings_keeps_only_the_newest_rows(engine: Engine) -> None:
