@@ -116,7 +116,7 @@ def question(asked: Asked) -> Message:
 
 
 def _papers(count: int) -> str:
-    return ngettext("{n:,} paper", "{n:,} papers", count)
+    return ngettext("{count} paper", "{count} papers", count, count=f"{count:,}")
 
 
 def _short(name: str, longest: int = _SHORTEST_NAME) -> str:
