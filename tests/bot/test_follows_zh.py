@@ -35,12 +35,13 @@ from bot.handlers.follow_answers import (
 )
 from bot.handlers.offers import STALE, expired, question
 from bot.handlers.paper_answers import paper_answer
-from bot.handlers.paper_buttons import _already_gone, _done
+from bot.handlers.paper_buttons import _already_gone, _done, _question
 from bot.handlers.questions import _list, _search_list
 from bot.handlers.subscriptions import _checked, _unsubscribed
 from bot.handlers.topics import _listing, _unwatch_argument, _unwatched
 from bot.i18n import _, speaking
 from bot.render import Message
+from bot.render.actions import UNFOLLOW, Action
 from tests.fakes.corpus import make_record
 from tests.harness.pseudo_locale import english_left, install_pseudo
 from watcher.arxiv.taxonomy import category_name
@@ -176,6 +177,8 @@ def answers() -> list[str]:
         _done(CHAT, dong),
         _done(CHAT, topic_follow),
         _already_gone(FORUM_TOPIC),
+        _question(CHAT, dong, Action(UNFOLLOW, "2604.01234", dong.id)).html,
+        _question(FORUM_TOPIC, topic_follow, Action(UNFOLLOW, "2604.01234", 1)).html,
     ]
     for typed in (["cs.DC"], ["xx.YY"]):
         with pytest.raises(UsageError) as refused:
@@ -250,6 +253,7 @@ def test_the_answers_about_follows_and_papers_are_in_chinese() -> None:
     assert "<code>/unsubscribe Dezun Dong</code>" in said  # the example stays as typed
     assert "<code>/subscribe Dezun Dong; Yemao Xu</code>" in said
     assert "此按钮已失效" in said
+    assert "退订主题 <b>allreduce in cs.DC</b> 吗？其他订阅不受影响。" in said
     assert "4,000 篇论文" in said  # the homonym question's button
     assert "👥 arXiv:2604.01234v2 的作者（共 45 位，第 2/3 页）" in said
     assert "◀ 上一页" in said and "下一页 ▶" in said
