@@ -115,7 +115,9 @@ def answers() -> list[str]:
     topic = parse_topic('"remote direct memory access" RDMA in cs.DC')
     either = parse_topic("allreduce (RDMA OR InfiniBand OR NVLink) -survey in cs.DC,cs.NI")
     whole = parse_topic("in cs.DC")
-    topic_follow = follow("allreduce in cs.DC", kind=FollowKind.TOPIC)
+    topic_follow = follow(
+        "allreduce", kind=FollowKind.TOPIC, topic="allreduce", categories=("cs.DC",)
+    )
     spent = BudgetSpent(wait=1500)
     error = ArxivError("HTTP 503 from export.arxiv.org")
     failing = follow(consecutive_failures=4, last_error="HTTP 503 from export.arxiv.org")
@@ -246,7 +248,11 @@ def test_the_answers_about_follows_and_papers_are_in_chinese() -> None:
             Subscribed(follow(kind=FollowKind.TOPIC), Start.NEW),
             None,  # type: ignore[arg-type]
         )
-        listed = _listing(CHAT, [follow("allreduce in cs.DC", kind=FollowKind.TOPIC)] * 2)
+        listed = _listing(
+            CHAT,
+            [follow("allreduce", kind=FollowKind.TOPIC, topic="allreduce", categories=("cs.DC",))]
+            * 2,
+        )
     assert "现已订阅 <b>Dezun Dong</b>" in said
     assert "arXiv 上没有 <b>Dezun Dong</b> 的论文" in said
     assert "通常每天约 100 篇论文（上周 700 篇）" in said
