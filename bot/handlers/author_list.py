@@ -16,6 +16,7 @@ import html
 import re
 from dataclasses import dataclass
 
+from bot.i18n import _, ngettext
 from bot.render import MAX_CALLBACK_DATA_BYTES, Button, Message
 from bot.render.styled import clip
 from watcher.core.coauthors import AuthorEntry, AuthorList
@@ -62,29 +63,47 @@ def author_page(listing: AuthorList, page: int, *, asked_version: int | None = N
     total = pages(listing)
     page = min(max(page, 0), total - 1)
     shown = authors[page * PER_PAGE : (page + 1) * PER_PAGE]
-    count = f"{len(authors)} author{'' if len(authors) == 1 else 's'}"
-    where = f", page {page + 1} of {total}" if total > 1 else ""
-    lines = [
-        f"👥 Authors of arXiv:{html.escape(record.versioned_id)} ({count}{where})",
-        f"<b>{html.escape(clip(record.title, _TITLE))}</b>",
-    ]
+    paper = html.escape(record.versioned_id)
+    head = (
+        ngettext(
+            "👥 Authors of arXiv:{paper} ({n} author, page {page} of {pages})",
+            "👥 Authors of arXiv:{paper} ({n} authors, page {page} of {pages})",
+            len(authors),
+            paper=paper,
+            page=page + 1,
+            pages=total,
+        )
+        if total > 1
+        else ngettext(
+            "👥 Authors of arXiv:{paper} ({n} author)",
+            "👥 Authors of arXiv:{paper} ({n} authors)",
+            len(authors),
+            paper=paper,
+        )
+    )
+    lines = [head, f"<b>{html.escape(clip(record.title, _TITLE))}</b>"]
     if asked_version is not None and asked_version != record.version:
         lines.append(
-            f"(These are the authors of v{record.version}, the newest I know, not of "
-            f"v{asked_version}.)"
+            _(
+                "(These are the authors of v{version}, the newest I know, not of v{asked}.)",
+                version=record.version,
+                asked=asked_version,
+            )
         )
     lines.append("")
     lines += [_line(author) for author in shown]
     lines.append("")
     lines.append(
-        "A button follows that person here, as /subscribe NAME would; ★ marks those "
-        "followed here already."
+        _(
+            "A button follows that person here, as /subscribe NAME would; ★ marks those followed "
+            "here already."
+        )
         if any(a.followed for a in authors)
-        else "A button follows that person here, as /subscribe NAME would."
+        else _("A button follows that person here, as /subscribe NAME would.")
     )
     buttons = [_button(record.arxiv_id, author) for author in shown]
     rows = [tuple(buttons[i : i + _PER_ROW]) for i in range(0, len(buttons), _PER_ROW)]
-    steps = (("◀ Previous", page - 1, page > 0), ("Next ▶", page + 1, page + 1 < total))
+    steps = ((_("◀ Previous"), page - 1, page > 0), (_("Next ▶"), page + 1, page + 1 < total))
     turns = [
         Button(text, callback_data=data)
         for text, to, wanted in steps
@@ -118,14 +137,14 @@ def parse_press(data: str) -> FollowPress | PagePress | None:
     forged, or one whose paper id did not fit)."""
     if not data.startswith(PREFIX):
         return None
-    verb, _, rest = data.removeprefix(PREFIX).partition(":")
+    verb, _sep, rest = data.removeprefix(PREFIX).partition(":")
     if verb == FOLLOW:
-        position, _, rest = rest.partition(":")
-        mark, _, arxiv_id = rest.partition(":")
+        position, _sep, rest = rest.partition(":")
+        mark, _sep, arxiv_id = rest.partition(":")
         if _number(position) and _MARK.fullmatch(mark) and arxiv_id:
             return FollowPress(arxiv_id, int(position), mark)
     if verb == PAGE:
-        page, _, arxiv_id = rest.partition(":")
+        page, _sep, arxiv_id = rest.partition(":")
         if _number(page) and arxiv_id:
             return PagePress(arxiv_id, int(page))
     return None

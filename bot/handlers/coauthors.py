@@ -35,7 +35,7 @@ from bot.handlers.common import (
 from bot.handlers.follow_answers import person_answer
 from bot.handlers.offers import question
 from bot.handlers.paper_answers import paper_answer
-from bot.i18n import say
+from bot.i18n import N_, _, say
 from bot.render import Message
 from watcher.core import Core
 from watcher.core.coauthors import AuthorList, AuthorMoved, PaperGone, Unfollowable
@@ -45,7 +45,7 @@ from watcher.core.subscribing import Subscribed
 from watcher.errors import UsageError
 from watcher.follows.rules import PersonRule
 
-STALE = "This button no longer works; send /authors with the paper's id again."
+STALE = N_("This button no longer works; send /authors with the paper's id again.")
 EXAMPLE = arguments.EXAMPLES["authors"]
 
 
@@ -72,7 +72,7 @@ class CoauthorCommands(ServiceHandlers):
         elif isinstance(listed, Missing):
             answer = _missing(listed)
         else:
-            answer = paper_answer(listed, marked=lambda _: False)
+            answer = paper_answer(listed, marked=lambda _author: False)
         await reply(update, context, answer)
 
     async def press(self, update: Update, context: Context) -> None:
@@ -81,7 +81,7 @@ class CoauthorCommands(ServiceHandlers):
         assert query is not None
         pressed = parse_press(query.data or "")
         if pressed is None or update.effective_chat is None or query.message is None:
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         place = place_of(update)
         if isinstance(pressed, PagePress):
@@ -149,21 +149,33 @@ class CoauthorCommands(ServiceHandlers):
 def _missing(missing: Missing) -> str:
     shown = html.escape(missing.arxiv_id)
     if missing.reason:
-        wrong = f"arXiv has no paper arXiv:{shown}: it answered “{html.escape(missing.reason)}”."
+        wrong = _(
+            "arXiv has no paper arXiv:{paper}: it answered “{reason}”.",
+            paper=shown,
+            reason=html.escape(missing.reason),
+        )
     else:
-        wrong = f"arXiv has no paper arXiv:{shown}, so no authors to list; check its digits."
+        wrong = _(
+            "arXiv has no paper arXiv:{paper}, so no authors to list; check its digits.",
+            paper=shown,
+        )
     if missing.arxiv_id in EXAMPLE:  # never offer as the example the id just refused
-        return refusal(wrong, "/recent", lead="Take an id from the papers I have stored:")
+        return refusal(wrong, "/recent", lead=_("Take an id from the papers I have stored:"))
     return refusal(wrong, EXAMPLE)
 
 
 def _not_followed(why: PaperGone | AuthorMoved | Unfollowable) -> str:
     """The answer to a Follow press that follows nobody (a toast holds 200 characters)."""
-    again = f"send /authors {why.arxiv_id} again" if not isinstance(why, Unfollowable) else ""
     if isinstance(why, PaperGone):
-        return f"arXiv:{why.arxiv_id} is no longer stored here; {again}."
+        return _(
+            "arXiv:{paper} is no longer stored here; send /authors {paper} again.",
+            paper=why.arxiv_id,
+        )
     if isinstance(why, AuthorMoved):
-        return f"The authors of arXiv:{why.arxiv_id} changed since this list; {again}."
+        return _(
+            "The authors of arXiv:{paper} changed since this list; send /authors {paper} again.",
+            paper=why.arxiv_id,
+        )
     return (
         f"{why.name[:60]} cannot be followed by name ({say(why.problem)}); /subscribe with their "
         "arXiv author id can."

@@ -9,7 +9,7 @@ import html
 
 from bot.handlers.budget import minutes
 from bot.handlers.common import MAX_NAMES_IN_A_SENTENCE, Place, bold_names, papers, refusal
-from bot.i18n import _, say
+from bot.i18n import N_, _, ngettext, say
 from watcher.core.subscribing import (
     AllFollowed,
     Already,
@@ -35,40 +35,63 @@ from watcher.follows.rules import PersonRule
 from watcher.follows.topics import Topic
 from watcher.settings import Settings
 
-FULL = refusal(
-    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed, so "
-    "stop one first.",
-    "/unsubscribe Dezun Dong",
-)
-FULL_OF_TOPICS = refusal(
-    f"This chat already follows {MAX_SUBSCRIPTIONS} authors and topics, the most allowed, so "
-    "stop one first.",
-    "/unwatch 1",
-)
+
+def _full(example: str) -> str:
+    """The refusal when the chat follows the most allowed; `example` stops one."""
+    return refusal(
+        _(
+            "This chat already follows {most} authors and topics, the most allowed, so stop one "
+            "first.",
+            most=MAX_SUBSCRIPTIONS,
+        ),
+        example,
+    )
+
+
+def full() -> str:
+    """The chat follows `MAX_SUBSCRIPTIONS` already (a name was asked for)."""
+    return _full("/unsubscribe Dezun Dong")
+
+
+def full_of_topics() -> str:
+    """The chat follows `MAX_SUBSCRIPTIONS` already (a topic was asked for)."""
+    return _full("/unwatch 1")
+
+
 _ARXIV_PAGE_EXAMPLE = f"/subscribe {EXAMPLE_ARXIV_PAGE}"
 
 
 def watched_answer(place: Place, outcome: WatchedOutcome) -> str:
     """/subscribe alone: the chat follows the authors the service watches."""
     if isinstance(outcome, NothingWatched):
-        return refusal("I watch nobody yet, so follow someone by name.", "/subscribe Dezun Dong")
+        return refusal(_("I watch nobody yet, so follow someone by name."), "/subscribe Dezun Dong")
     if isinstance(outcome, AllFollowed):
-        return (
-            f"{place.here} already follows {bold_names(outcome.watched)}. "
-            "/recent shows the newest papers."
+        return _(
+            "{here} already follows {names}. /recent shows the newest papers.",
+            here=place.here,
+            names=bold_names(outcome.watched),
         )
     if isinstance(outcome, OverLimit):
-        return FULL
+        return full()
     added = outcome.added
     details = "; ".join(
-        f"<b>{html.escape(f.label)}</b> ({papers(f.record_count)} on record)"
+        _(
+            "<b>{name}</b> ({papers} on record)",
+            name=html.escape(f.label),
+            papers=papers(f.record_count),
+        )
         if f.backfilled
-        else f"<b>{html.escape(f.label)}</b> (papers not fetched yet)"
+        else _("<b>{name}</b> (papers not fetched yet)", name=html.escape(f.label))
         for f in added[:MAX_NAMES_IN_A_SENTENCE]
     )
     if len(added) > MAX_NAMES_IN_A_SENTENCE:
-        details += f"; and {len(added) - MAX_NAMES_IN_A_SENTENCE} more"
-    return f"✅ {place.here} now follows {details}. New papers will be posted here."
+        rest = len(added) - MAX_NAMES_IN_A_SENTENCE
+        details = ngettext("{names}; and {n} more", "{names}; and {n} more", rest, names=details)
+    return _(
+        "✅ {here} now follows {names}. New papers will be posted here.",
+        here=place.here,
+        names=details,
+    )
 
 
 def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Settings) -> str:
@@ -76,27 +99,49 @@ def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Se
     shown = f"<b>{html.escape(str(rule))}</b>"
     if isinstance(outcome, Subscribed) and outcome.start is Start.NEW:
         followed = outcome.followed
-        return (
-            f"✅ {place.here} now follows <b>{html.escape(followed.label)}</b>: arXiv lists "
-            f"{papers(outcome.found)} under that name{' there' if followed.categories else ''}. "
-            "Their history is being fetched; new papers will be posted here."
+        values = {
+            "here": place.here,
+            "name": html.escape(followed.label),
+            "papers": papers(outcome.found),
+        }
+        if followed.categories:
+            return _(
+                "✅ {here} now follows <b>{name}</b>: arXiv lists {papers} under that name "
+                "there. Their history is being fetched; new papers will be posted here.",
+                **values,
+            )
+        return _(
+            "✅ {here} now follows <b>{name}</b>: arXiv lists {papers} under that name. Their "
+            "history is being fetched; new papers will be posted here.",
+            **values,
         )
     if isinstance(outcome, NotFound):
         if "," in rule.display:  # "Dong, Dezun, Xu Yemao": commas between names only split
             return refusal(  # when each part is a full name (`bot.arguments.follow_parts`)
-                f"arXiv lists no papers by {shown}, so this chat does not follow that name; "
-                "to follow several people, separate their names with ;.",
+                _(
+                    "arXiv lists no papers by {name}, so this chat does not follow that name; to "
+                    "follow several people, separate their names with ;.",
+                    name=shown,
+                ),
                 "/subscribe Dezun Dong; Yemao Xu",
             )
         return refusal(
-            f"arXiv lists no papers by {shown}, so this chat does not follow that name; check the "
-            "spelling of the full name.",
+            _(
+                "arXiv lists no papers by {name}, so this chat does not follow that name; check "
+                "the spelling of the full name.",
+                name=shown,
+            ),
             "/subscribe Dezun Dong",
         )
     if isinstance(outcome, TooCommon):
         return refusal(
-            f"arXiv lists {outcome.total:,} papers under {shown}, more than one name may bring "
-            f"(at most {outcome.limit:,}), so write the given names out in full.",
+            _(
+                "arXiv lists {total} papers under {name}, more than one name may bring (at most "
+                "{limit}), so write the given names out in full.",
+                total=f"{outcome.total:,}",
+                name=shown,
+                limit=f"{outcome.limit:,}",
+            ),
             "/subscribe Dezun Dong",
         )
     assert not isinstance(outcome, NeedsChoice), "the homonym question is asked by the handler"
@@ -106,10 +151,13 @@ def person_answer(place: Place, rule: PersonRule, outcome: Outcome, settings: Se
 def identity_answer(place: Place, identity: Identity, outcome: Outcome, settings: Settings) -> str:
     """/subscribe AUTHOR-ID, whatever became of it."""
     if isinstance(outcome, Subscribed) and outcome.start is Start.NEW:
-        return (
-            f"✅ {place.here} now follows <b>{html.escape(outcome.followed.label)}</b>: arXiv "
-            f"lists {papers(outcome.found)} they claimed. Their history is being fetched; new "
-            "papers will be posted here (only those they claim on arXiv)."
+        return _(
+            "✅ {here} now follows <b>{name}</b>: arXiv lists {papers} they claimed. Their "
+            "history is being fetched; new papers will be posted here (only those they claim on "
+            "arXiv).",
+            here=place.here,
+            name=html.escape(outcome.followed.label),
+            papers=papers(outcome.found),
         )
     if isinstance(outcome, NotFound):
         return unknown_identity(identity)
@@ -121,32 +169,41 @@ def _common_answer(place: Place, name: str, outcome: Outcome, settings: Settings
     if isinstance(outcome, Already):
         return _already(place, outcome.followed)
     if isinstance(outcome, OverLimit):
-        return FULL
+        return full()
     if isinstance(outcome, BudgetSpent):
         return budget_spent(outcome)
     if isinstance(outcome, TooSlow):
-        return (
-            f"⚠️ arXiv is slow to answer just now, so this chat does not follow "
-            f"<b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+        return _(
+            "⚠️ arXiv is slow to answer just now, so this chat does not follow <b>{name}</b> "
+            "yet. Please try again in a few minutes.",
+            name=html.escape(name),
         )
     if isinstance(outcome, Unreachable):
         return _unreachable(name, outcome.error)
     assert isinstance(outcome, Subscribed), outcome
     followed = outcome.followed
-    shown = f"<b>{html.escape(followed.label)}</b>"
+    here, name, count = place.here, html.escape(followed.label), papers(followed.record_count)
     if outcome.start is Start.RESUMED:
-        return (
-            f"✅ {place.here} now follows {shown} ({papers(followed.record_count)} on record). "
-            "Their latest papers are being checked on arXiv; new ones will be posted here."
+        return _(
+            "✅ {here} now follows <b>{name}</b> ({papers} on record). Their latest papers are "
+            "being checked on arXiv; new ones will be posted here.",
+            here=here,
+            name=name,
+            papers=count,
         )
     if not followed.backfilled:
-        return (
-            f"✅ {place.here} now follows {shown}. Their papers are being fetched from arXiv; "
-            "new ones will be posted here."
+        return _(
+            "✅ {here} now follows <b>{name}</b>. Their papers are being fetched from arXiv; new "
+            "ones will be posted here.",
+            here=here,
+            name=name,
         )
-    return (
-        f"✅ {place.here} now follows {shown}: {papers(followed.record_count)} found on arXiv. "
-        "New ones will be posted here; /recent shows the newest."
+    return _(
+        "✅ {here} now follows <b>{name}</b>: {papers} found on arXiv. New ones will be posted "
+        "here; /recent shows the newest.",
+        here=here,
+        name=name,
+        papers=count,
     )
 
 
@@ -156,9 +213,9 @@ BUSY_PER_DAY = 10  # papers a day past which /watch of a whole category suggests
 def budget_spent(outcome: BudgetSpent) -> str:
     """The one answer, for names, author ids and topics alike, when the chat's budget of new
     follows (or of arXiv look-ups) is spent for now (`watcher.store.budgets`)."""
-    return (
-        "This chat has asked for enough new names and topics for now; try again in "
-        f"{minutes(outcome.wait)}."
+    return _(
+        "This chat has asked for enough new names and topics for now; try again in {wait}.",
+        wait=minutes(outcome.wait),
     )
 
 
@@ -167,26 +224,34 @@ def chosen_answer(
 ) -> str:
     """A button of the homonym question: the name in one category (`rule` has it), or whole."""
     if isinstance(outcome, OverLimit):
-        return FULL
+        return full()
     if isinstance(outcome, BudgetSpent):
         return budget_spent(outcome)
     if isinstance(outcome, Already):
         return _already(place, outcome.followed)
-    shown = f"<b>{html.escape(outcome.followed.label)}</b>"
+    here, name = place.here, html.escape(outcome.followed.label)
     if outcome.start is Start.KEPT:  # another chat follows it already: nothing to fetch
-        return (
-            f"✅ {place.here} now follows {shown} ({papers(outcome.followed.record_count)} on "
-            "record). New papers will be posted here."
+        return _(
+            "✅ {here} now follows <b>{name}</b> ({papers} on record). New papers will be "
+            "posted here.",
+            here=here,
+            name=name,
+            papers=papers(outcome.followed.record_count),
         )
     if not rule.categories:
-        return (
-            f"✅ {place.here} now follows {shown}: arXiv lists {papers(outcome.found)} under "
-            "that name. Their history is being fetched; new papers will be posted here."
+        return _(
+            "✅ {here} now follows <b>{name}</b>: arXiv lists {papers} under that name. Their "
+            "history is being fetched; new papers will be posted here.",
+            here=here,
+            name=name,
+            papers=papers(outcome.found),
         )
-    return (
-        f"✅ {place.here} now follows {shown}: their papers listed in "
-        f"{', '.join(rule.categories)}, primary or cross-list. Their history is being "
-        "fetched; new papers will be posted here."
+    return _(
+        "✅ {here} now follows <b>{name}</b>: their papers listed in {categories}, primary or "
+        "cross-list. Their history is being fetched; new papers will be posted here.",
+        here=here,
+        name=name,
+        categories=", ".join(rule.categories),
     )
 
 
@@ -201,24 +266,34 @@ def topic_answer(
     """/watch TOPIC, whatever became of it; for a whole category, `week` is how many of its
     papers the last week brought (None: not known)."""
     if isinstance(outcome, Already):
-        return (
-            f"{place.here} already watches <b>{html.escape(str(topic))}</b>. "
-            "/subscriptions lists what it follows."
+        return _(
+            "{here} already watches <b>{topic}</b>. /subscriptions lists what it follows.",
+            here=place.here,
+            topic=html.escape(str(topic)),
         ) + (f"\n{per_day(week)}" if topic.whole else "")
     if isinstance(outcome, OverLimit):
-        return FULL_OF_TOPICS
+        return full_of_topics()
     if isinstance(outcome, BudgetSpent):
         return budget_spent(outcome)
+    here, shown, categories = place.here, html.escape(str(topic)), ", ".join(topic.categories)
     if topic.whole:
-        return (
-            f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: every new paper "
-            f"in {', '.join(topic.categories)} (primary or cross-list) will be posted here. "
-            f"Papers that came out before now are not announced.\n{per_day(week)}"
+        watched = _(
+            "✅ {here} now watches <code>{topic}</code>: every new paper in {categories} "
+            "(primary or cross-list) will be posted here. Papers that came out before now are "
+            "not announced.",
+            here=here,
+            topic=shown,
+            categories=categories,
         )
-    return (
-        f"✅ {place.here} now watches <code>{html.escape(str(topic))}</code>: new papers in "
-        f"{', '.join(topic.categories)} whose title or abstract holds {_terms(topic)} will be "
-        "posted here. Papers that came out before now are not announced."
+        return f"{watched}\n{per_day(week)}"
+    return _(
+        "✅ {here} now watches <code>{topic}</code>: new papers in {categories} whose title or "
+        "abstract holds {terms} will be posted here. Papers that came out before now are not "
+        "announced.",
+        here=here,
+        topic=shown,
+        categories=categories,
+        terms=_terms(topic),
     )
 
 
@@ -226,19 +301,23 @@ def per_day(week: int | None) -> str:
     """How many papers a day a whole category usually brings, from the last week's count, and
     /digest when that is more than `BUSY_PER_DAY`."""
     if week is None:
-        return (
-            "How many papers a day that means is not known yet (I have not kept all of it for "
-            "a week); a busy category brings dozens, and /digest daily 8am gathers a day's "
-            "papers into one message."
+        return _(
+            "How many papers a day that means is not known yet (I have not kept all of it for a "
+            "week); a busy category brings dozens, and /digest daily 8am gathers a day's papers "
+            "into one message."
         )
     daily = week / 7
     if week and daily < 1:
-        shown = "fewer than one paper"
+        line = _("That usually means fewer than one paper a day ({week} last week).", week=week)
     else:
-        shown = f"about {round(daily)} paper{'s' * (round(daily) != 1)}"
-    line = f"That usually means {shown} a day ({week} last week)."
+        line = ngettext(
+            "That usually means about {n} paper a day ({week} last week).",
+            "That usually means about {n} papers a day ({week} last week).",
+            round(daily),
+            week=week,
+        )
     if daily > BUSY_PER_DAY:
-        line += " That is a lot of messages: /digest daily 8am sends them as one a day."
+        line += " " + _("That is a lot of messages: /digest daily 8am sends them as one a day.")
     return line
 
 
@@ -247,23 +326,32 @@ def _terms(topic: Topic) -> str:
     alternatives, `"a b" and either c or d`."""
     required = [_code(p) for p in topic.required]
     groups = [
-        ("either " if len(group) == 2 else "one of ") + _listed([_code(p) for p in group], "or")
+        _("either {choices}", choices=_listed([_code(p) for p in group], _OR))
+        if len(group) == 2
+        else _("one of {choices}", choices=_listed([_code(p) for p in group], _OR))
         for group in topic.alternatives
     ]
-    shown = _listed([*required, *groups], "and")
+    shown = _listed([*required, *groups], _AND)
     if len(required) > 1 and not groups:
-        shown = "every one of " + shown
+        shown = _("every one of {terms}", terms=shown)
     excluded = [_code(p) for p in topic.excluded]
-    return shown + (f", but none of {', '.join(excluded)}" if excluded else "")
+    if not excluded:
+        return shown
+    return _("{terms}, but none of {excluded}", terms=shown, excluded=", ".join(excluded))
 
 
 def _code(phrase: tuple[str, ...]) -> str:
     return f"<code>{html.escape(_term(phrase))}</code>"
 
 
+_AND, _OR = N_("{items} and {last}"), N_("{items} or {last}")
+
+
 def _listed(items: list[str], joiner: str) -> str:
-    """`a`, `a and b`, `a, b and c` (with `or` for `joiner`: `a, b or c`)."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {joiner} {items[-1]}"
+    """`a`, `a and b`, `a, b and c` (with `_OR` for `joiner`: `a, b or c`)."""
+    if len(items) == 1:
+        return items[0]
+    return _(joiner, items=", ".join(items[:-1]), last=items[-1])
 
 
 def _term(phrase: tuple[str, ...]) -> str:
@@ -280,14 +368,17 @@ def unknown_identity(identity: Identity) -> str:
 
 
 def _unreachable(name: str, error: ArxivError) -> str:
-    return (
-        f"⚠️ I could not reach arXiv just now ({html.escape(str(error)[:200])}), so this chat "
-        f"does not follow <b>{html.escape(name)}</b> yet. Please try again in a few minutes."
+    return _(
+        "⚠️ I could not reach arXiv just now ({error}), so this chat does not follow "
+        "<b>{name}</b> yet. Please try again in a few minutes.",
+        error=html.escape(str(error)[:200]),
+        name=html.escape(name),
     )
 
 
 def _already(place: Place, followed: Followed) -> str:
-    return (
-        f"{place.here} already follows <b>{html.escape(followed.label)}</b>. "
-        "/subscriptions lists what it follows."
+    return _(
+        "{here} already follows <b>{name}</b>. /subscriptions lists what it follows.",
+        here=place.here,
+        name=html.escape(followed.label),
     )

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import html
 
+from bot.i18n import N_, _, ngettext
 from bot.render import Button, Message
 from watcher.core.homonym_question import ANY_CATEGORY, Asked
 from watcher.follows.homonyms import MANY_PAPERS, SURVEY_SAMPLE
 
 PREFIX = "h:"
 ANYWAY = "a"
-STALE = (
+STALE = N_(
     "This button no longer works (answered already, or not this chat's); send /subscribe NAME "
     "to be asked again."
 )
@@ -29,7 +30,10 @@ _SHORTEST_NAME = 32  # characters of a name a button shows; a longer one is cut 
 
 def expired(name: str) -> str:
     """The answer to a press on a question that expired (a toast holds 200 characters)."""
-    return f"This question has expired; send /subscribe {_short(name, 60)} to be asked again."
+    return _(
+        "This question has expired; send /subscribe {name} to be asked again.",
+        name=_short(name, 60),
+    )
 
 
 def parse_press(data: str) -> tuple[str, int | None] | None:
@@ -37,7 +41,7 @@ def parse_press(data: str) -> tuple[str, int | None] | None:
     `data` stands for; None for data no button of this question carries."""
     if not data.startswith(PREFIX):
         return None
-    token, _, choice = data.removeprefix(PREFIX).partition(":")
+    token, _sep, choice = data.removeprefix(PREFIX).partition(":")
     if choice == ANYWAY:
         return token, ANY_CATEGORY
     if choice.isascii() and choice.isdigit():
@@ -50,26 +54,46 @@ def question(asked: Asked) -> Message:
     papers, then the name in any category (if it may be followed whole)."""
     offer, survey, token = asked.offer, asked.survey, asked.token
     name = offer.names[0]
-    shown = f"<b>{html.escape(name)}</b>"
+    shown = html.escape(name)
     if survey.total > MANY_PAPERS:
-        why = f"arXiv lists {survey.total:,} papers under it"
+        why = _("arXiv lists {total} papers under it", total=f"{survey.total:,}")
     else:
-        why = f"its papers span {', '.join(sorted(survey.fields))}"
+        why = _("its papers span {fields}", fields=", ".join(sorted(survey.fields)))
     text = (
-        f"🤔 The name {shown} looks like several people: {why}. Pick one by category below "
-        "(their papers listed there, primary or cross-list), or "
-        + (
-            "follow the name in any category."
-            if offer.anyway
-            else "send a fuller name: that many papers cannot be followed whole."
+        _(
+            "🤔 The name <b>{name}</b> looks like several people: {why}. Pick one by category "
+            "below (their papers listed there, primary or cross-list), or follow the name in any "
+            "category.",
+            name=shown,
+            why=why,
+        )
+        if offer.anyway
+        else _(
+            "🤔 The name <b>{name}</b> looks like several people: {why}. Pick one by category "
+            "below (their papers listed there, primary or cross-list), or send a fuller name: "
+            "that many papers cannot be followed whole.",
+            name=shown,
+            why=why,
         )
     )
     sampled = survey.total > SURVEY_SAMPLE  # the counts are of the newest papers alone
     rows: list[tuple[Button, ...]] = [
         (
             Button(
-                f"{_short(name)} in {category} · "
-                + (f"{count} of the newest {SURVEY_SAMPLE}" if sampled else _papers(count)),
+                _(
+                    "{name} in {category} · {count} of the newest {sample}",
+                    name=_short(name),
+                    category=category,
+                    count=count,
+                    sample=SURVEY_SAMPLE,
+                )
+                if sampled
+                else _(
+                    "{name} in {category} · {papers}",
+                    name=_short(name),
+                    category=category,
+                    papers=_papers(count),
+                ),
                 callback_data=f"{PREFIX}{token}:{index}",
             ),
         )
@@ -79,7 +103,11 @@ def question(asked: Asked) -> Message:
         rows.append(
             (
                 Button(
-                    f"{_short(name)} in any category · {_papers(survey.total)}",
+                    _(
+                        "{name} in any category · {papers}",
+                        name=_short(name),
+                        papers=_papers(survey.total),
+                    ),
                     callback_data=f"{PREFIX}{token}:{ANYWAY}",
                 ),
             )
@@ -88,7 +116,7 @@ def question(asked: Asked) -> Message:
 
 
 def _papers(count: int) -> str:
-    return f"{count:,} paper{'' if count == 1 else 's'}"
+    return ngettext("{count} paper", "{count} papers", count, count=f"{count:,}")
 
 
 def _short(name: str, longest: int = _SHORTEST_NAME) -> str:

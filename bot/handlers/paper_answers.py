@@ -9,12 +9,11 @@ import html
 from collections.abc import Callable
 
 from bot.handlers.budget import minutes
+from bot.i18n import _
 from bot.render import Message, render_paper_lookup
 from watcher.arxiv.taxonomy import category_name
 from watcher.core.lookup import Found, LookupOutcome, Missing, NoSuchVersion
 from watcher.core.subscribing import BudgetSpent, TooSlow, Unreachable
-
-TRY_LATER = "Please try again in a few minutes."
 
 
 def paper_answer(outcome: LookupOutcome, *, marked: Callable[[str], bool]) -> Message | str:
@@ -29,35 +28,47 @@ def paper_answer(outcome: LookupOutcome, *, marked: Callable[[str], bool]) -> Me
     if isinstance(outcome, Missing):
         shown = html.escape(outcome.arxiv_id)
         if outcome.reason:
-            return (
-                f"arXiv has no paper arXiv:{shown}: it answered “{html.escape(outcome.reason)}”. "
-                "An id looks like 2604.01234, 2604.01234v2 or math/0601001."
+            return _(
+                "arXiv has no paper arXiv:{paper}: it answered “{reason}”. An id looks like "
+                "2604.01234, 2604.01234v2 or math/0601001.",
+                paper=shown,
+                reason=html.escape(outcome.reason),
             )
-        return (
-            f"arXiv has no paper arXiv:{shown}. Check its digits; a paper announced this evening "
-            "reaches arXiv's API only after midnight US Eastern."
+        return _(
+            "arXiv has no paper arXiv:{paper}. Check its digits; a paper announced this evening "
+            "reaches arXiv's API only after midnight US Eastern.",
+            paper=shown,
         )
     if isinstance(outcome, BudgetSpent):
-        return (
-            "This chat has asked arXiv for enough papers for now; try again in "
-            f"{minutes(outcome.wait)}. Stored papers are still shown at once."
+        return _(
+            "This chat has asked arXiv for enough papers for now; try again in {wait}. Stored "
+            "papers are still shown at once.",
+            wait=minutes(outcome.wait),
         )
     if isinstance(outcome, TooSlow):
-        return f"⚠️ arXiv is slow to answer just now. {TRY_LATER}"
+        return _("⚠️ arXiv is slow to answer just now. Please try again in a few minutes.")
     assert isinstance(outcome, Unreachable), outcome
-    return f"⚠️ arXiv could not be asked just now ({html.escape(str(outcome.error))}). {TRY_LATER}"
+    return _(
+        "⚠️ arXiv could not be asked just now ({error}). Please try again in a few minutes.",
+        error=html.escape(str(outcome.error)),
+    )
 
 
 def _note(outcome: Found | NoSuchVersion) -> str:
     """The line under a paper: where it came from, and which version it is."""
     record = outcome.record
     if isinstance(outcome, NoSuchVersion):
-        return (
-            f"(arXiv has no v{outcome.asked} of this paper; this is v{record.version}, "
-            "the newest I know.)"
+        return _(
+            "(arXiv has no v{asked} of this paper; this is v{version}, the newest I know.)",
+            asked=outcome.asked,
+            version=record.version,
         )
     if outcome.newest is not None:
-        return f"(This is v{record.version}, from arXiv; the newest is v{outcome.newest}.)"
+        return _(
+            "(This is v{version}, from arXiv; the newest is v{newest}.)",
+            version=record.version,
+            newest=outcome.newest,
+        )
     if outcome.fetched:
-        return "(Fetched from arXiv just now.)"
+        return _("(Fetched from arXiv just now.)")
     return ""

@@ -30,6 +30,7 @@ from bot.handlers.common import (
     reply,
 )
 from bot.handlers.saved import SavedPapers
+from bot.i18n import N_, _
 from bot.render import Message
 from bot.render.actions import (
     CITE,
@@ -48,8 +49,8 @@ from watcher.core.unfollowing import Stopped
 from watcher.follows.followed import Followed
 from watcher.kinds import FollowKind
 
-STALE = "This button no longer works; the message is too old."
-KEPT = "Kept: nothing was changed."
+STALE = N_("This button no longer works; the message is too old.")
+KEPT = N_("Kept: nothing was changed.")
 
 
 class PaperButtons(ServiceHandlers):
@@ -69,7 +70,7 @@ class PaperButtons(ServiceHandlers):
         assert query is not None
         action = parse_action(query.data or "")
         if action is None or update.effective_chat is None or query.message is None:
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         if action.verb == CITE:
             await self._cite(update, context, action.arxiv_id)
@@ -81,7 +82,7 @@ class PaperButtons(ServiceHandlers):
             return
         if action.verb == KEEP:
             await query.answer()
-            await edit_answer(update, context, KEPT)
+            await edit_answer(update, context, _(KEPT))
             return
         assert action.followed_id is not None
         place = place_of(update)
@@ -111,8 +112,11 @@ class PaperButtons(ServiceHandlers):
         record = await self.questions.paper(arxiv_id)
         if record is None:
             await query.answer(
-                f"arXiv:{arxiv_id} is no longer stored here; its page is "
-                f"https://arxiv.org/abs/{arxiv_id}",
+                _(
+                    "arXiv:{paper} is no longer stored here; its page is "
+                    "https://arxiv.org/abs/{paper}",
+                    paper=arxiv_id,
+                ),
                 show_alert=True,
             )
             return
@@ -124,18 +128,24 @@ class PaperButtons(ServiceHandlers):
 
 def _question(place: Place, followed: Followed, action: Action) -> Message:
     topic = followed.kind == FollowKind.TOPIC
-    what = "watching the topic" if topic else "following"
-    return Message.from_html(
-        f"Stop {what} <b>{html.escape(followed.label)}</b> in {place.here.lower()}? "
-        "Nothing else it follows changes.",
-        (confirm_row(followed.id, action.arxiv_id, topic=topic),),
+    values = {"name": html.escape(followed.label), "here": place.here.lower()}
+    asked = (
+        _(
+            "Stop watching the topic <b>{name}</b> in {here}? Nothing else it follows changes.",
+            **values,
+        )
+        if topic
+        else _("Stop following <b>{name}</b> in {here}? Nothing else it follows changes.", **values)
     )
+    return Message.from_html(asked, (confirm_row(followed.id, action.arxiv_id, topic=topic),))
 
 
 def _done(place: Place, followed: Followed) -> str:
-    verb = "watches" if followed.kind == FollowKind.TOPIC else "follows"
-    return f"✅ {place.here} no longer {verb} <b>{html.escape(followed.label)}</b>."
+    values = {"here": place.here, "name": html.escape(followed.label)}
+    if followed.kind == FollowKind.TOPIC:
+        return _("✅ {here} no longer watches <b>{name}</b>.", **values)
+    return _("✅ {here} no longer follows <b>{name}</b>.", **values)
 
 
 def _already_gone(place: Place) -> str:
-    return f"{place.here} no longer has that follow: nothing to stop."
+    return _("{here} no longer has that follow: nothing to stop.", here=place.here)

@@ -32,6 +32,7 @@ from bot.handlers.common import (
     reply_usage,
 )
 from bot.handlers.paper_answers import paper_answer
+from bot.i18n import N_, _, ngettext
 from bot.render import MAX_PER_PAGE, Message, render_paper_list
 from watcher.arxiv.taxonomy import category_name
 from watcher.core import Core
@@ -47,7 +48,7 @@ from watcher.follows.names import is_same_person
 
 _MAX_LISTED_CATEGORIES = 40
 Categories = tuple[str, ...] | None  # those of /subject; None for /recent
-_WATCHED_NOTE = (
+_WATCHED_NOTE = N_(
     "This chat follows nobody, so these are the authors I watch; /subscribe follows them here."
 )
 
@@ -124,7 +125,7 @@ class Questions(ServiceHandlers):
             return
         wanted = arguments.list_button(query.data or "")
         if wanted is None or chat is None or query.message is None:
-            await query.answer("This button no longer works; send the command again.")
+            await query.answer(_("This button no longer works; send the command again."))
             return
         await query.answer()
         place = place_of(update)
@@ -143,19 +144,25 @@ class Questions(ServiceHandlers):
         subjects = await self.questions.subjects(place.chat_id, place.thread_id)
         if not subjects.counts:
             await reply(
-                update, context, "No papers are stored yet, so there are no categories to show."
+                update,
+                context,
+                _("No papers are stored yet, so there are no categories to show."),
             )
             return
         lines = [
-            f"Categories of the papers of {html.escape(plain_names(subjects.scope.followed))}:"
+            _(
+                "Categories of the papers of {names}:",
+                names=html.escape(plain_names(subjects.scope.followed)),
+            )
         ]
         for category, n in subjects.counts[:_MAX_LISTED_CATEGORIES]:
             named = category_name(category)
             label = f" {html.escape(named)}" if named else ""
             lines.append(f"• <code>{html.escape(category)}</code>{label}: {n}")
         if len(subjects.counts) > _MAX_LISTED_CATEGORIES:
-            lines.append(f"… and {len(subjects.counts) - _MAX_LISTED_CATEGORIES} more.")
-        lines.append("/subject CATEGORY shows the newest papers of one, e.g. /subject cs.DC")
+            rest = len(subjects.counts) - _MAX_LISTED_CATEGORIES
+            lines.append(ngettext("… and {n} more.", "… and {n} more.", rest))
+        lines.append(_("/subject CATEGORY shows the newest papers of one, e.g. /subject cs.DC"))
         await reply(update, context, "\n".join(lines))
 
     async def paper(self, update: Update, context: Context) -> None:
@@ -173,7 +180,7 @@ class Questions(ServiceHandlers):
         message = update.effective_message
         wanted = arguments.looks_like_paper(message.text or "") if message else None
         if wanted is None:
-            await reply(update, context, "I answer commands only. /help lists them.")
+            await reply(update, context, _("I answer commands only. /help lists them."))
             return
         await self._show_paper(update, context, wanted)
 
@@ -207,16 +214,22 @@ def _search_list(found: SearchPage, page: int) -> Message | str:
     """One page of /search, or the answer that nothing stored matches."""
     searched = html.escape(str(found.query))
     if found.total == 0:
-        return (
-            f"No stored paper holds every word of <b>{searched}</b> in its title or abstract. "
-            "I search the papers I have stored (those of the follows of every chat), not all "
-            "of arXiv; fewer words find more."
+        return _(
+            "No stored paper holds every word of <b>{words}</b> in its title or abstract. I "
+            "search the papers I have stored (those of the follows of every chat), not all of "
+            "arXiv; fewer words find more.",
+            words=searched,
         )
     people = found.people
-    newest = " · the newest" if found.more else ""  # "Search · network · the newest · 1000"
+    # "Search · network · the newest · 1000" (the renderer adds the count)
+    title = (
+        _("Search · {words} · the newest", words=str(found.query))
+        if found.more
+        else _("Search · {words}", words=str(found.query))
+    )
     return render_paper_list(
         list(found.records),
-        title=f"Search · {found.query}{newest}",
+        title=title,
         page=page,
         per_page=DEFAULT_COUNT,
         total=found.total,
@@ -228,25 +241,42 @@ def _search_list(found: SearchPage, page: int) -> Message | str:
 def _list(found: PapersAnswer, categories: Categories, per_page: int, page: int) -> Message | str:
     """One page of /recent or /subject, or the answer why there is none."""
     if isinstance(found, NobodyFollowed):
-        return refusal("Nobody is followed yet.", "/subscribe Dezun Dong", lead="Follow with:")
+        return refusal(
+            _("Nobody is followed yet."), "/subscribe Dezun Dong", lead=_("Follow with:")
+        )
     scope = found.scope
     followed = scope.followed
-    whose = bold_names(followed) if len(followed) <= 3 else f"{len(followed)} authors"
+    whose = (
+        bold_names(followed)
+        if len(followed) <= 3
+        else ngettext("{n} author", "{n} authors", len(followed))
+    )
     if isinstance(found, NoneStored):
-        return (
-            f"No papers of {whose} are stored yet; the first fetch from arXiv may still be "
-            "running. Try again in a minute."
+        return _(
+            "No papers of {whose} are stored yet; the first fetch from arXiv may still be "
+            "running. Try again in a minute.",
+            whose=whose,
         )
     if isinstance(found, NoneInCategory):
         assert categories is not None
         have = ", ".join(f"{html.escape(name)} ({n})" for name, n in found.counts[:10])
         label = html.escape(_labels(categories))
-        return f"No stored papers of {whose} are in {label}. " + (
-            f"Categories with papers: {have}." if have else "No papers are stored yet."
+        none = _("No stored papers of {whose} are in {categories}.", whose=whose, categories=label)
+        return f"{none} " + (
+            _("Categories with papers: {categories}.", categories=have)
+            if have
+            else _("No papers are stored yet.")
         )
     # Short: "cs.DC · your follows"; the renderer adds " · 13".
-    title = "Newest" if categories is None else ", ".join(categories)
-    title += f" · {'your follows' if scope.own else 'the watched authors'}"
+    if categories is None:
+        title = _("Newest · your follows") if scope.own else _("Newest · the watched authors")
+    else:
+        shown = ", ".join(categories)
+        title = (
+            _("{categories} · your follows", categories=shown)
+            if scope.own
+            else _("{categories} · the watched authors", categories=shown)
+        )
     people = scope.people
     return render_paper_list(
         list(found.records),
@@ -255,7 +285,7 @@ def _list(found: PapersAnswer, categories: Categories, per_page: int, page: int)
         per_page=per_page,
         total=found.total,
         callback_prefix=arguments.list_prefix(categories, per_page),
-        note="" if scope.own else _WATCHED_NOTE,
+        note="" if scope.own else _(_WATCHED_NOTE),
         marked=lambda author: is_same_person(author, people),
     )
 

@@ -64,6 +64,7 @@ from bot.handlers.growing_answer import GrowingAnswer
 from bot.handlers.offers import STALE, expired, parse_press, question
 from bot.handlers.speaking import settings_lines
 from bot.handlers.unfollow_all import UnfollowAll
+from bot.i18n import _, ngettext
 from bot.render import MAX_MESSAGE_LENGTH, Message, visible_length
 from watcher.core import Core
 from watcher.core.following import SubscribeOutcome
@@ -150,14 +151,23 @@ class Subscriptions(ServiceHandlers):
                     undecided=len(parts) - number,
                 )
                 if isinstance(outcome, BudgetSpent):  # says which name, among several
-                    answer.add(f"⏳ <b>{html.escape(str(asked))}</b>: {budget_spent(outcome)}")
+                    answer.add(
+                        _(
+                            "⏳ <b>{name}</b>: {why}",
+                            name=html.escape(str(asked)),
+                            why=budget_spent(outcome),
+                        )
+                    )
                     continue
                 decided = self._render(place, asked, outcome)
                 if isinstance(decided, Message):
                     questions.append(decided)
                     answer.add(
-                        f"❓ <b>{html.escape(str(asked))}</b>: several people may share this "
-                        "name; answer the question below."
+                        _(
+                            "❓ <b>{name}</b>: several people may share this name; answer the "
+                            "question below.",
+                            name=html.escape(str(asked)),
+                        )
                     )
                 else:
                     answer.add(decided.split("\n", 1)[0])  # its sentence, not each example
@@ -188,14 +198,16 @@ class Subscriptions(ServiceHandlers):
         chat = update.effective_chat
         assert query is not None
         if chat is None or query.message is None:
-            await query.answer(STALE)
+            await query.answer(_(STALE))
             return
         if await refuse_press(update, context):
             return
         press = parse_press(query.data or "")
         answered = None if press is None else await self.follows.answer(chat.id, *press)
         if not isinstance(answered, Answered):
-            await query.answer(expired(answered.name) if isinstance(answered, Expired) else STALE)
+            await query.answer(
+                expired(answered.name) if isinstance(answered, Expired) else _(STALE)
+            )
             return
         place = Place(answered.chat_id, answered.thread_id)
         outcome = answered.outcome
@@ -249,9 +261,11 @@ class Subscriptions(ServiceHandlers):
         excluded = len(await self.service.exclusions.listed(place.chat_id))
         held = await self.service.exclusions.held_this_week(place.chat_id)
         if excluded or held:  # the chat's words, all its topics together (/exclude)
-            answer += (
-                f"\n🔇 {papers(held)} held back this week by {excluded} excluded "
-                f"word{'' if excluded == 1 else 's'} (/exclude lists them)."
+            answer += "\n" + ngettext(
+                "🔇 {papers} held back this week by {n} excluded word (/exclude lists them).",
+                "🔇 {papers} held back this week by {n} excluded words (/exclude lists them).",
+                excluded,
+                papers=papers(held),
             )
         await reply(update, context, answer)
 
@@ -269,8 +283,15 @@ class Subscriptions(ServiceHandlers):
             await reply(
                 update,
                 context,
-                f"New versions of papers are {'on' if now else 'off'} for {here}. "
-                f"/revisions {'off' if now else 'on'} changes that.",
+                _(
+                    "New versions of papers are on for {here}. /revisions off changes that.",
+                    here=here,
+                )
+                if now
+                else _(
+                    "New versions of papers are off for {here}. /revisions on changes that.",
+                    here=here,
+                ),
             )
             return
         if await refuse_non_admin(update, context):
@@ -279,9 +300,11 @@ class Subscriptions(ServiceHandlers):
         await reply(
             update,
             context,
-            f"✅ {place.here} will now be told about new versions of papers."
+            _("✅ {here} will now be told about new versions of papers.", here=place.here)
             if enabled
-            else f"✅ {place.here} will no longer be told about new versions of papers.",
+            else _(
+                "✅ {here} will no longer be told about new versions of papers.", here=place.here
+            ),
         )
 
 
@@ -294,19 +317,34 @@ def _subscriptions(place: Place, summary: FollowsSummary) -> str:
         )
     )
     if not followed:
-        return (
-            f"{place.here} follows nobody yet. /subscribe follows the authors I watch; "
-            "/subscribe NAME follows anyone; /watch follows a topic.\n\n" + tail
+        nobody = _(
+            "{here} follows nobody yet. /subscribe follows the authors I watch; /subscribe NAME "
+            "follows anyone; /watch follows a topic.",
+            here=place.here,
         )
+        return f"{nobody}\n\n{tail}"
     topics = [f for f in followed if f.kind == FollowKind.TOPIC]
     followed = [f for f in followed if f.kind != FollowKind.TOPIC]
-    head = f"{place.here} follows {len(followed)} author{'' if len(followed) == 1 else 's'}"
-    head += f" and {len(topics)} topic{'' if len(topics) == 1 else 's'}:" if topics else ":"
+    head = (
+        _(
+            "{here} follows {authors} and {topics}:",
+            here=place.here,
+            authors=ngettext("{n} author", "{n} authors", len(followed)),
+            topics=ngettext("{n} topic", "{n} topics", len(topics)),
+        )
+        if topics
+        else ngettext(
+            "{here} follows {n} author:",
+            "{here} follows {n} authors:",
+            len(followed),
+            here=place.here,
+        )
+    )
     room = MAX_MESSAGE_LENGTH - visible_length(head) - visible_length(tail) - 2
     zone = summary.digest.zone  # the chat's (topic's) clock (/timezone)
     entries = [_followed_line(f, zone) for f in followed]
     if topics:
-        entries += ["<b>Topics</b> (/unwatch N stops topic N):"]
+        entries += [_("<b>Topics</b> (/unwatch N stops topic N):")]
         entries += [_topic_line(n, f, zone) for n, f in enumerate(topics, 1)]
     lines = [head, *capped_lines(entries, room=room), tail]
     return "\n".join(lines)
@@ -319,36 +357,53 @@ def _unsubscribed(
     service keeps following the author for the chats that still do."""
     if not isinstance(stopped, Stopped) and close is not None:
         return refusal(
-            f"{place.here} does not follow <b>{html.escape(str(rule))}</b>, but it follows "
-            f"<b>{html.escape(close.label)}</b>.",
+            _(
+                "{here} does not follow <b>{name}</b>, but it follows <b>{close}</b>.",
+                here=place.here,
+                name=html.escape(str(rule)),
+                close=html.escape(close.label),
+            ),
             f"/unsubscribe {close.label}",
-            lead="Stop that with:",
+            lead=_("Stop that with:"),
         )
     if not isinstance(stopped, Stopped):
         return refusal(
-            f"{place.here} does not follow <b>{html.escape(str(rule))}</b>.",
+            _(
+                "{here} does not follow <b>{name}</b>.",
+                here=place.here,
+                name=html.escape(str(rule)),
+            ),
             "/subscriptions",
-            lead="See what it follows with:",
+            lead=_("See what it follows with:"),
         )
-    return f"✅ {place.here} no longer follows <b>{html.escape(stopped.followed.label)}</b>."
+    return _(
+        "✅ {here} no longer follows <b>{name}</b>.",
+        here=place.here,
+        name=html.escape(stopped.followed.label),
+    )
 
 
 def _followed_line(followed: Followed, zone: tzinfo) -> str:
-    line = f"• <b>{html.escape(followed.label)}</b>: {papers(followed.record_count)}, "
-    line += (
-        f"last checked {when(followed.last_success, zone)}"
-        if followed.backfilled
-        else "not fetched yet"
-    )
-    return line + _failing(followed)
+    return f"• <b>{html.escape(followed.label)}</b>: {_checked(followed, zone)}"
 
 
 def _topic_line(number: int, topic: Followed, zone: tzinfo) -> str:
-    line = f"{number}. <code>{html.escape(topic.label)}</code>: {papers(topic.record_count)}, "
-    line += (
-        f"last checked {when(topic.last_success, zone)}" if topic.backfilled else "not fetched yet"
+    return f"{number}. <code>{html.escape(topic.label)}</code>: {_checked(topic, zone)}"
+
+
+def _checked(followed: Followed, zone: tzinfo) -> str:
+    """A follow's papers, when it was last checked, and its failures if it keeps failing."""
+    count = papers(followed.record_count)
+    line = (
+        _(
+            "{papers}, last checked {when}",
+            papers=count,
+            when=when(followed.last_success, zone),
+        )
+        if followed.backfilled
+        else _("{papers}, not fetched yet", papers=count)
     )
-    return line + _failing(topic)
+    return line + _failing(followed)
 
 
 def _failing(followed: Followed) -> str:
@@ -360,7 +415,16 @@ def _failing(followed: Followed) -> str:
         return ""
     error = followed.last_error or ""
     if error.startswith(UNKNOWN_AUTHOR):
-        return " (⚠️ arXiv no longer knows this author id; /unsubscribe it, or follow them by name)"
-    tries = "the last try" if failures == 1 else f"the last {failures} tries"
-    cause = f": {html.escape(error[:120])}" if failures >= FAILURE_SHOWN and error else ""
-    return f" (⚠️ {tries} failed{cause}; retrying)"
+        return " " + _(
+            "(⚠️ arXiv no longer knows this author id; /unsubscribe it, or follow them by name)"
+        )
+    if failures >= FAILURE_SHOWN and error:
+        return " " + ngettext(
+            "(⚠️ the last try failed: {cause}; retrying)",
+            "(⚠️ the last {n} tries failed: {cause}; retrying)",
+            failures,
+            cause=html.escape(error[:120]),
+        )
+    return " " + ngettext(
+        "(⚠️ the last try failed; retrying)", "(⚠️ the last {n} tries failed; retrying)", failures
+    )

@@ -37,6 +37,7 @@ from bot.handlers.common import (
     reply_usage,
 )
 from bot.handlers.follow_answers import topic_answer
+from bot.i18n import _, ngettext
 from bot.render import MAX_MESSAGE_LENGTH
 from watcher.arxiv.taxonomy import resolve_category
 from watcher.core import Core
@@ -80,12 +81,14 @@ def _unwatch_argument(args: Sequence[str]) -> Topic:
             category = resolve_category(typed)
         except UnknownCategory:
             raise Refused(
-                "/unwatch stops a topic by its number in the /unwatch list, or by its words "
-                "and categories as they were watched, with in before the categories.",
+                _(
+                    "/unwatch stops a topic by its number in the /unwatch list, or by its words "
+                    "and categories as they were watched, with in before the categories."
+                ),
                 UNWATCH_EXAMPLE,
             ) from refused
         raise Refused(
-            f"To stop the topic of all of {category}, put in before it.",
+            _("To stop the topic of all of {category}, put in before it.", category=category),
             f"/unwatch in {category}",
         ) from refused
 
@@ -104,7 +107,7 @@ class Topics(ServiceHandlers):
         """/watch WORDS in CATEGORY: follow the new papers on a topic."""
         try:
             if not context.args:
-                raise Refused("No topic given: words, then in and a category.", WATCH_EXAMPLE)
+                raise Refused(_("No topic given: words, then in and a category."), WATCH_EXAMPLE)
             topic = topic_argument(context.args, example=WATCH_EXAMPLE)
         except UsageError as error:
             await reply_usage(update, context, error)
@@ -119,7 +122,9 @@ class Topics(ServiceHandlers):
         answer = topic_answer(place, topic, outcome, self.settings, week=week)
         typed = " ".join(context.args)
         if strip_markup(typed) != typed:
-            answer += "\nI left out the markup (HTML tags) you typed: only words are looked for."
+            answer += "\n" + _(
+                "I left out the markup (HTML tags) you typed: only words are looked for."
+            )
         await reply(update, context, answer)
 
     async def unwatch(self, update: Update, context: Context) -> None:
@@ -152,9 +157,13 @@ class Topics(ServiceHandlers):
 def _listing(place: Place, topics: list[Followed]) -> str:
     """The chat's topics, numbered for /unwatch N."""
     if not topics:
-        return refusal(f"{place.here} watches no topic yet.", WATCH_EXAMPLE, lead="Start with:")
-    head = f"{place.here} watches {len(topics)} topic{'s' if len(topics) > 1 else ''}:"
-    tail = "/unwatch N stops topic N, e.g. /unwatch 1."
+        return refusal(
+            _("{here} watches no topic yet.", here=place.here), WATCH_EXAMPLE, lead=_("Start with:")
+        )
+    head = ngettext(
+        "{here} watches {n} topic:", "{here} watches {n} topics:", len(topics), here=place.here
+    )
+    tail = _("/unwatch N stops topic N, e.g. /unwatch 1.")
     entries = [f"{n}. <code>{html.escape(f.label)}</code>" for n, f in enumerate(topics, 1)]
     room = MAX_MESSAGE_LENGTH - len(head) - len(tail) - 2
     return "\n".join([head, *capped_lines(entries, room=room), tail])
@@ -165,16 +174,33 @@ def _unwatched(
 ) -> str:
     """/unwatch's answer. The topic stays followed by the service while others watch it."""
     if isinstance(stopped, NoSuchNumber):
-        listed = f"1 to {stopped.count}" if stopped.count else "none"
-        return refusal(
-            f"{place.here} has no topic number {stopped.number} (it has {listed}).",
-            "/unwatch",
-            lead="See them with:",
+        wrong = (
+            _(
+                "{here} has no topic number {number} (it has 1 to {count}).",
+                here=place.here,
+                number=stopped.number,
+                count=stopped.count,
+            )
+            if stopped.count
+            else _(
+                "{here} has no topic number {number} (it has none).",
+                here=place.here,
+                number=stopped.number,
+            )
         )
+        return refusal(wrong, "/unwatch", lead=_("See them with:"))
     if isinstance(stopped, NotFollowed):
         return refusal(
-            f"{place.here} does not watch <b>{html.escape(str(topic))}</b>.",
+            _(
+                "{here} does not watch <b>{topic}</b>.",
+                here=place.here,
+                topic=html.escape(str(topic)),
+            ),
             "/unwatch",
-            lead="See its topics with:",
+            lead=_("See its topics with:"),
         )
-    return f"✅ {place.here} no longer watches <b>{html.escape(stopped.followed.label)}</b>."
+    return _(
+        "✅ {here} no longer watches <b>{name}</b>.",
+        here=place.here,
+        name=html.escape(stopped.followed.label),
+    )

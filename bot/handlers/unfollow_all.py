@@ -22,6 +22,7 @@ from bot.handlers.common import (
     refusal,
     reply,
 )
+from bot.i18n import N_, _, ngettext
 from bot.render import Button, Message
 from watcher.core import Core
 from watcher.core.unfollowing import StoppedAll
@@ -29,8 +30,8 @@ from watcher.core.unfollowing import StoppedAll
 PREFIX = "u:"
 _ALL = f"{PREFIX}all:"
 _KEEP = f"{PREFIX}keep"
-STALE = "This question is out of date; send /unsubscribe again."
-KEPT = "Kept: nothing was unfollowed."
+STALE = N_("This question is out of date; send /unsubscribe again.")
+KEPT = N_("Kept: nothing was unfollowed.")
 
 
 class UnfollowAll(ServiceHandlers):
@@ -52,22 +53,26 @@ class UnfollowAll(ServiceHandlers):
                 update,
                 context,
                 refusal(
-                    f"{place.here} follows nobody, so there is nothing to stop.",
+                    _("{here} follows nobody, so there is nothing to stop.", here=place.here),
                     "/subscribe Dezun Dong",
-                    lead="Follow someone with:",
+                    lead=_("Follow someone with:"),
                 ),
             )
             return
-        what = "only follow" if count == 1 else f"{count} follows, all of them"
         question = Message.from_html(
-            f"Stop {place.here.lower()}'s {what}? /unsubscribe NAME stops one.",
+            ngettext(
+                "Stop {here}'s only follow? /unsubscribe NAME stops one.",
+                "Stop {here}'s {n} follows, all of them? /unsubscribe NAME stops one.",
+                count,
+                here=place.here.lower(),
+            ),
             (
                 (
                     Button(
-                        "Unfollow it" if count == 1 else f"Unfollow all {count}",
+                        ngettext("Unfollow it", "Unfollow all {n}", count),
                         callback_data=f"{_ALL}{count}",
                     ),
-                    Button("Keep", callback_data=_KEEP),
+                    Button(_("Keep"), callback_data=_KEEP),
                 ),
             ),
         )
@@ -77,7 +82,7 @@ class UnfollowAll(ServiceHandlers):
         """A button of the question: unfollow everything it counted, or keep it all."""
         query = update.callback_query
         assert query is not None
-        data = await managed_press(update, context, stale=STALE, declined=(_KEEP, KEPT))
+        data = await managed_press(update, context, stale=_(STALE), declined=(_KEEP, _(KEPT)))
         if data is None:
             return
         asked = data.removeprefix(_ALL)
@@ -88,9 +93,13 @@ class UnfollowAll(ServiceHandlers):
             else None
         )
         if not isinstance(stopped, StoppedAll):
-            await query.answer(STALE, show_alert=True)
+            await query.answer(_(STALE), show_alert=True)
             return
         await query.answer()
         self.events.unsubscribed(place.chat_id)
-        answer = f"✅ {place.here} no longer follows {bold_names(stopped.followed)}."
+        answer = _(
+            "✅ {here} no longer follows {names}.",
+            here=place.here,
+            names=bold_names(stopped.followed),
+        )
         await edit_answer(update, context, answer)

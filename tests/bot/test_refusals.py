@@ -14,8 +14,8 @@ import pytest
 
 from bot.handlers.common import POST_AS_YOURSELF, Place
 from bot.handlers.follow_answers import (
-    FULL,
-    FULL_OF_TOPICS,
+    full,
+    full_of_topics,
     identity_answer,
     person_answer,
     unknown_identity,
@@ -107,8 +107,8 @@ async def test_the_refusals_made_from_the_far_sides_state_have_the_same_shape(bo
     rule = PersonRule(("Wei Wang",))
     settings = bot.service.settings
     made = [
-        FULL,
-        FULL_OF_TOPICS,
+        full(),
+        full_of_topics(),
         POST_AS_YOURSELF,
         watched_answer(here, NothingWatched()),
         person_answer(here, rule, NotFound(), settings),
