@@ -18,7 +18,7 @@ Paper titles, abstracts, author names, arXiv ids, commands and URLs are never tr
 `LANGUAGES` lists the languages a chat may choose; `language_of_user` maps a Telegram
 `language_code` to one of them; `parse_language` reads what a person typed after /language.
 `say(sentence)` says a core `watcher.sentences.Sentence` in the language speaking now.
-`install` adds a language at run time (the tests' pseudo-locale).
+`install` adds a language at run time (the tests' pseudo-locale), `uninstall` forgets it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from bot.i18n.catalogs import (
     sayer,
     speak,
     speaking,
+    uninstall,
 )
 from bot.i18n.names import language_name, language_of_user, parse_language
 from watcher.kinds import LANGUAGES
@@ -55,4 +56,5 @@ __all__ = [
     "sayer",
     "speak",
     "speaking",
+    "uninstall",
 ]

@@ -72,6 +72,12 @@ def install(language: str, translations: Translations) -> None:
     _catalog.cache_clear()
 
 
+def uninstall(language: str) -> None:
+    """Forget a language `install` added (a test's pseudo-locale, after the test)."""
+    if _installed.pop(language, None) is not None:
+        _catalog.cache_clear()
+
+
 def known_languages() -> tuple[str, ...]:
     """`LANGUAGES` and any installed ones."""
     return LANGUAGES + tuple(name for name in _installed if name not in LANGUAGES)

@@ -1,7 +1,9 @@
 """The running bot most of the Telegram-side tests talk to (see `tests.harness.bots`; none of its
 answers may hold a backtick), and the
 delivery sender's world: the fake Bot API (`fake`) and the sender on the real outbox (`world`,
-see `tests.harness.delivery`)."""
+see `tests.harness.delivery`). A test that installed the pseudo-locale
+(`tests.harness.pseudo_locale`) leaves none behind: the next test in the process knows only the
+bot's own languages."""
 
 from __future__ import annotations
 
@@ -10,9 +12,17 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from sqlalchemy import Engine
 
+from bot.i18n import uninstall
 from tests.fakes.telegram import FakeTelegram
 from tests.harness.bots import Bot, running_bot
 from tests.harness.delivery import World, fake_telegram, make_world
+from tests.harness.pseudo_locale import PSEUDO
+
+
+@pytest.fixture(autouse=True)
+def no_pseudo_locale_left() -> Iterator[None]:
+    yield
+    uninstall(PSEUDO)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.arguments import Refused
 from bot.handlers.author_list import author_page
 from bot.handlers.coauthors import _missing, _not_followed
 from bot.handlers.common import Place, refusal
@@ -185,7 +186,8 @@ def answers() -> list[str]:
     for typed in (["cs.DC"], ["xx.YY"]):
         with pytest.raises(UsageError) as refused:
             _unwatch_argument(typed)
-        texts.append(str(refused.value))
+        error = refused.value  # as the bot answers it (`reply_usage`), not its English str()
+        texts.append(refusal(error.wrong, error.example) if isinstance(error, Refused) else "")
     scope = Scope((dong,), own=True)
     texts += [
         _text(_list(NobodyFollowed(), None, 5, 0)),
