@@ -48,9 +48,19 @@ def pseudo() -> str:
 
 
 def _said(bot: Bot, chat_id: int) -> list[str]:
-    """Everything the bot said in the chat: messages (as last edited), toasts, file captions."""
+    """Everything the bot said in the chat: messages (their HTML, as last edited, so <code>
+    examples show as such), their buttons, toasts, file captions."""
     telegram = bot.telegram
-    texts = [bot.current_text(chat_id, i) for i in range(len(telegram.sent(chat_id)))]
+    texts = []
+    for message in telegram.sent(chat_id):
+        edits = [
+            e.text
+            for e in telegram.edits
+            if (e.chat_id, e.message_id) == (chat_id, message.message_id) and e.text
+        ]
+        texts.append(edits[-1] if edits else message.html)
+        rows = (message.reply_markup or {}).get("inline_keyboard", [])
+        texts += [button["text"] for row in rows for button in row]
     texts += [a.text for a in telegram.callback_answers if a.chat_id == chat_id and a.text]
     texts += [d.caption for d in telegram.documents(chat_id) if d.caption]
     return texts

@@ -60,6 +60,7 @@ _NEVER_TRANSLATED = re.compile(
     r"|\b\d{4}\.\d{4,5}(v\d+)?\b|\b[a-z-]+(\.[a-zA-Z-]+)?/\d{7}\b"
     r"|\b[a-z-]+\.[A-Za-z-]{2,}\b|\b[a-z]+\b(?=\.[A-Z])"  # categories: cs.DC, math.AG
     r"|\b[A-Z][A-Za-z_]+/[A-Za-z_/+-]+"  # IANA zones: Europe/Berlin
+    r"|\b(arxiv|orcid):[\w./-]+"  # author ids: arxiv:dong_d_1
     r"|\b(arXiv|ORCID|OPML|BibTeX|PDF|HTML|DOI|Telegram)\b"  # names, not sentences
     r"|\b[A-Z]{2,5}\b"  # a zone's abbreviation (CST, CEST, UTC): the zone's, in every language
     # Dates are CLDR's, not the catalog's: the pseudo-locale writes them as English does.
