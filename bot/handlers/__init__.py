@@ -10,6 +10,7 @@ One module per area, each a small class bound to the core through a `Core`:
   first (`unfollow_all`); a name that looks like several people gets a question (`offers`);
 - `digest`: /digest and /timezone;
 - `speaking`: /pause, /resume, /quiet, /silent, /format, /preview;
+- `language`: /language, the language the bot speaks in a chat or topic, and its buttons;
 - `coauthors`: /authors, a paper's authors with a button each that follows that person (its
   pages: `author_list`);
 - `topics`: /watch, /unwatch;
@@ -22,7 +23,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `why`: /why, what came today or why nothing did;
 - `takeout`: /export and /import (a file of the follows and settings), and its question;
 - `membership`: blocked, removed, unblocked or added; group migrations;
-- `gate` (with `budget`): flood control before every handler;
+- `gate` (with `budget`): the language of the answers, and flood control, before every handler;
 - `errors`: the one error handler;
 - `permissions`: who may act for a chat (commands and button presses), in one place;
 - `common`: replying, usage answers, the refusals of non-administrators, the inline keyboard;

@@ -52,10 +52,12 @@ async def test_stats_count_the_chats_papers_and_deliveries_in_one_call(core: Cor
 
 
 async def test_a_chat_that_refused_the_bot_is_back_when_seen_again(core: Core) -> None:
-    assert not await core.presence.seen(HERE, kind="supergroup", title="chat 10")
+    came_back, _language = await core.presence.seen(HERE, kind="supergroup", title="chat 10")
+    assert not came_back
     await core.presence.gone(HERE, reason="the bot was removed from the supergroup")
     assert (await core.admin.stats()).active_chats == 1
-    assert await core.presence.seen(HERE, kind="supergroup", title="chat 10")
+    came_back, _language = await core.presence.seen(HERE, kind="supergroup", title="chat 10")
+    assert came_back
     assert (await core.admin.stats()).active_chats == 2
 
 
