@@ -1,16 +1,18 @@
 """Inline mode's reads (`@bot NAME`, `@bot` alone): a person's newest stored papers by their
 exact name, and the newest papers announced to one chat. Never a scan of the author names.
 
-A name is found by two indexed paths, and only the same person (`watcher.follows.names`: equal
-`name_key`, the homonym guard of every follow) is ever answered:
-- the follow of that name alone (`rule_key`, unique), whose `paper_match` rows list, newest first
-  on their own index, every stored paper one of whose authors has exactly that key (whatever
-  accents or hyphens arXiv wrote);
-- the `author` rows whose exact spelling is one of the name's plain variants (`spellings`: the
-  words as typed or capitalised, in any order, "Family, Given" too), found by `name_digest`
-  (unique), and their papers through `paper_author`'s index on `author_id`.
+A name is found by one of two indexed paths, and only the same person (`watcher.follows.names`:
+equal `name_key`, the homonym guard of every follow) is ever answered:
+- when the name alone is followed (its `rule_key`, unique), that follow's `paper_match` rows,
+  newest first on their own index: every paper its polls found, each with an author of exactly
+  that key (whatever accents or hyphens arXiv wrote), the person's whole history;
+- else (or while that follow has found nothing yet) the `author` rows whose exact spelling is
+  one of the name's plain variants (`spellings`: the words as typed or capitalised, in any
+  order, "Family, Given" too), found by `name_digest` (unique), and their papers through
+  `paper_author`'s index on `author_id`: all of that person's links are read and ordered, so
+  the cost grows with how many papers the person has.
 A name nobody follows, written with accents the asker left out, is not found: a miss, never a
-look-alike. `bench/queries.py` times both ("papers by name").
+look-alike. `bench/queries.py` times both ("inline name"; bench/README.md has the figures).
 """
 
 from __future__ import annotations
@@ -88,27 +90,33 @@ class NameStore:
                         .limit(limit)
                     )
                 )
-            digests = [name_digest(spelling) for spelling in spellings(name)]
-            authors = session.exec(
-                select(Author.id, Author.name).where(col(Author.name_digest).in_(digests))
-            ).all()
-            same = [author_id for author_id, written in authors if name_key(written) == key]
-            if same:
-                ids.update(
-                    session.exec(
-                        select(PaperAuthor.paper_id)
-                        .join(Paper, col(Paper.id) == col(PaperAuthor.paper_id))
-                        .where(col(PaperAuthor.author_id).in_(same))
-                        .order_by(*newest)
-                        .limit(limit)
-                    )
-                )
+            if not ids:  # followed by nobody, or not polled yet
+                digests = [name_digest(spelling) for spelling in spellings(name)]
+                authors = session.exec(
+                    select(Author.id, Author.name).where(col(Author.name_digest).in_(digests))
+                ).all()
+                same = [a for a, written in authors if a is not None and name_key(written) == key]
+                ids.update(self._newest_of_authors(session, same, limit) if same else ())
             if not ids:
                 return []
             papers = session.exec(
                 select(Paper).where(col(Paper.id).in_(ids)).order_by(*newest).limit(limit)
             ).all()
             return load_records(session, papers)
+
+    @staticmethod
+    def _newest_of_authors(session: Session, author_ids: list[int], limit: int) -> list[int]:
+        """The newest `limit` papers of these `author` rows: all their links (`paper_author`'s
+        index on `author_id`), ordered."""
+        return list(
+            session.exec(
+                select(PaperAuthor.paper_id)
+                .join(Paper, col(Paper.id) == col(PaperAuthor.paper_id))
+                .where(col(PaperAuthor.author_id).in_(author_ids))
+                .order_by(col(Paper.published).desc(), col(Paper.arxiv_id).desc())
+                .limit(limit)
+            )
+        )
 
     def announced_newest(self, chat_id: int, *, limit: int) -> list[records.Record]:
         """The newest `limit` papers announced (or queued) to `chat_id`, any of its topics,
