@@ -9,8 +9,7 @@ equal `name_key`, the homonym guard of every follow) is ever answered:
 - else (or while that follow has found nothing yet) the `author` rows whose exact spelling is
   one of the name's plain variants (`spellings`: the words as typed or capitalised, in any
   order, "Family, Given" too), found by `name_digest` (unique), and their papers through
-  `paper_author`'s index on `author_id`: all of that person's links are read and ordered, so
-  the cost grows with how many papers the person has.
+  `paper_author`'s index on `author_id` (`_newest_of_authors` says how, for the prolific).
 A name nobody follows, written with accents the asker left out, is not found: a miss, never a
 look-alike. `bench/queries.py` times both ("inline name"; bench/README.md has the figures).
 """
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 from itertools import islice, permutations
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from watcher.arxiv import records
@@ -39,6 +38,8 @@ from watcher.store.tables import (
 
 MAX_WORDS = 5  # a longer name is looked up as typed only: 5! orders would be too many digests
 _ORDERS = 24  # word orders tried at most (4 words: all of them)
+WALK_FROM = 2000  # a person with more papers than this is found walking the newest papers
+WINDOW = 20_000  # newest papers walked at most before all of a prolific person's are read
 
 
 def spellings(name: str) -> list[str]:
@@ -106,14 +107,37 @@ class NameStore:
 
     @staticmethod
     def _newest_of_authors(session: Session, author_ids: list[int], limit: int) -> list[int]:
-        """The newest `limit` papers of these `author` rows: all their links (`paper_author`'s
-        index on `author_id`), ordered."""
+        """The newest `limit` papers of these `author` rows. Most people have a few papers: all
+        their links are read (`paper_author`'s index on `author_id`) and ordered. A prolific
+        one (more than `WALK_FROM` links, counted in that index) is found walking the newest
+        `WINDOW` papers down `ix_paper_newest`, each probed for the link by its primary key,
+        which finds a page long before the end unless their papers are all old; then (and only
+        then) all their links are read after all."""
+        linked = col(PaperAuthor.author_id).in_(author_ids)
+        newest = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
+        links = session.exec(select(func.count()).select_from(PaperAuthor).where(linked)).one()
+        if links > WALK_FROM:
+            recent = select(Paper.id, Paper.published, Paper.arxiv_id).order_by(*newest)
+            window = recent.limit(WINDOW).subquery()
+            probe = (
+                select(PaperAuthor.paper_id)
+                .where(col(PaperAuthor.paper_id) == window.c.id, linked)
+                .exists()
+            )
+            found = session.exec(
+                select(window.c.id)
+                .where(probe)
+                .order_by(window.c.published.desc(), window.c.arxiv_id.desc())
+                .limit(limit)
+            ).all()
+            if len(found) == limit:
+                return list(found)
         return list(
             session.exec(
                 select(PaperAuthor.paper_id)
                 .join(Paper, col(Paper.id) == col(PaperAuthor.paper_id))
-                .where(col(PaperAuthor.author_id).in_(author_ids))
-                .order_by(col(Paper.published).desc(), col(Paper.arxiv_id).desc())
+                .where(linked)
+                .order_by(*newest)
                 .limit(limit)
             )
         )
