@@ -109,29 +109,34 @@ class NameStore:
     def _newest_of_authors(session: Session, author_ids: list[int], limit: int) -> list[int]:
         """The newest `limit` papers of these `author` rows. Most people have a few papers: all
         their links are read (`paper_author`'s index on `author_id`) and ordered. A prolific
-        one (more than `WALK_FROM` links, counted in that index) is found walking the newest
-        `WINDOW` papers down `ix_paper_newest`, each probed for the link by its primary key,
-        which finds a page long before the end unless their papers are all old; then (and only
-        then) all their links are read after all."""
+        one (more than `WALK_FROM` links, counted in that index) is found walking
+        `ix_paper_newest` from the newest paper down, each probed for the link by its primary
+        key, stopping at `limit` found or at the `WINDOW`-th newest paper's date; a person that
+        prolific has a page long before, unless their papers are all old: then (and only then)
+        all their links are read after all."""
         linked = col(PaperAuthor.author_id).in_(author_ids)
         newest = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
         links = session.exec(select(func.count()).select_from(PaperAuthor).where(linked)).one()
         if links > WALK_FROM:
-            recent = select(Paper.id, Paper.published, Paper.arxiv_id).order_by(*newest)
-            window = recent.limit(WINDOW).subquery()
+            # `author_id + 0`: the probe must take the paper's links by the primary key
+            # (paper_id, position), never the author's 2,000+ through their index.
             probe = (
                 select(PaperAuthor.paper_id)
-                .where(col(PaperAuthor.paper_id) == window.c.id, linked)
+                .where(
+                    col(PaperAuthor.paper_id) == col(Paper.id),
+                    (col(PaperAuthor.author_id) + 0).in_(author_ids),
+                )
                 .exists()
             )
-            found = session.exec(
-                select(window.c.id)
-                .where(probe)
-                .order_by(window.c.published.desc(), window.c.arxiv_id.desc())
-                .limit(limit)
-            ).all()
-            if len(found) == limit:
-                return list(found)
+            walk = select(Paper.id).where(probe).order_by(*newest).limit(limit)
+            floor = session.exec(
+                select(Paper.published).order_by(*newest).offset(WINDOW).limit(1)
+            ).first()
+            if floor is not None:  # the walk stops at the WINDOW-th newest paper's date
+                walk = walk.where(col(Paper.published) >= floor)
+            found = session.exec(walk).all()
+            if len(found) == limit or floor is None:
+                return [paper_id for paper_id in found if paper_id is not None]
         return list(
             session.exec(
                 select(PaperAuthor.paper_id)
