@@ -2,7 +2,8 @@
 Bot API as an `inline_query` update and answered by the running bot with `answerInlineQuery`
 (validated by the fake as Telegram does): a paper by id or link, a person's papers by exact name
 (no look-alike's), words, the papers announced to the asker, and "nothing found"; in the
-asker's language.
+asker's language (no sentence left in English under the pseudo-locale); and the front end asks
+Telegram for inline queries by name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlalchemy import Engine
 from tests.fakes.corpus import LOOKALIKES_BY_THE_AUTHOR, lookalike_records, make_record
 from tests.fakes.telegram import InlineAnswer
 from tests.harness.bots import USER, Bot, running_front_end
+from tests.harness.pseudo_locale import english_left, install_pseudo
 from watcher.arxiv.records import Record
 from watcher.follows.names import is_same_person
 from watcher.store import MatchedRecord
@@ -177,3 +179,15 @@ async def test_the_front_end_asks_for_inline_queries(engine: Engine, database_ur
         polls = [r for r in bot.telegram.requests if r.method == "getUpdates"]
         assert polls
         assert all("inline_query" in json.loads(r.params["allowed_updates"]) for r in polls)
+
+
+async def test_no_sentence_of_an_inline_answer_escapes_the_catalog(bot: Bot) -> None:
+    language = install_pseudo()
+    paper = bot.store.recent(limit=1)[0]
+    exempt = [paper.title, paper.abstract, *(a.name for a in paper.authors)]
+    for query in (paper.arxiv_id, "zqxv wvut", "2609.99999", "x" * 300, ""):
+        answer = await ask_inline(bot, query, language_code=language)
+        for result in answer.results:
+            shown = [result["title"], result["input_message_content"]["message_text"]]
+            shown += [text for text, _url in buttons(result)] if "reply_markup" in result else []
+            assert english_left("\n".join(shown), exempt) == [], query
