@@ -109,14 +109,16 @@ class NameStore:
     def _newest_of_authors(session: Session, author_ids: list[int], limit: int) -> list[int]:
         """The newest `limit` papers of these `author` rows. Most people have a few papers: all
         their links are read (`paper_author`'s index on `author_id`) and ordered. A prolific
-        one (more than `WALK_FROM` links, counted in that index) is found walking
+        one (more than `WALK_FROM` links, counted that far in that index) is found walking
         `ix_paper_newest` from the newest paper down, each probed for the link by its primary
         key, stopping at `limit` found or at the `WINDOW`-th newest paper's date; a person that
         prolific has a page long before, unless their papers are all old: then (and only then)
         all their links are read after all."""
         linked = col(PaperAuthor.author_id).in_(author_ids)
         newest = (col(Paper.published).desc(), col(Paper.arxiv_id).desc())
-        links = session.exec(select(func.count()).select_from(PaperAuthor).where(linked)).one()
+        # Counted up to WALK_FROM + 1 only: PostgreSQL reads each link's row to count it.
+        capped = select(PaperAuthor.paper_id).where(linked).limit(WALK_FROM + 1).subquery()
+        links = session.exec(select(func.count()).select_from(capped)).one()
         if links > WALK_FROM:
             # `author_id + 0`: the probe must take the paper's links by the primary key
             # (paper_id, position), never the author's 2,000+ through their index.
