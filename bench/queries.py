@@ -290,6 +290,23 @@ def questions(store: Store) -> tuple[list[int], dict[str, Callable[[], object]]]
         "a follow by name": lambda: store.find_followed(name),
         **searches(store, later),
         **why(store, chat),
+        **by_name(store, name),
+    }
+
+
+def by_name(store: Store, followed: str) -> dict[str, Callable[[], object]]:
+    """Inline mode's `@bot NAME` (`watcher.store.by_name`): a followed person, the most prolific
+    author ("Author 0", followed or not), a middling one, and a name nobody has."""
+    if not hasattr(store, "papers_by_name"):
+        return {}  # code before inline mode
+    prolific = "author 0"  # typed in lower case: found by its capitalised spelling
+    with store.engine.connect() as connection:
+        middling = connection.execute(text("SELECT name FROM author WHERE id = 5000")).scalar()
+    return {
+        "inline name, followed": lambda: store.papers_by_name(followed, limit=10),
+        "inline name, prolific": lambda: store.papers_by_name(prolific, limit=10),
+        "inline name, middling": lambda: store.papers_by_name(str(middling), limit=10),
+        "inline name, nobody": lambda: store.papers_by_name("Nobody Known", limit=10),
     }
 
 

@@ -1,7 +1,8 @@
 """Building the python-telegram-bot Application: token, API address, handlers, error handler,
 and the order in which updates are handled.
 
-`build_application` is what the front end (`bot.frontend`) starts. Nothing here runs anything.
+`build_application` is what the front end (`bot.frontend`) starts, asking for the updates in
+`ALLOWED_UPDATES`. Nothing here runs anything.
 
 Updates of different chats are handled concurrently, those of one chat one after the other
 (`PerChatUpdates`): a reply waits for its chat's send slot (1 a second in a private chat, 20 a
@@ -29,6 +30,19 @@ from watcher.tls import shared_ssl_context
 
 # Whatever the rate limiter's argument type, the application is used the same way.
 BotApplication = Application[Any, Any, Any, Any, Any, Any]
+
+# The kinds of update the bot asks Telegram for, by long polling and by webhook alike: those its
+# handlers read. Named, not left to Telegram's default, so that inline queries (`@bot QUERY`,
+# `bot.handlers.inline`) are sure to come, whatever a webhook was set with before.
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.EDITED_MESSAGE,
+    Update.CHANNEL_POST,
+    Update.EDITED_CHANNEL_POST,
+    Update.CALLBACK_QUERY,
+    Update.INLINE_QUERY,
+    Update.MY_CHAT_MEMBER,
+]
 
 # Updates handled at once, all chats together; beyond that they wait their turn. Each chat has
 # at most a few at a time (its CommandBudget), so this is many chats, not one chat's flood.

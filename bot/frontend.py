@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from telegram.error import InvalidToken, NetworkError
 
-from bot.app import BotApplication, build_application
+from bot.app import ALLOWED_UPDATES, BotApplication, build_application
 from bot.delivery import DeliverySender
 from bot.delivery.admin_notices import AdminNoticeSender
 from bot.failing_notice import FailingNotices
@@ -76,7 +76,9 @@ class TelegramFrontend:
         if settings.telegram_webhook_url is None:
             # Deletes any webhook first, so switching back from webhook mode just works.
             await app.updater.start_polling(
-                drop_pending_updates=False, error_callback=on_polling_error
+                drop_pending_updates=False,
+                allowed_updates=ALLOWED_UPDATES,
+                error_callback=on_polling_error,
             )
             mode = "long polling"
         else:

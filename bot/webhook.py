@@ -41,6 +41,7 @@ from telegram.error import NetworkError, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 from tornado.httpserver import HTTPServer
 
+from bot.app import ALLOWED_UPDATES
 from bot.ratelimit import retry_after_seconds
 from watcher.errors import ConfigError
 from watcher.settings import Settings
@@ -191,7 +192,12 @@ async def _register(bot: ExtBot[Any], url: str, secret: str) -> None:
     pause = FIRST_RETRY_PAUSE
     for attempt in range(BOOTSTRAP_RETRIES + 1):
         try:
-            await bot.set_webhook(url, secret_token=secret, drop_pending_updates=False)
+            await bot.set_webhook(
+                url,
+                secret_token=secret,
+                drop_pending_updates=False,
+                allowed_updates=ALLOWED_UPDATES,
+            )
             return
         except RetryAfter as error:
             if attempt == BOOTSTRAP_RETRIES:

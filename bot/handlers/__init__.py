@@ -21,6 +21,7 @@ One module per area, each a small class bound to the core through a `Core`:
 - `saved`: the chat's reading list: "🔖 Save" / "🗑 Unsave" under a paper, /saved, /saved bib;
 - `admin`: /stats;
 - `why`: /why, what came today or why nothing did;
+- `inline`: inline mode, `@bot QUERY` in any chat: papers by id, name or words, as cards;
 - `takeout`: /export and /import (a file of the follows and settings), and its question;
 - `membership`: blocked, removed, unblocked or added; group migrations;
 - `gate` (with `budget`): the language of the answers, and flood control, before every handler;
@@ -44,6 +45,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -60,6 +62,7 @@ from bot.handlers.digest import DigestCommands
 from bot.handlers.errors import SORRY, ErrorHandler
 from bot.handlers.exclude import ExcludeCommands
 from bot.handlers.gate import SLOW_DOWN, Gate
+from bot.handlers.inline import InlineMode
 from bot.handlers.language import LANGUAGE_PREFIX, LanguageCommands
 from bot.handlers.membership import Membership
 from bot.handlers.offers import PREFIX as OFFER_PREFIX
@@ -163,6 +166,7 @@ def register(
         CallbackQueryHandler(handlers.coauthors.press, pattern=f"^{AUTHOR_LIST_PREFIX}")
     )
     application.add_handler(CallbackQueryHandler(handlers.questions.page))
+    application.add_handler(InlineQueryHandler(InlineMode(service).answer))
     application.add_handler(ChatMemberHandler(membership.changed, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.migrated))
     application.add_handler(

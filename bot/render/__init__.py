@@ -9,6 +9,7 @@ and the visible length Telegram counts is exact. One module per kind of message:
 - `paper`: one paper in full, as news (`render_paper`) or looked up (`render_paper_lookup`);
 - `lists`: many papers in one message: a page of a list, a summary, a digest;
 - `compact`: one line per paper, several papers to a message (`/format compact`);
+- `card`: one paper's compact card, as inline mode offers it for any chat;
 - `actions`: the buttons under a paper, and the callback data they carry;
 - `saved`: a page of /saved, the chat's reading list, with its buttons;
 - `styled`: the lines and spans, their two views, lengths and cutting; `Message` and `Button`.

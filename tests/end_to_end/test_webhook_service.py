@@ -7,6 +7,7 @@ LOG_LEVEL=DEBUG, where PTB logs the parameters of every request it makes."""
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -74,6 +75,11 @@ def test_webhook_updates_with_the_secret_are_answered_and_others_refused_without
             service.wait_for(lambda: service.output.count("webhook: refused a request") == 2)
             telegram.user_sends(PERSON, "/help")  # handled after the forged ones arrived
             telegram.wait_sync(lambda: len(telegram.sent(PERSON)) == 2, PATIENCE)
+            # Inline mode (issue 33): asked for by name at setWebhook, and answered.
+            [registered] = [r for r in telegram.requests if r.method == "setWebhook"]
+            assert "inline_query" in json.loads(registered.params["allowed_updates"])
+            query_id = telegram.inline_query(PERSON, "")
+            telegram.wait_sync(lambda: telegram.inline_answer(query_id), PATIENCE)
         finally:
             code = service.stop()
         assert code == 0, service.output

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from bot.app import BotApplication, build_application
+from bot.app import ALLOWED_UPDATES, BotApplication, build_application
 from bot.frontend import TelegramFrontend
 from bot.handlers import CommandBudget
 from bot.ratelimit import TelegramRateLimiter
@@ -186,7 +186,7 @@ async def running_bot(
         await app.initialize()
         await app.start()
         assert app.updater is not None
-        await app.updater.start_polling(poll_interval=0, timeout=1)
+        await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES)
         try:
             yield Bot(telegram, arxiv, service, app)
         finally:

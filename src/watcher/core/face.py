@@ -5,9 +5,10 @@ of arXiv), `follows` (what a chat follows, and the homonym question), `coauthors
 paper's authors, and following one of them), `questions` (the read-only ones), `chat_settings` (how
 and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats), `presence` (a
 chat coming, going, moving), `delivery` (what the sender needs), `reading_list` (the papers a chat
-saved), `exclusions` (the words a chat never wants to see) and `why` (/why: what came today, or why
-nothing did). They are built from the parts when the core is, so the runtime's poll request
-(`poll_soon`) is given to the constructor, never assigned to a part afterwards.
+saved), `exclusions` (the words a chat never wants to see), `why` (/why: what came today, or why
+nothing did) and `inline` (inline mode: `@bot QUERY` in any chat). They are built from the
+parts when the core is, so the runtime's poll request (`poll_soon`) is given to the constructor,
+never assigned to a part afterwards.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from watcher.core.delivery import Deliveries
 from watcher.core.exclusions import ExcludedWords
 from watcher.core.following import Follows
 from watcher.core.imports import Imports
+from watcher.core.inline import InlinePapers
 from watcher.core.lookups import Lookups, no_poll_request
 from watcher.core.presence import Presence
 from watcher.core.questions import Questions
@@ -66,6 +68,7 @@ class Core:
     reading_list: ReadingList = field(init=False, repr=False, compare=False)
     exclusions: ExcludedWords = field(init=False, repr=False, compare=False)
     why: Why = field(init=False, repr=False, compare=False)
+    inline: InlinePapers = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         lookups = Lookups(
@@ -98,6 +101,7 @@ class Core:
             "reading_list": ReadingList(self.store, ReadingLists(self.store.engine), self.clock),
             "exclusions": ExcludedWords(Exclusions(self.store.engine), self.clock),
             "why": Why(self.settings, self.store, self.chats, self.poller, self.clock),
+            "inline": InlinePapers(self.store, lookups, self.poller, patience=self.lookup_patience),
         }
         # A frozen dataclass sets its own derived fields this way, once, while it is built.
         for name, value in built.items():

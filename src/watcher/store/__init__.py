@@ -18,6 +18,8 @@ One module per thing it owns:
   `exported_settings` (the settings an export writes and an import sets);
 - `lists`: the lists and counts the bot and the CLI ask for;
 - `search`: /search, through the databases' own full-text index (migration 0027);
+- `by_name`: inline mode's reads: a person's newest papers by exact name, a chat's newest
+  announced papers;
 - `mailings`: which source showed each arXiv mailing first, when, and the listing's probes;
 - `destinations` (with `speaking` and `quiet`): how each chat or topic wants to be spoken to:
   paused, quiet hours, silent, compact;
@@ -27,9 +29,9 @@ One module per thing it owns:
 - `arrivals`: what one chat or topic was queued since an instant, by follow (/why).
 - `exclusions`: each chat's excluded words (/exclude), and the papers they held back.
 
-`Store` joins follows, papers, questions, search, mailings and source health over one engine, so
-callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`, `ImportStore`,
-`ReadingLists` and `Exclusions` stand apart, each over the same engine.
+`Store` joins follows, papers, questions, search, inline mode's reads, mailings and source health
+over one engine, so callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`,
+`ImportStore`, `ReadingLists` and `Exclusions` stand apart, each over the same engine.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 import watcher.store.destinations  # noqa: F401  (its table is on the metadata)
+from watcher.store.by_name import NameStore
 from watcher.store.follow_state import FollowStore, key_of
 from watcher.store.lists import QuestionStore
 from watcher.store.mailings import MailingStore
@@ -55,7 +58,15 @@ __all__ = [
 ]
 
 
-class Store(FollowStore, PaperStore, QuestionStore, SearchStore, MailingStore, SourceHealthStore):
+class Store(
+    FollowStore,
+    PaperStore,
+    QuestionStore,
+    SearchStore,
+    NameStore,
+    MailingStore,
+    SourceHealthStore,
+):
     """Every read and write of papers and followed authors. Each method is one transaction."""
 
     def __init__(self, engine: Engine) -> None:

@@ -10,6 +10,7 @@ Modules: `fake` (FakeTelegram, the test-side handle), `http_server` (HTTP framin
 `my_chat_member` and `chat_member` updates), `forum` (topics and reply targets of a
 send), `html_markup` (parse_mode=HTML),
 `flood_control` (429s), `faults` (injected failures), `chat_actions` (sendChatAction),
+`inline` (inline queries and answerInlineQuery),
 `state` (what the fake remembers).
 
 This package never imports python-telegram-bot: it is the far side, and it must not share the
@@ -21,6 +22,7 @@ from tests.fakes.telegram.faults import Fault, FaultKind
 from tests.fakes.telegram.files import SentDocument
 from tests.fakes.telegram.flood_control import RateLimits
 from tests.fakes.telegram.html_markup import HtmlParseError, ParsedText, parse_html, utf16_length
+from tests.fakes.telegram.inline import InlineAnswer
 from tests.fakes.telegram.state import (
     CallbackAnswer,
     ChatAction,
@@ -40,6 +42,7 @@ __all__ = [
     "Fault",
     "FaultKind",
     "HtmlParseError",
+    "InlineAnswer",
     "ParsedText",
     "RateLimits",
     "RecordedRequest",

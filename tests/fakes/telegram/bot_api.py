@@ -23,6 +23,8 @@ from tests.fakes.telegram.html_markup import (
     strip_outer_whitespace,
     utf16_length,
 )
+from tests.fakes.telegram.inline import answer_inline_query
+from tests.fakes.telegram.members import answer_callback_query
 from tests.fakes.telegram.profile import Profile
 from tests.fakes.telegram.request_params import (
     Params,
@@ -35,7 +37,6 @@ from tests.fakes.telegram.request_params import (
 from tests.fakes.telegram.state import (
     STAND_IN_USERS,
     ApiError,
-    CallbackAnswer,
     ChatInfo,
     EditRecord,
     JsonDict,
@@ -90,7 +91,7 @@ class BotApi:
             "sendMessage": self.send_message,
             "editMessageText": self.edit_message_text,
             "editMessageReplyMarkup": self.edit_message_reply_markup,
-            "answerCallbackQuery": self.answer_callback_query,
+            "answerCallbackQuery": lambda params: answer_callback_query(self, params),
             "setMyCommands": self.profile.set_my_commands,
             "getMyCommands": self.profile.get_my_commands,
             "deleteMyCommands": self.profile.delete_my_commands,
@@ -104,6 +105,7 @@ class BotApi:
             "getFile": self.files.get_file,
             "sendDocument": self.send_document,
             "sendChatAction": lambda params: send_chat_action(self, params),
+            "answerInlineQuery": lambda params: answer_inline_query(self, params),
             "close": lambda _params: True,
             "logOut": lambda _params: True,
         }
@@ -388,30 +390,6 @@ class BotApi:
         )
         self.state.touch()
         return json.loads(json.dumps(message))  # type: ignore[no-any-return]
-
-    def answer_callback_query(self, params: Params) -> bool:
-        query_id = params.get("callback_query_id", "")
-        with self.state.lock:
-            known = self.state.callback_queries.get(query_id)
-            if known is None or query_id in self.state.answered_queries:
-                raise bad_request(
-                    "query is too old and response timeout expired or query ID is invalid"
-                )
-            self.state.answered_queries.add(query_id)
-            chat_id, message_id, data = known
-            self.state.callback_answers.append(
-                CallbackAnswer(
-                    query_id,
-                    chat_id,
-                    message_id,
-                    data,
-                    params.get("text") or None,
-                    bool_param(params, "show_alert"),
-                    time.time(),
-                )
-            )
-            self.state.touch()
-        return True
 
     def _member_status(self, chat: ChatInfo, user_id: int) -> str:
         if user_id == self.state.bot_user["id"]:

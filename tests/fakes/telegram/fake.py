@@ -23,6 +23,7 @@ from tests.fakes.telegram.faults import Fault, FaultQueue
 from tests.fakes.telegram.files import DocumentScripting
 from tests.fakes.telegram.flood_control import FloodControl, RateLimits
 from tests.fakes.telegram.http_server import CLIENT_PREFIX, ApiServer
+from tests.fakes.telegram.inline import InlineScripting
 from tests.fakes.telegram.members import OTHER_USER_ID, MemberScripting
 from tests.fakes.telegram.profile import Profile
 from tests.fakes.telegram.state import (
@@ -44,7 +45,7 @@ from tests.fakes.telegram.state import (
 DEFAULT_TOKEN = "123456:TEST-TOKEN-not-a-secret"
 
 
-class FakeTelegram(DocumentScripting, MemberScripting):
+class FakeTelegram(DocumentScripting, MemberScripting, InlineScripting):
     """A fake Bot API on 127.0.0.1 (ephemeral port), from a daemon thread (files: its base)."""
 
     def __init__(

@@ -1,6 +1,6 @@
-"""What `FakeTelegram` adds for people and the bot in chats: button presses (callback queries),
-and the `my_chat_member` and `chat_member` updates, in the shapes python-telegram-bot 22.8
-(Bot API 10.0) reads (see tests/fakes/README.md).
+"""What `FakeTelegram` adds for people and the bot in chats: button presses (callback queries,
+answered by `answer_callback_query`), and the `my_chat_member` and `chat_member` updates, in
+the shapes python-telegram-bot 22.8 (Bot API 10.0) reads (see tests/fakes/README.md).
 
 - A press carries the bot's message as stored, `reply_to_message` included when the bot's
   message was a reply (Telegram's `CallbackQuery.message`).
@@ -16,8 +16,19 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import TYPE_CHECKING
 
-from tests.fakes.telegram.state import TelegramState, chat_member_json, user_json
+from tests.fakes.telegram.request_params import Params, bool_param
+from tests.fakes.telegram.state import (
+    CallbackAnswer,
+    TelegramState,
+    bad_request,
+    chat_member_json,
+    user_json,
+)
+
+if TYPE_CHECKING:
+    from tests.fakes.telegram.bot_api import BotApi
 
 OTHER_USER_ID = 1000  # the member who speaks (or presses) in a group when the test names nobody
 
@@ -143,3 +154,29 @@ class MemberScripting:
                 "new_chat_member": chat_member_json(user, new_status),
             }
             return self._state.queue_update("chat_member", update)
+
+
+def answer_callback_query(api: BotApi, params: Params) -> bool:
+    """answerCallbackQuery: a press is answered once; an unknown or answered one is too old."""
+    query_id = params.get("callback_query_id", "")
+    with api.state.lock:
+        known = api.state.callback_queries.get(query_id)
+        if known is None or query_id in api.state.answered_queries:
+            raise bad_request(
+                "query is too old and response timeout expired or query ID is invalid"
+            )
+        api.state.answered_queries.add(query_id)
+        chat_id, message_id, data = known
+        api.state.callback_answers.append(
+            CallbackAnswer(
+                query_id,
+                chat_id,
+                message_id,
+                data,
+                params.get("text") or None,
+                bool_param(params, "show_alert"),
+                time.time(),
+            )
+        )
+        api.state.touch()
+    return True

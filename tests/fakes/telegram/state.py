@@ -283,7 +283,7 @@ class TelegramState:
             "username": bot_username,
             "can_join_groups": True,
             "can_read_all_group_messages": False,
-            "supports_inline_queries": False,
+            "supports_inline_queries": True,  # inline mode on (@BotFather's /setinline)
             "can_connect_to_business": False,
             "has_main_web_app": False,
         }
@@ -297,6 +297,9 @@ class TelegramState:
         self.closing = False
         self.callback_queries: dict[str, tuple[int, int, str]] = {}
         self.answered_queries: set[str] = set()
+        # Inline queries not answered yet: id -> (user id, query); and the answers given.
+        self.inline_queries: dict[str, tuple[int, str]] = {}
+        self.inline_answers: list[Any] = []  # `inline.InlineAnswer`s
         self.commands: dict[str, list[JsonDict]] = {}  # key: scope JSON + language code
         # What the bot did, for assertions.
         self.sent: list[SentMessage] = []
