@@ -78,10 +78,7 @@ class Speaking:
 
     def settings(self, chat_id: int, thread_id: int) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = session.get(DestinationSetting, (chat_id, thread_id))
-            return _settings(
-                session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id)
-            )
+            return speaking_in(session, chat_id, thread_id)
 
     def pause(
         self, chat_id: int, thread_id: int, *, now: datetime | None = None
@@ -217,6 +214,12 @@ def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
     session.commit()
     session.refresh(setting)
     return _settings(session, setting)
+
+
+def speaking_in(session: Session, chat_id: int, thread_id: int) -> SpeakingSettings:
+    """`Speaking.settings` in the caller's session."""
+    setting = session.get(DestinationSetting, (chat_id, thread_id))
+    return _settings(session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id))
 
 
 def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings:
