@@ -5,7 +5,8 @@ instant counted by follow, the sources that stopped parsing, and its speaking an
 settings: the same reads as `Store.last_mailing`, `Chats.subscribed_ids`, `Store.followed`,
 `Store.source_health`, `Speaking.settings` and `Digests.settings` (each module's `..._in`
 function, in the caller's session), in one session instead of one each: /why was the time of
-its short transactions, not of its reads (`bench/queries.py`, `why (/why)`).
+its short transactions, not of its reads (`bench/queries.py`, `why (/why)`). The destination's
+pending and held deliveries, which the last two count each, are counted in one pass.
 
 What was queued is one grouped read over the destination's own deliveries (the
 `delivery.chat_id` index), each joined to the `paper_match` rows of the follows the destination
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, case, func
 from sqlmodel import Session, col, select
 
 from watcher.follows.followed import Followed
@@ -28,7 +29,7 @@ from watcher.store.follow_state import followed_in
 from watcher.store.mailings import MailingNews, last_mailing_in
 from watcher.store.source_health import source_health_in
 from watcher.store.speaking import SpeakingSettings, speaking_in
-from watcher.store.tables import Delivery, PaperMatch, Subscription
+from watcher.store.tables import Delivery, DeliveryStatus, PaperMatch, Subscription
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ def why_reads(engine: Engine, chat_id: int, thread_id: int, since: datetime | No
         queued = (
             queued_in(session, chat_id, thread_id, since) if since is not None and follows else {}
         )
+        waiting, held = _waiting_and_held(session, chat_id, thread_id)
         return WhyReads(
             mailing=last_mailing_in(session),
             follows=follows,
@@ -63,9 +65,21 @@ def why_reads(engine: Engine, chat_id: int, thread_id: int, since: datetime | No
             failing=tuple(
                 h.source for h in source_health_in(session) if h.broken_since is not None
             ),
-            speaking=speaking_in(session, chat_id, thread_id),
-            digest=settings_in(session, chat_id, thread_id),
+            speaking=speaking_in(session, chat_id, thread_id, waiting=waiting),
+            digest=settings_in(session, chat_id, thread_id, held=held),
         )
+
+
+def _waiting_and_held(session: Session, chat_id: int, thread_id: int) -> tuple[int, int]:
+    """The destination's pending and held deliveries, counted in one pass over its rows (the
+    path each count took alone: the destination's key, whatever other chats hold)."""
+    status = col(Delivery.status)
+    query = select(
+        func.coalesce(func.sum(case((status == DeliveryStatus.PENDING, 1), else_=0)), 0),
+        func.coalesce(func.sum(case((status == DeliveryStatus.HELD, 1), else_=0)), 0),
+    ).where(col(Delivery.chat_id) == chat_id, col(Delivery.thread_id) == thread_id)
+    waiting, held = session.exec(query).one()
+    return int(waiting), int(held)
 
 
 def queued_in(session: Session, chat_id: int, thread_id: int, since: datetime) -> dict[int, int]:

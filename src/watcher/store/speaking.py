@@ -216,20 +216,28 @@ def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
     return _settings(session, setting)
 
 
-def speaking_in(session: Session, chat_id: int, thread_id: int) -> SpeakingSettings:
-    """`Speaking.settings` in the caller's session."""
+def speaking_in(
+    session: Session, chat_id: int, thread_id: int, *, waiting: int | None = None
+) -> SpeakingSettings:
+    """`Speaking.settings` in the caller's session; `waiting`: the destination's pending
+    deliveries, when the caller counted them already (`watcher.store.arrivals`)."""
     setting = session.get(DestinationSetting, (chat_id, thread_id))
-    return _settings(session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id))
+    return _settings(
+        session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id), waiting
+    )
 
 
-def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings:
-    waiting = session.exec(
-        select(func.count()).where(
-            col(Delivery.chat_id) == setting.chat_id,
-            col(Delivery.thread_id) == setting.thread_id,
-            col(Delivery.status) == DeliveryStatus.PENDING,
-        )
-    ).one()
+def _settings(
+    session: Session, setting: DestinationSetting, waiting: int | None = None
+) -> SpeakingSettings:
+    if waiting is None:
+        waiting = session.exec(
+            select(func.count()).where(
+                col(Delivery.chat_id) == setting.chat_id,
+                col(Delivery.thread_id) == setting.thread_id,
+                col(Delivery.status) == DeliveryStatus.PENDING,
+            )
+        ).one()
     return SpeakingSettings(
         paused=setting.paused,
         paused_since=setting.paused_since,
