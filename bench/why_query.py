@@ -1,5 +1,6 @@
 """/why's reads for `bench/queries.py`: a chat following some of the loaded follows, its
-outbox rows, and the reads `watcher.core.why.Why` makes, timed as one question."""
+outbox rows, and the store call `watcher.core.why.Why` makes (`why_reads`, one transaction),
+timed as one question."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import bindparam, text
 
 from watcher.store import Store
-from watcher.store.arrivals import queued_since
-from watcher.store.chats import Chats
+from watcher.store.arrivals import why_reads
 
 START = datetime(2011, 1, 1, tzinfo=UTC)
 
@@ -20,11 +20,20 @@ OTHER_CHATS = 5
 
 
 def why(store: Store, chat: list[int]) -> dict[str, Callable[[], object]]:
-    """/why of a chat following `chat`, with a delivery of every paper of those follows (the
-    outbox as if never pruned), and so many to each of `OTHER_CHATS` chats: its reads as
-    `watcher.core.why.Why` does them, since the newest delivery's day. Skipped on a schema
-    before `delivery.created` is indexed by chat (it always was)."""
-    chats = Chats(store.engine)
+    """/why of a chat following `chat` (`why_chats`): its reads as `watcher.core.why.Why`
+    makes them (`why_reads`), since the newest delivery's day."""
+    since = why_chats(store, chat)
+
+    def ask() -> object:
+        return why_reads(store.engine, WHY_CHAT, 0, since)
+
+    return {"why (/why)": ask}
+
+
+def why_chats(store: Store, chat: list[int]) -> datetime:
+    """`WHY_CHAT` following `chat`, with a delivery of every paper of those follows (the
+    outbox as if never pruned), and so many to each of `OTHER_CHATS` chats. Returns the day
+    before the newest delivery: the instant /why counts from."""
     with store.engine.begin() as connection:
         for chat_id in range(WHY_CHAT, WHY_CHAT + OTHER_CHATS + 1):
             connection.execute(
@@ -54,20 +63,7 @@ def why(store: Store, chat: list[int]) -> dict[str, Callable[[], object]]:
         newest = connection.execute(
             text("SELECT max(created) FROM delivery WHERE chat_id = :chat"), {"chat": WHY_CHAT}
         ).scalar_one()
-    since = _aware(newest) - timedelta(days=1)
-
-    def ask() -> object:
-        ids = chats.subscribed_ids(WHY_CHAT, thread_id=0)
-        return (
-            store.last_mailing(),
-            store.followed(ids, counted=False),
-            queued_since(store.engine, WHY_CHAT, 0, since),
-            store.source_health(),
-            chats.speaking.settings(WHY_CHAT, 0),
-            chats.digests.settings(WHY_CHAT, 0),
-        )
-
-    return {"why (/why)": ask}
+    return _aware(newest) - timedelta(days=1)
 
 
 def _aware(moment: datetime | str) -> datetime:

@@ -5,7 +5,8 @@ matched; what came by follow; and a pause or a digest holding papers, with when 
 The whole front end on the fake Bot API, the real store, and a clock the test turns where the
 day matters (`tests.harness.clocks`). The same answers in Simplified Chinese (issue 31) are
 rendered from the core's answer with the language set around `why_text`, and under the
-pseudo-locale no English is left in them but the followed names."""
+pseudo-locale no English is left in them but the followed names. Its reads are one
+transaction, counted on the real engine."""
 
 from __future__ import annotations
 
@@ -16,15 +17,16 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, event
 
 from bot.handlers.why import why_text
 from bot.i18n import speaking
 from tests.fakes.corpus import make_record
-from tests.harness.bots import USER, Bot, running_front_end
+from tests.harness.bots import USER, Bot, running_front_end, running_service
 from tests.harness.clocks import TurnedClock
 from tests.harness.pseudo_locale import english_left, install_pseudo
 from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.core.face import Core
 from watcher.polling.sources.listing import ListingOutcome
 from watcher.store import MatchedRecord
 
@@ -42,7 +44,7 @@ async def turned(
         yield bot, clock
 
 
-def publish(bot: Bot, *arxiv_ids: str) -> None:
+def publish(bot: Bot | Core, *arxiv_ids: str) -> None:
     """New papers by Dezun Dong, whom every running bot watches: queued for his followers."""
     followed = bot.store.find_followed("Dezun Dong")
     assert followed is not None
@@ -188,6 +190,31 @@ async def test_why_in_chinese_names_what_came_and_the_pause(bot_now: Bot) -> Non
     assert "本聊天已暂停：2 篇论文在等待 /resume。" in chinese
     assert [line for line in chinese.split("\n") if not _CJK.search(line)] == []
     assert english_left(pseudo, exempt=["Dezun Dong"]) == []
+
+
+async def test_why_reads_the_store_in_one_transaction(engine: Engine, database_url: str) -> None:
+    """Every transaction the engine begins while /why is answered, counted by SQLAlchemy's
+    `begin` event on the service's own engine: the core alone (no front end, so nothing else
+    reads meanwhile), with a follow and papers that came by it, so that every read is made."""
+    async with running_service(engine, database_url) as (_telegram, _arxiv, service):
+        followed = service.store.find_followed("Dezun Dong")
+        assert followed is not None
+        service.chats.seen(USER, kind="private")
+        service.chats.subscribe(USER, followed.id)
+        publish(service, "2612.00061")
+        begun: list[Connection] = []
+
+        def began(connection: Connection) -> None:
+            begun.append(connection)
+
+        event.listen(engine, "begin", began)
+        try:
+            answer = await service.why.why(USER, 0)
+        finally:
+            event.remove(engine, "begin", began)
+
+    assert [(f.name, n) for f, n in answer.got] == [("Dezun Dong", 1)]
+    assert len(begun) == 1
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ It gathers what the service knows, and the front end (`bot.handlers.why`) words 
 last announcement and the next by the calendar (`watcher.calendars.announcements`), the newest
 mailing a source showed (`mailing_seen`) and how many items the listing read of it (known to
 this process since it read them: `ListingSource.last`), the sources that stopped parsing, what
-the destination was queued since that announcement by follow (`watcher.store.arrivals`, keyed
-reads only), and what holds its messages: a pause, quiet hours, a digest.
+the destination was queued since that announcement by follow, and what holds its messages: a
+pause, quiet hours, a digest. Every stored fact is read in one transaction
+(`watcher.store.arrivals.why_reads`, keyed reads only).
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from watcher.follows.followed import Followed
 from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
-from watcher.store.arrivals import queued_since
-from watcher.store.chats import Chats
+from watcher.store.arrivals import why_reads
 from watcher.store.digests import DigestSettings
 from watcher.store.mailings import MailingNews
 from watcher.store.speaking import SpeakingSettings
@@ -69,12 +69,9 @@ class WhyAnswer:
 class Why:
     """/why of one core."""
 
-    def __init__(
-        self, settings: Settings, store: Store, chats: Chats, poller: Poller, clock: Clock
-    ) -> None:
+    def __init__(self, settings: Settings, store: Store, poller: Poller, clock: Clock) -> None:
         self._settings = settings
         self._store = store
-        self._chats = chats
         self._poller = poller
         self._clock = clock
 
@@ -85,20 +82,14 @@ class Why:
         now = self._clock()
         calendar = self._settings.announcement_calendar
         last = calendar.latest_at_or_before(now)
-        news = self._store.last_mailing()
-        follows = tuple(
-            self._store.followed(
-                self._chats.subscribed_ids(chat_id, thread_id=thread_id), counted=False
-            )
+        reads = why_reads(
+            self._store.engine, chat_id, thread_id, since=None if last is None else last.at
         )
-        got: tuple[tuple[Followed, int], ...] = ()
-        if last is not None and follows:
-            counts = queued_since(self._store.engine, chat_id, thread_id, last.at)
-            got = tuple((f, counts[f.id]) for f in follows if counts.get(f.id))
+        got = tuple((f, reads.queued[f.id]) for f in reads.follows if reads.queued.get(f.id))
         outcome = self._poller.listing.last
         listed = (
             outcome.items
-            if outcome is not None and outcome.flipped and outcome.mailing == news.mailing
+            if outcome is not None and outcome.flipped and outcome.mailing == reads.mailing.mailing
             else None
         )
         return WhyAnswer(
@@ -106,15 +97,13 @@ class Why:
             calendar=calendar,
             last=last,
             next=calendar.next_after(now),
-            mailing=news,
+            mailing=reads.mailing,
             listed=listed,
-            failing=tuple(
-                h.source for h in self._store.source_health() if h.broken_since is not None
-            ),
-            follows=follows,
+            failing=reads.failing,
+            follows=reads.follows,
             got=got,
-            speaking=self._chats.speaking.settings(chat_id, thread_id),
-            digest=self._chats.digests.settings(chat_id, thread_id),
+            speaking=reads.speaking,
+            digest=reads.digest,
             harvest_after=timedelta(seconds=self._settings.calendar_harvest_after),
             api_after=timedelta(seconds=self._settings.calendar_api_after),
             listings=self._settings.early_listings,

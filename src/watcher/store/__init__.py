@@ -26,7 +26,8 @@ One module per thing it owns:
 - `gauges`: the counts a Prometheus scrape shows (`watcher.metrics`), in one short read;
 - `source_health`: which of arXiv's interfaces stopped parsing, and the admin notices owed;
 - `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat;
-- `arrivals`: what one chat or topic was queued since an instant, by follow (/why).
+- `arrivals`: everything /why reads of one chat or topic, in one transaction: what it was
+  queued since an instant by follow, and the other modules' reads in that one session.
 - `exclusions`: each chat's excluded words (/exclude), and the papers they held back.
 
 `Store` joins follows, papers, questions, search, inline mode's reads, mailings and source health

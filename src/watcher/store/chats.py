@@ -296,14 +296,7 @@ class Chats:
     def subscribed_ids(self, chat_id: int, *, thread_id: int = NO_THREAD) -> list[int]:
         """The authors this chat's topic `thread_id` follows."""
         with Session(self.engine) as session:
-            return list(
-                session.exec(
-                    select(Subscription.followed_author_id).where(
-                        col(Subscription.chat_id) == chat_id,
-                        col(Subscription.thread_id) == thread_id,
-                    )
-                )
-            )
+            return subscribed_in(session, chat_id, thread_id)
 
     def subscriptions_of(self, chat_ids: Iterable[int]) -> dict[tuple[int, int], frozenset[int]]:
         """The followed authors (by id) each topic of `chat_ids` subscribes to, by (chat id,
@@ -412,6 +405,14 @@ class Chats:
             active = session.exec(select(func.count()).where(col(Chat.active))).one()
             subscriptions = session.exec(select(func.count()).select_from(Subscription)).one()
             return chats, active, subscriptions
+
+
+def subscribed_in(session: Session, chat_id: int, thread_id: int) -> list[int]:
+    """`Chats.subscribed_ids` in the caller's session."""
+    query = select(Subscription.followed_author_id).where(
+        col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id
+    )
+    return list(session.exec(query))
 
 
 def _restart_if_paused(session: Session, followed_id: int) -> None:

@@ -348,16 +348,20 @@ def move_zone(
     return setting
 
 
-def settings_in(session: Session, chat_id: int, thread_id: int = NO_THREAD) -> DigestSettings:
-    """The destination's digest settings as the caller's session sees them."""
+def settings_in(
+    session: Session, chat_id: int, thread_id: int = NO_THREAD, *, held: int | None = None
+) -> DigestSettings:
+    """The destination's digest settings as the caller's session sees them; `held`: its held
+    deliveries, when the caller counted them already (`watcher.store.arrivals`)."""
     setting = session.get(DestinationSetting, (chat_id, thread_id))
-    held = session.exec(
-        select(func.count()).where(
-            col(Delivery.chat_id) == chat_id,
-            col(Delivery.thread_id) == thread_id,
-            col(Delivery.status) == DeliveryStatus.HELD,
-        )
-    ).one()
+    if held is None:
+        held = session.exec(
+            select(func.count()).where(
+                col(Delivery.chat_id) == chat_id,
+                col(Delivery.thread_id) == thread_id,
+                col(Delivery.status) == DeliveryStatus.HELD,
+            )
+        ).one()
     name = setting.timezone if setting is not None else DEFAULT_ZONE
     return DigestSettings(
         zone_name=name,

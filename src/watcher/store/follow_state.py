@@ -57,7 +57,7 @@ class FollowStore:
             followed, created = add_person(session, names, categories, watched=watched)
             session.commit()
             assert followed.id is not None
-            return self._followed(session, [followed.id])[0], created
+            return _followed(session, [followed.id])[0], created
 
     def follow_person(self, rule: PersonRule, *, watched: bool = True) -> tuple[Followed, bool]:
         """`follow` for a checked rule ("Wei Wang|W. Wang in cs.DC")."""
@@ -112,7 +112,7 @@ class FollowStore:
                     col(FollowedAuthor.rule_key) == rule.key,
                 )
             ).first()
-            return None if found is None else self._followed(session, [found])[0]
+            return None if found is None else _followed(session, [found])[0]
 
     def find_followed(
         self, name: str, *, categories: Sequence[str] = (), among: Iterable[int] | None = None
@@ -145,7 +145,7 @@ class FollowStore:
                     ),
                     None,
                 )
-            return None if found is None else self._followed(session, [found])[0]
+            return None if found is None else _followed(session, [found])[0]
 
     def follow_identity(
         self, identity: Identity, *, name: str | None = None, watched: bool = True
@@ -158,7 +158,7 @@ class FollowStore:
             followed, created = add_identity(session, identity, name, watched=watched)
             session.commit()
             assert followed.id is not None
-            return self._followed(session, [followed.id])[0], created
+            return _followed(session, [followed.id])[0], created
 
     def find_identity(self, key: str) -> Followed | None:
         """The person followed by this identity ("arxiv:dong_d_1"), if anyone follows it."""
@@ -166,7 +166,7 @@ class FollowStore:
             found = session.exec(
                 select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == key)
             ).first()
-            return None if found is None else self._followed(session, [found])[0]
+            return None if found is None else _followed(session, [found])[0]
 
     def unfollow(self, followed_id: int) -> None:
         """Stop following; the papers stay, as they may belong to others or be asked for."""
@@ -178,52 +178,7 @@ class FollowStore:
         """Followed authors with their poll state and record counts, by name. Without
         `counted`, `record_count` is 0: their papers are not counted (the health verdict)."""
         with Session(self.engine) as session:
-            wanted = None if ids is None else list(ids)
-            if wanted is None or len(wanted) <= _IDS_PER_QUERY:
-                return self._followed(session, wanted, counted=counted)
-            # Each id is bound three times (the follows, their links, their chats): in parts,
-            # so that no statement binds more values than a database takes (SQLite 32,766).
-            found = [
-                followed
-                for start in range(0, len(wanted), _IDS_PER_QUERY)
-                for followed in self._followed(
-                    session, wanted[start : start + _IDS_PER_QUERY], counted=counted
-                )
-            ]
-            return sorted(found, key=lambda followed: followed.name)
-
-    def _followed(
-        self, session: Session, ids: list[int] | None, *, counted: bool = True
-    ) -> list[Followed]:
-        links = select(PaperMatch.followed_author_id, func.count().label("n"))
-        # Subscribers are the active chats: one that blocked the bot keeps its subscriptions
-        # for when it comes back, but wants nothing polled meanwhile.
-        chats = (
-            select(Subscription.followed_author_id, func.count().label("n"))
-            .join(Chat, col(Chat.id) == col(Subscription.chat_id))
-            .where(col(Chat.active))
-        )
-        if ids is not None:
-            # Counted for these follows only: one index range each, not every stored link.
-            links = links.where(col(PaperMatch.followed_author_id).in_(ids))
-            chats = chats.where(col(Subscription.followed_author_id).in_(ids))
-        counts = links.group_by(col(PaperMatch.followed_author_id)).subquery()
-        subscribers = chats.group_by(col(Subscription.followed_author_id)).subquery()
-        # Columns, not ORM objects: a poll tick reads every follow, and 100,000 of them as
-        # objects took 3.7 s (SQLModel builds two models a row), as tuples 0.8 s.
-        author, state = FollowedAuthor, PollState
-        papers = counts.c.n if counted else null()
-        query = sql_select(*_FOLLOWED_COLUMNS, papers, subscribers.c.n).join(
-            state, col(state.followed_author_id) == col(author.id)
-        )
-        if counted:
-            query = query.outerjoin(counts, counts.c.followed_author_id == col(author.id))
-        query = query.outerjoin(
-            subscribers, subscribers.c.followed_author_id == col(author.id)
-        ).order_by(col(author.name))
-        if ids is not None:
-            query = query.where(col(author.id).in_(ids))
-        return [_as_followed(row) for row in session.execute(query)]
+            return followed_in(session, ids, counted=counted)
 
     # -- poll state ------------------------------------------------------------------------
 
@@ -350,7 +305,7 @@ class FollowStore:
             followed, created = add_topic(session, topic, watched=watched)
             session.commit()
             assert followed.id is not None
-            return self._followed(session, [followed.id])[0], created
+            return _followed(session, [followed.id])[0], created
 
     def find_topic(self, topic: Topic) -> Followed | None:
         """The followed topic that is `topic` (whichever way it was written), if any."""
@@ -358,7 +313,7 @@ class FollowStore:
             found = session.exec(
                 select(FollowedAuthor.id).where(col(FollowedAuthor.rule_key) == topic.rule_key)
             ).first()
-            return None if found is None else self._followed(session, [found])[0]
+            return None if found is None else _followed(session, [found])[0]
 
 
 def add_person(
@@ -449,6 +404,55 @@ def _wanted() -> ColumnElement[bool]:
         .where(col(Subscription.followed_author_id) == col(FollowedAuthor.id), col(Chat.active))
         .exists(),
     )
+
+
+def followed_in(
+    session: Session, ids: Iterable[int] | None, *, counted: bool = True
+) -> list[Followed]:
+    """`FollowStore.followed` in the caller's session."""
+    wanted = None if ids is None else list(ids)
+    if wanted is None or len(wanted) <= _IDS_PER_QUERY:
+        return _followed(session, wanted, counted=counted)
+    # Each id is bound three times (the follows, their links, their chats): in parts,
+    # so that no statement binds more values than a database takes (SQLite 32,766).
+    found = [
+        followed
+        for start in range(0, len(wanted), _IDS_PER_QUERY)
+        for followed in _followed(session, wanted[start : start + _IDS_PER_QUERY], counted=counted)
+    ]
+    return sorted(found, key=lambda followed: followed.name)
+
+
+def _followed(session: Session, ids: list[int] | None, *, counted: bool = True) -> list[Followed]:
+    links = select(PaperMatch.followed_author_id, func.count().label("n"))
+    # Subscribers are the active chats: one that blocked the bot keeps its subscriptions
+    # for when it comes back, but wants nothing polled meanwhile.
+    chats = (
+        select(Subscription.followed_author_id, func.count().label("n"))
+        .join(Chat, col(Chat.id) == col(Subscription.chat_id))
+        .where(col(Chat.active))
+    )
+    if ids is not None:
+        # Counted for these follows only: one index range each, not every stored link.
+        links = links.where(col(PaperMatch.followed_author_id).in_(ids))
+        chats = chats.where(col(Subscription.followed_author_id).in_(ids))
+    counts = links.group_by(col(PaperMatch.followed_author_id)).subquery()
+    subscribers = chats.group_by(col(Subscription.followed_author_id)).subquery()
+    # Columns, not ORM objects: a poll tick reads every follow, and 100,000 of them as
+    # objects took 3.7 s (SQLModel builds two models a row), as tuples 0.8 s.
+    author, state = FollowedAuthor, PollState
+    papers = counts.c.n if counted else null()
+    query = sql_select(*_FOLLOWED_COLUMNS, papers, subscribers.c.n).join(
+        state, col(state.followed_author_id) == col(author.id)
+    )
+    if counted:
+        query = query.outerjoin(counts, counts.c.followed_author_id == col(author.id))
+    query = query.outerjoin(
+        subscribers, subscribers.c.followed_author_id == col(author.id)
+    ).order_by(col(author.name))
+    if ids is not None:
+        query = query.where(col(author.id).in_(ids))
+    return [_as_followed(row) for row in session.execute(query)]
 
 
 def _as_followed(row: Sequence[Any]) -> Followed:

@@ -64,25 +64,30 @@ class MailingStore:
 
     def last_mailing(self) -> MailingNews:
         with Session(self.engine) as session:
-            seen = session.exec(
-                select(MailingSeen)
-                .where(col(MailingSeen.source).is_not(None))
-                .order_by(col(MailingSeen.mailing).desc())
-                .limit(1)
-            ).first()
-            probed = session.exec(
-                select(MailingSeen)
-                .where(col(MailingSeen.listing_probes) > 0)
-                .order_by(col(MailingSeen.mailing).desc())
-                .limit(1)
-            ).first()
-            return MailingNews(
-                mailing=seen.mailing if seen else None,
-                source=seen.source if seen else None,
-                seen_at=seen.seen_at if seen else None,
-                probed=probed.mailing if probed else None,
-                listing_probes=probed.listing_probes if probed else 0,
-            )
+            return last_mailing_in(session)
+
+
+def last_mailing_in(session: Session) -> MailingNews:
+    """`MailingStore.last_mailing` in the caller's session."""
+    seen = session.exec(
+        select(MailingSeen)
+        .where(col(MailingSeen.source).is_not(None))
+        .order_by(col(MailingSeen.mailing).desc())
+        .limit(1)
+    ).first()
+    probed = session.exec(
+        select(MailingSeen)
+        .where(col(MailingSeen.listing_probes) > 0)
+        .order_by(col(MailingSeen.mailing).desc())
+        .limit(1)
+    ).first()
+    return MailingNews(
+        mailing=seen.mailing if seen else None,
+        source=seen.source if seen else None,
+        seen_at=seen.seen_at if seen else None,
+        probed=probed.mailing if probed else None,
+        listing_probes=probed.listing_probes if probed else 0,
+    )
 
 
 def _locked_row(session: Session, mailing: date) -> MailingSeen:

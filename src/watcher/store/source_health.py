@@ -156,8 +156,7 @@ class SourceHealthStore:
     def source_health(self) -> list[SourceHealth]:
         """Every source that ever failed to parse, broken ones first."""
         with Session(self.engine) as session:
-            rows = session.exec(select(SourceState).order_by(col(SourceState.source))).all()
-            return sorted((_health(r) for r in rows), key=lambda h: h.broken_since is None)
+            return source_health_in(session)
 
     def pending_admin_notices(self, limit: int = NOTICES_A_READ) -> list[PendingNotice]:
         """The oldest notices neither sent nor refused."""
@@ -189,6 +188,12 @@ class SourceHealthStore:
             row.sent_at, row.refused = sent_at, refused
             session.add(row)
             session.commit()
+
+
+def source_health_in(session: Session) -> list[SourceHealth]:
+    """`SourceHealthStore.source_health` in the caller's session."""
+    rows = session.exec(select(SourceState).order_by(col(SourceState.source))).all()
+    return sorted((_health(r) for r in rows), key=lambda h: h.broken_since is None)
 
 
 def _health(row: SourceState, recovered: datetime | None = None) -> SourceHealth:

@@ -78,10 +78,7 @@ class Speaking:
 
     def settings(self, chat_id: int, thread_id: int) -> SpeakingSettings:
         with Session(self.engine) as session:
-            setting = session.get(DestinationSetting, (chat_id, thread_id))
-            return _settings(
-                session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id)
-            )
+            return speaking_in(session, chat_id, thread_id)
 
     def pause(
         self, chat_id: int, thread_id: int, *, now: datetime | None = None
@@ -219,14 +216,28 @@ def _commit(session: Session, setting: DestinationSetting) -> SpeakingSettings:
     return _settings(session, setting)
 
 
-def _settings(session: Session, setting: DestinationSetting) -> SpeakingSettings:
-    waiting = session.exec(
-        select(func.count()).where(
-            col(Delivery.chat_id) == setting.chat_id,
-            col(Delivery.thread_id) == setting.thread_id,
-            col(Delivery.status) == DeliveryStatus.PENDING,
-        )
-    ).one()
+def speaking_in(
+    session: Session, chat_id: int, thread_id: int, *, waiting: int | None = None
+) -> SpeakingSettings:
+    """`Speaking.settings` in the caller's session; `waiting`: the destination's pending
+    deliveries, when the caller counted them already (`watcher.store.arrivals`)."""
+    setting = session.get(DestinationSetting, (chat_id, thread_id))
+    return _settings(
+        session, setting or DestinationSetting(chat_id=chat_id, thread_id=thread_id), waiting
+    )
+
+
+def _settings(
+    session: Session, setting: DestinationSetting, waiting: int | None = None
+) -> SpeakingSettings:
+    if waiting is None:
+        waiting = session.exec(
+            select(func.count()).where(
+                col(Delivery.chat_id) == setting.chat_id,
+                col(Delivery.thread_id) == setting.thread_id,
+                col(Delivery.status) == DeliveryStatus.PENDING,
+            )
+        ).one()
     return SpeakingSettings(
         paused=setting.paused,
         paused_since=setting.paused_since,
