@@ -48,8 +48,7 @@ class Gate:
             return
         topic = topic_of(update.effective_message)
         if not _is_interaction(update, context.bot.username):
-            speak(await self.chat_settings.language(chat.id, topic))
-            return
+            return  # nothing answers it here; the welcome reads its language with `seen`
         verdict = self.budget.take(chat.id)
         if verdict != "serve":
             if verdict == "warn":
