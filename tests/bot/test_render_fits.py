@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from bot.digest import render_digest_parts
 from bot.failing_notice import admin_notice, chat_notice
+from bot.handlers.why import why_text
 from bot.i18n import speaking
 from bot.render import (
     MAX_CALLBACK_DATA_BYTES,
@@ -36,15 +37,22 @@ from tests.harness.pseudo_locale import install_pseudo
 from tests.harness.rendering import RECORDS_FILE, check_message, make_record, utf16_units
 from watcher.arxiv.records import Record
 from watcher.arxiv.taxonomy import category_name
+from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.calendars.schedule import DigestSchedule
 from watcher.core.views import SavedEntry
+from watcher.core.why import WhyAnswer
 from watcher.follows.followed import Followed
-from watcher.kinds import FollowKind, NewsKind
-from watcher.store.digests import DigestContent, DigestItem
+from watcher.kinds import FollowKind, MessageFormat, NewsKind
+from watcher.store.digests import DigestContent, DigestItem, DigestSettings
+from watcher.store.mailings import MailingNews
+from watcher.store.speaking import SpeakingSettings
 
 KINDS = (NewsKind.NEW, NewsKind.REVISION)
 LANGUAGES = ["en", "zh-Hans", install_pseudo()]
 LONGEST_ID = "cond-mat.mes-hall/0501234"  # longer than any real id, old style or new
 LONGEST_FOLLOW_ID = 2**63 - 1
+WHY_LENGTH = 600  # /why's answer: a few short lines (`bot.handlers.why`)
+LONGEST_ZONE = "America/Argentina/ComodRivadavia"  # the longest IANA name
 NAME = "Maximilian-Alexander Wolfeschlegelsteinhausen-Bergerdorff von Hohenzollern-Sigmaringen"
 
 
@@ -140,3 +148,39 @@ def test_every_callback_data_fits_in_64_bytes(language: str) -> None:
     assert any(d.startswith(f"a:u:{LONGEST_FOLLOW_ID}:{LONGEST_ID}") for d in data)
     assert any(d.startswith("v:x:9999:") for d in data)
     assert all(len(d.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES for d in data)
+
+
+def longest_why() -> WhyAnswer:
+    """/why's longest answer with the listing's count: a Friday night (no announcement), the
+    batch read with 99,999 new papers and none of the 9,999 follows in it, a source failing,
+    paused, a digest holding papers, in the longest zone."""
+    calendar = AnnouncementCalendar()
+    now = datetime(2026, 12, 4, 21, 0, tzinfo=ZoneInfo("America/New_York"))  # a Friday
+    last = calendar.latest_at_or_before(now)
+    assert last is not None
+    follow = Followed(
+        id=LONGEST_FOLLOW_ID, name=NAME, aliases=(), record_count=0, last_attempt=None,
+        last_success=None, last_error=None, consecutive_failures=0, next_poll=None,
+        subscribers=1,
+    )  # fmt: skip
+    return WhyAnswer(
+        now=now, calendar=calendar, last=last, next=calendar.next_after(now),
+        mailing=MailingNews(last.mailing, "listing", last.at + timedelta(minutes=59),
+                            last.mailing, 99),
+        listed=99_999, failing=("OAI",), follows=(follow,) * 9_999, got=(),
+        speaking=SpeakingSettings(True, now, None, None, None, False, MessageFormat.FULL,
+                                  False, 99_999),
+        digest=DigestSettings(LONGEST_ZONE, ZoneInfo(LONGEST_ZONE), DigestSchedule(time(8)),
+                              now + timedelta(days=1), 99_999),
+        harvest_after=timedelta(hours=2, minutes=30), api_after=timedelta(hours=4, minutes=5),
+        listings=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_why_with_the_listings_count_stays_a_few_short_lines(language: str) -> None:
+    with speaking(language):
+        text = why_text(longest_why())
+    assert text.count("99,999") == 2  # the count, in the batch's line and in "none matched"
+    assert len(text.split("\n")) == 7
+    assert len(text) <= WHY_LENGTH

@@ -3,16 +3,19 @@ does not announce it says so and names the next announcement in the chat's time 
 announcement read with nothing followed in it, how many new papers were read and that none
 matched; what came by follow; and a pause or a digest holding papers, with when they come.
 The whole front end on the fake Bot API, the real store, and a clock the test turns where the
-day matters (`tests.harness.clocks`). The same answers in Simplified Chinese (issue 31) are
+day matters (`tests.harness.clocks`); the batch is read by the service's own listing read from
+the fake listing pages (`tests.fakes.listing`) at the announcement, and its count is the
+store's: a restart says it too. The same answers in Simplified Chinese (issue 31) are
 rendered from the core's answer with the language set around `why_text`, and under the
 pseudo-locale no English is left in them but the followed names. Its reads are one
 transaction, counted on the real engine."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -22,16 +25,20 @@ from sqlalchemy import Connection, Engine, event
 from bot.handlers.why import why_text
 from bot.i18n import speaking
 from tests.fakes.corpus import make_record
-from tests.harness.bots import USER, Bot, running_front_end, running_service
+from tests.fakes.listing import FakeListing
+from tests.fakes.telegram import FakeTelegram, RateLimits
+from tests.harness.bots import BOT, USER, Bot, running_front_end, running_service
 from tests.harness.clocks import TurnedClock
+from tests.harness.patience import PATIENCE
 from tests.harness.pseudo_locale import english_left, install_pseudo
-from watcher.calendars.announcements import AnnouncementCalendar
+from watcher.arxiv.records import Record
+from watcher.calendars.announcements import Announcement, AnnouncementCalendar
 from watcher.core.face import Core
-from watcher.polling.sources.listing import ListingOutcome
 from watcher.store import MatchedRecord
 
 ARXIV = ZoneInfo("America/New_York")
 SATURDAY = 5  # `date.weekday()`
+UNFOLLOWED = 1204  # a batch's new papers: a usual day has 1,000 to 1,500 (field notes)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -42,6 +49,64 @@ async def turned(
     clock = TurnedClock(tmp_path / "clock")
     async with running_front_end(engine, database_url, clock=clock) as bot:
         yield bot, clock
+
+
+@pytest.fixture
+async def listed(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Bot, TurnedClock, FakeListing]]:
+    """The front end on a turned clock, its poller reading the fake listing (on that clock)."""
+    clock = TurnedClock(tmp_path / "clock")
+    with FakeListing(shown_now(clock), clock=clock) as listing:
+        async with running_front_end(engine, database_url, clock=clock, listing=listing) as bot:
+            yield bot, clock, listing
+
+
+def shown_now(clock: TurnedClock) -> date:
+    """The mailing arXiv's listing shows now: the last announced (by arXiv's calendar)."""
+    last = AnnouncementCalendar().latest_at_or_before(clock())
+    assert last is not None
+    return last.mailing
+
+
+def unfollowed(mailing: date, n: int = UNFOLLOWED) -> list[Record]:
+    """A batch of `n` new papers in cs, by no one followed."""
+    return [
+        make_record(
+            arxiv_id=f"{mailing:%y%m}.{90000 + i:05d}",
+            title=f"Unfollowed Paper {i}",
+            authors=[f"Ada Listed{i}"],
+            primary_category="cs.NI",
+        )
+        for i in range(n)
+    ]
+
+
+async def read_the_next_batch(bot: Bot, clock: TurnedClock, listing: FakeListing) -> Announcement:
+    """The next announcement's batch (UNFOLLOWED papers) on the listing from its instant, read
+    by the service's listing read (`Poller.read_listing`, as the runtime starts it): started
+    before the instant, it waits on the clock, which is then turned a minute past it."""
+    coming = calendar(bot).next_after(clock())
+    assert coming is not None
+    listing.announce(coming.mailing, new=unfollowed(coming.mailing), flip_at=coming.at)
+    reading = asyncio.create_task(bot.service.poller.read_listing(coming))
+    await asyncio.sleep(0.2)
+    assert not reading.done() and listing.listing_requests() == []  # waiting for the instant
+    clock.turn_to(coming.at + timedelta(minutes=1))
+    report = await asyncio.wait_for(reading, timeout=PATIENCE)
+    assert report.new == [] and report.failures == {}
+    return coming
+
+
+def batch_line(bot: Bot, read: Announcement) -> str:
+    """/why's first line once the listing read `read`, at the time the store keeps."""
+    seen = bot.store.last_mailing().seen_at
+    assert seen is not None and read.at <= seen
+    wall = read.at.astimezone(ARXIV)
+    return (
+        f"arXiv last announced {wall:%a} {wall.day} {wall:%b %H:%M} ET: the listing read it at "
+        f"{seen.astimezone(ARXIV):%H:%M} ET, 1,204 new papers."
+    )
 
 
 def publish(bot: Bot | Core, *arxiv_ids: str) -> None:
@@ -91,29 +156,44 @@ async def test_why_on_a_day_without_an_announcement_names_the_next_one(
 
 
 async def test_why_after_a_batch_with_nothing_followed_says_how_many_were_read(
-    turned: tuple[Bot, TurnedClock],
+    listed: tuple[Bot, TurnedClock, FakeListing],
 ) -> None:
-    bot, clock = turned
+    bot, clock, listing = listed
     await bot.ask(USER, "/subscribe Dezun Dong")
-    last = calendar(bot).latest_at_or_before(clock())
-    assert last is not None
-    seen = last.at + timedelta(minutes=1)
-    clock.turn_to(seen + timedelta(minutes=5))
-    bot.store.record_mailing_seen(last.mailing, source="listing", at=seen)
-    # What the listing's read of that mailing left, as `Poller.read_listing` leaves it.
-    bot.service.poller.listing.last = ListingOutcome(last.mailing, flipped=True, items=1204)
+    read = await read_the_next_batch(bot, clock, listing)
 
     answer = await bot.ask_one(USER, "/why")
 
-    wall = last.at.astimezone(ARXIV)
-    assert answer.startswith(
-        f"arXiv last announced {wall:%a} {wall.day} {wall:%b %H:%M} ET: the listing read it at "
-        f"{seen.astimezone(ARXIV):%H:%M} ET, 1,204 new papers."
-    )
+    assert answer.startswith(batch_line(bot, read))
     assert "Nothing by the one person or topic followed here, out of 1,204 new papers read." in (
         answer
     )
     assert len(answer) <= 600
+
+
+async def test_why_says_how_many_were_read_after_a_restart(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    """The count is the store's: a service started again on the database (a fresh poller,
+    which read nothing) says it as the one that read the batch did."""
+    clock = TurnedClock(tmp_path / "clock")
+    with (
+        FakeTelegram(rate_limits=RateLimits.disabled(), bot_username=BOT) as telegram,
+        FakeListing(shown_now(clock), clock=clock) as listing,
+    ):
+        async with running_front_end(
+            engine, database_url, clock=clock, telegram=telegram, listing=listing
+        ) as bot:
+            await bot.ask(USER, "/subscribe Dezun Dong")
+            read = await read_the_next_batch(bot, clock, listing)
+            before = await bot.ask_one(USER, "/why")
+        async with running_front_end(engine, database_url, clock=clock, telegram=telegram) as again:
+            assert again.service.poller.listing.last is None  # this one read no listing
+            answer = await again.ask_one(USER, "/why")
+
+    assert answer == before
+    assert answer.startswith(batch_line(again, read))
+    assert "out of 1,204 new papers read." in answer
 
 
 async def test_why_before_the_batch_is_read_says_what_is_waited_for(bot_now: Bot) -> None:

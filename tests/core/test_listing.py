@@ -130,8 +130,13 @@ async def test_a_flipped_listing_announces_new_papers_and_cross_lists_once(
     # know it yet, so it is new today and saved as listed.
     assert any(CROSS.arxiv_id in r.params.get("id_list", "") for r in arxiv.requests)
 
-    # Redone (a crash after the saves): nothing again.
+    # What it read is stored with the mailing seen (/why says it): the new submissions and
+    # cross-lists of cs, the replacement not.
+    assert backfilled.store.last_mailing().listed == 4
+
+    # Redone (a crash after the saves): nothing again, and the same count.
     assert (await backfilled.read_listing(announced())).new == []
+    assert backfilled.store.last_mailing().listed == 4
 
     # The structured record arrives later with other metadata: replaced, without a word.
     arxiv.add(make_record(**{**_fields(OWN), "title": "Adaptive Routing on Dragonfly+ (v1)"}))
@@ -188,6 +193,7 @@ async def test_pages_are_read_with_skip_and_the_counts_checked(
     assert ids(report.new) == [OWN.arxiv_id]
     skips = [r.params.get("skip") for r in listing.listing_requests("cs")]
     assert skips == ["0", "2", "4", "6"]
+    assert backfilled.store.last_mailing().listed == 6  # over its pages, the replacement not
 
 
 @pytest.mark.parametrize("broken", ["markup", "counts"])
@@ -208,6 +214,7 @@ async def test_a_listing_that_no_longer_parses_is_a_visible_failure(
     assert f"{listing.url}cs/new" in caplog.text
     followed = backfilled.store.followed()
     assert all(f.last_error and "listing failed" in f.last_error for f in followed)
+    assert backfilled.store.last_mailing().listed is None  # not read whole: no count
     # Nothing is lost: the structured sources still announce the day.
     arxiv.add(OWN)
     arxiv.add(TOPICAL)

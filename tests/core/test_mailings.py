@@ -95,3 +95,25 @@ def test_two_processes_recording_one_mailing_at_once_make_one_first(engine: Engi
     assert firsts.count(True) == 1
     news = stores[0].last_mailing()
     assert (news.mailing, news.listing_probes) == (mailing, 8)
+
+
+def test_the_listings_count_is_kept_with_the_mailing_for_another_process(engine: Engine) -> None:
+    """/why's "N new papers": written with the mailing seen, read by any store on the database
+    (a restart, another process); a later source keeps it, a listing read redone restates it."""
+    store = Store(engine)
+    mailing = date(2026, 12, 2)
+    assert store.record_mailing_seen(
+        mailing, source="listing", at=ANNOUNCED + timedelta(minutes=1), listed=1204
+    )
+    assert not store.record_mailing_seen(mailing, source="OAI", at=ANNOUNCED + timedelta(hours=3))
+    assert Store(engine).last_mailing().listed == 1204
+    assert not store.record_mailing_seen(
+        mailing, source="listing", at=ANNOUNCED + timedelta(hours=4), listed=1206
+    )
+    news = Store(engine).last_mailing()
+    assert (news.source, news.listed) == ("listing", 1206)
+    assert news.seen_at == ANNOUNCED + timedelta(minutes=1)  # the first showing kept
+
+    # The next mailing, shown by the API first: no count known for it.
+    store.record_mailing_seen(date(2026, 12, 3), source="API", at=ANNOUNCED + timedelta(days=1))
+    assert Store(engine).last_mailing().listed is None

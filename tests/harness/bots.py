@@ -18,6 +18,7 @@ from bot.handlers import CommandBudget
 from bot.ratelimit import TelegramRateLimiter
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, lookalike_records
+from tests.fakes.listing import FakeListing
 from tests.fakes.telegram import FakeTelegram, RateLimits, SentMessage
 from tests.harness.patience import LOOPBACK_TIMEOUT, PATIENCE
 from watcher.arxiv.fetch import ArxivClient
@@ -108,11 +109,14 @@ async def running_service(
     arxiv_min_interval: float = 0,
     telegram: FakeTelegram | None = None,
     clock: Clock = SYSTEM_CLOCK,
+    listing: FakeListing | None = None,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
-    kept, as Telegram keeps them); by default a new one. `clock`: the core's (a test may turn
-    one, `tests.harness.clocks.TurnedClock`)."""
+    kept, as Telegram keeps them); by default a new one. `clock`: the core's and its poller's,
+    as `run_service` hands it down (a test may turn one, `tests.harness.clocks.TurnedClock`).
+    `listing`: arXiv's listing pages, read by `service.poller.read_listing` (probed every
+    second, no spacing between requests); by default arXiv's address, never read."""
     with (
         nullcontext(telegram)
         if telegram is not None
@@ -128,6 +132,7 @@ async def running_service(
             telegram_bot_token=telegram.token,
             telegram_api_url=telegram.base_url,
             admin_chat_ids=[ADMIN_CHAT],
+            **({"arxiv_listing_url": listing.url} if listing is not None else {}),
         )
         async with ArxivClient(
             arxiv.url,
@@ -136,6 +141,7 @@ async def running_service(
             max_retries=1,
             backoff_base=0.01,
             backoff_max=0.02,
+            listing_interval=0,
         ) as client:
             store = Store(engine)
             for rule in settings.followed_specs:
@@ -145,6 +151,10 @@ async def running_service(
                 client=client,
                 poll_interval=3600,
                 author_feed_url=arxiv.author_feed_url,
+                listing_url=str(settings.arxiv_listing_url),
+                listing_probe_interval=1,
+                clock=clock,
+                sleep=clock.sleep,
             )
             service = Core(settings, store, Chats(engine), Outbox(engine), poller, clock=clock)
             await poller.poll()  # the watched author's history, as the service does at start
@@ -202,10 +212,14 @@ async def running_front_end(
     *,
     clock: Clock = SYSTEM_CLOCK,
     telegram: FakeTelegram | None = None,
+    listing: FakeListing | None = None,
 ) -> AsyncIterator[Bot]:
     """The whole Telegram front end as `arxiv-watcher run` starts it: commands and delivery,
-    on the core's `clock`; `telegram`: an earlier run's fake Bot API, to restart against."""
-    async with running_service(engine, database_url, clock=clock, telegram=telegram) as (
+    on the core's `clock`; `telegram`: an earlier run's fake Bot API, to restart against;
+    `listing`: arXiv's listing pages (see `running_service`)."""
+    async with running_service(
+        engine, database_url, clock=clock, telegram=telegram, listing=listing
+    ) as (
         telegram,
         arxiv,
         service,

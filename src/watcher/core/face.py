@@ -100,7 +100,7 @@ class Core:
             "delivery": Deliveries(self.settings, self.store, self.chats, self.outbox, self.clock),
             "reading_list": ReadingList(self.store, ReadingLists(self.store.engine), self.clock),
             "exclusions": ExcludedWords(Exclusions(self.store.engine), self.clock),
-            "why": Why(self.settings, self.store, self.poller, self.clock),
+            "why": Why(self.settings, self.store, self.clock),
             "inline": InlinePapers(self.store, lookups, self.poller, patience=self.lookup_patience),
         }
         # A frozen dataclass sets its own derived fields this way, once, while it is built.

@@ -2,10 +2,10 @@
 
 It gathers what the service knows, and the front end (`bot.handlers.why`) words it: arXiv's
 last announcement and the next by the calendar (`watcher.calendars.announcements`), the newest
-mailing a source showed (`mailing_seen`) and how many items the listing read of it (known to
-this process since it read them: `ListingSource.last`), the sources that stopped parsing, what
-the destination was queued since that announcement by follow, and what holds its messages: a
-pause, quiet hours, a digest. Every stored fact is read in one transaction
+mailing a source showed and how many new papers the listing read of it (`mailing_seen`, stored
+with the read: known after a restart and to every process on the database), the sources that
+stopped parsing, what the destination was queued since that announcement by follow, and what
+holds its messages: a pause, quiet hours, a digest. Every stored fact is read in one transaction
 (`watcher.store.arrivals.why_reads`, keyed reads only).
 """
 
@@ -19,7 +19,6 @@ from watcher.aio import in_db_thread
 from watcher.calendars.announcements import Announcement, AnnouncementCalendar
 from watcher.clock import Clock
 from watcher.follows.followed import Followed
-from watcher.polling.poll import Poller
 from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.arrivals import why_reads
@@ -31,11 +30,11 @@ from watcher.store.speaking import SpeakingSettings
 @dataclass(frozen=True, slots=True)
 class WhyAnswer:
     """What /why words. `last`: the last announcement at or before `now` (two weeks back at
-    most); `read`: whether a source showed its mailing; `listed`: the listing's items of it,
-    None when not known; `got`: (follow, new papers queued since `last`), those with some;
-    `failing`: the sources that stopped parsing (`SOURCES` names); `harvest_after` and
-    `api_after`: when the harvest and the API poll after an announcement; `listings`: whether
-    the listing is read at all (EARLY_LISTINGS)."""
+    most); `read`: whether a source showed its mailing; `listed`: the new papers the listing
+    read of it, None when not known; `got`: (follow, new papers queued since `last`), those
+    with some; `failing`: the sources that stopped parsing (`SOURCES` names); `harvest_after`
+    and `api_after`: when the harvest and the API poll after an announcement; `listings`:
+    whether the listing is read at all (EARLY_LISTINGS)."""
 
     now: datetime
     calendar: AnnouncementCalendar
@@ -69,10 +68,9 @@ class WhyAnswer:
 class Why:
     """/why of one core."""
 
-    def __init__(self, settings: Settings, store: Store, poller: Poller, clock: Clock) -> None:
+    def __init__(self, settings: Settings, store: Store, clock: Clock) -> None:
         self._settings = settings
         self._store = store
-        self._poller = poller
         self._clock = clock
 
     async def why(self, chat_id: int, thread_id: int) -> WhyAnswer:
@@ -86,19 +84,13 @@ class Why:
             self._store.engine, chat_id, thread_id, since=None if last is None else last.at
         )
         got = tuple((f, reads.queued[f.id]) for f in reads.follows if reads.queued.get(f.id))
-        outcome = self._poller.listing.last
-        listed = (
-            outcome.items
-            if outcome is not None and outcome.flipped and outcome.mailing == reads.mailing.mailing
-            else None
-        )
         return WhyAnswer(
             now=now,
             calendar=calendar,
             last=last,
             next=calendar.next_after(now),
             mailing=reads.mailing,
-            listed=listed,
+            listed=reads.mailing.listed,
             failing=reads.failing,
             follows=reads.follows,
             got=got,

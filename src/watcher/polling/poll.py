@@ -250,11 +250,14 @@ class Poller:
                 self.store.record_listing_probes, announcement.mailing, outcome.probes
             )
         if outcome.flipped_at is not None:
+            # With how many new papers it read, when it read them all (/why says it, whichever
+            # process asks and after a restart).
             await in_db_thread(
                 self.store.record_mailing_seen,
                 outcome.mailing,
                 source="listing",
                 at=outcome.flipped_at,
+                listed=outcome.papers if outcome.failure is None else None,
             )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure

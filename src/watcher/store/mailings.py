@@ -1,9 +1,12 @@
 """Which source showed each arXiv mailing first, and when: the `mailing_seen` rows.
 
 The listing, the harvest and the poll step write here (`record_mailing_seen`, the listing also
-its probes); `authors`, /stats and `health` read the newest (`last_mailing`). The first source
-to show a mailing keeps it: a later one changes nothing. Only the newest matter, so a mailing
-recorded forgets those more than `KEPT_DAYS` older: the table stays a few dozen rows.
+its probes and, in the same transaction, how many new papers it read of the mailing);
+`authors`, /stats, `health` and /why read the newest (`last_mailing`): a restart, or another
+process on the database, knows what one read. The first source to show a mailing keeps it: a
+later one changes nothing (a listing read redone still says what it counted). Only the newest
+matter, so a mailing recorded forgets those more than `KEPT_DAYS` older: the table stays a few
+dozen rows.
 """
 
 from __future__ import annotations
@@ -23,14 +26,15 @@ KEPT_DAYS = 60
 
 @dataclass(frozen=True, slots=True)
 class MailingNews:
-    """The newest mailing seen (None: none yet) and the listing probes of the newest
-    announcement probed, seen or not."""
+    """The newest mailing seen (None: none yet), how many new papers the listing read of it
+    (None: not known), and the listing probes of the newest announcement probed, seen or not."""
 
     mailing: date | None
     source: str | None
     seen_at: datetime | None
     probed: date | None
     listing_probes: int
+    listed: int | None = None
 
 
 class MailingStore:
@@ -38,13 +42,21 @@ class MailingStore:
 
     engine: Engine
 
-    def record_mailing_seen(self, mailing: date, *, source: str, at: datetime) -> bool:
-        """`source` shows `mailing` at `at`; kept only if no source showed it before. Whether
-        it was the first."""
+    def record_mailing_seen(
+        self, mailing: date, *, source: str, at: datetime, listed: int | None = None
+    ) -> bool:
+        """`source` shows `mailing` at `at`; kept only if no source showed it before. `listed`:
+        the new papers the listing read of it whole (kept whoever showed it first: the last
+        whole read's count). Whether it was the first."""
         assert source in SOURCES, source
+        assert listed is None or source == "listing", source
         with Session(self.engine) as session:
             row = _locked_row(session, mailing)
+            if listed is not None:
+                row.listed = listed
+                session.add(row)
             if row.source is not None:
+                session.commit()
                 return False
             row.source, row.seen_at = source, at
             session.add(row)
@@ -87,6 +99,7 @@ def last_mailing_in(session: Session) -> MailingNews:
         seen_at=seen.seen_at if seen else None,
         probed=probed.mailing if probed else None,
         listing_probes=probed.listing_probes if probed else 0,
+        listed=seen.listed if seen else None,
     )
 
 

@@ -440,15 +440,19 @@ class HarvestState(SQLModel, table=True):
 
 class MailingSeen(SQLModel, table=True):
     """One arXiv mailing (its date, the day after the evening it went out): which source showed
-    it first (`listing`, `OAI` or `API`) and when, and how many listing probes its announcement
-    took (a late day takes more). No `source` yet: probed, not seen. Its delay is `seen_at`
-    less the announcement instant, read from the calendar (`watcher.core.mailing_report`)."""
+    it first (`listing`, `OAI` or `API`) and when, how many listing probes its announcement
+    took (a late day takes more), and how many new papers the listing read of it (`listed`:
+    the distinct new submissions and cross-lists of the archives read, as its last whole read
+    counted them; None: the listing never read it whole). No `source` yet: probed, not seen.
+    Its delay is `seen_at` less the announcement instant, read from the calendar
+    (`watcher.core.mailing_report`)."""
 
     __tablename__ = "mailing_seen"
     mailing: date = Field(sa_column=Column(Date, primary_key=True))
     source: str | None = Field(default=None, max_length=16)
     seen_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     listing_probes: int = 0
+    listed: int | None = None
 
 
 class HarvestedPaper(SQLModel, table=True):

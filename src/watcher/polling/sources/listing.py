@@ -117,6 +117,7 @@ class ListingOutcome:
     probes: int = 0
     pages: int = 0
     items: int = 0
+    papers: int = 0  # new papers read whole: distinct new submissions and cross-lists (/why)
     matched: int = 0
     looked_up: int = 0  # API requests for cross-lists not stored
     new: int = 0
@@ -209,6 +210,7 @@ class ListingSource:
                 if records:
                     saved = await save(records, announce_for)
                     outcome.new += len(saved.new)
+            outcome.papers = len(done)  # every archive read whole: its new papers, each once
         except Exception as error:
             await self._record_failure(eligible, error, outcome)
             return outcome
