@@ -47,6 +47,7 @@ from sqlalchemy import Engine, inspect, text  # noqa: E402
 from bench.why_query import why  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
+from watcher.follows.names import name_key  # noqa: E402
 from watcher.follows.rules import rule_key  # noqa: E402
 from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
@@ -71,6 +72,11 @@ ABSTRACT_WORDS = 60
 def name_digest(name: str) -> str:
     """As `watcher.store.saving.name_digest` (repeated here so this runs on older code too)."""
     return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def key_digest(name: str) -> str:
+    """As `watcher.store.saving.key_digest` (migration 0035; repeated here as `name_digest`)."""
+    return hashlib.sha256(" ".join(name_key(name)).encode("utf-8")).hexdigest()
 
 
 def categories() -> list[str]:
@@ -131,6 +137,8 @@ class Shape:
 def load(engine: Engine, shape: Shape) -> None:
     """Fill an empty, migrated database with `shape` in bulk."""
     linked_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_match")}
+    author_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_author")}
+    author_keys = "key_digest" in {c["name"] for c in inspect(engine).get_columns("author")}
     kept_counts = inspect(engine).has_table("paper_count")
     postgres = engine.dialect.name == "postgresql"
     raw = engine.raw_connection()
@@ -157,8 +165,12 @@ def load(engine: Engine, shape: Shape) -> None:
 
         put(
             "author",
-            ("id", "name", "name_digest"),
-            [(i + 1, f"Author {i}", name_digest(f"Author {i}")) for i in range(shape.authors)],
+            ("id", "name", "name_digest") + (("key_digest",) if author_keys else ()),
+            [
+                (i + 1, name, name_digest(name)) + ((key_digest(name),) if author_keys else ())
+                for i in range(shape.authors)
+                for name in (f"Author {i}",)
+            ],
         )
         now = stamp(datetime(2026, 11, 30, tzinfo=UTC))
         put(
@@ -179,6 +191,7 @@ def load(engine: Engine, shape: Shape) -> None:
         category_cols = ("paper_id", "category", "position") + (
             ("published",) if linked_dates else ()
         )
+        link_cols = ("paper_id", "position", "author_id") + (("published",) if author_dates else ())
         match_cols = ("paper_id", "followed_author_id", "version") + (
             ("published",) if linked_dates else ()
         )
@@ -190,7 +203,7 @@ def load(engine: Engine, shape: Shape) -> None:
         def flush() -> None:
             put("paper", paper_cols, papers)
             put("paper_category", category_cols, cats)
-            put("paper_author", ("paper_id", "position", "author_id"), links)
+            put("paper_author", link_cols, links)
             put("paper_match", match_cols, matches)
             for rows in (papers, cats, links, matches):
                 rows.clear()
@@ -204,7 +217,8 @@ def load(engine: Engine, shape: Shape) -> None:
                            abs_url, abs_url.replace("abs", "pdf"), when))  # fmt: skip
             dated = (when,) if linked_dates else ()
             cats.extend((paper_id, c, p, *dated) for p, c in enumerate(categories_of))
-            links.extend((paper_id, p, a + 1) for p, a in enumerate(authors))
+            link_date = (when,) if author_dates else ()
+            links.extend((paper_id, p, a + 1, *link_date) for p, a in enumerate(authors))
             matches.extend(
                 (paper_id, shape.followed_row[a], 1, *dated)
                 for a in authors
