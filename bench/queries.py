@@ -14,6 +14,8 @@ after a warm-up, and prints p50 and p99 in ms, and the ratio of the largest N to
     .venv/bin/python bench/queries.py --sizes 10000 1000000 \\
         --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
     .venv/bin/python bench/queries.py --sizes 10000 --explain   # the plans as well
+    .venv/bin/python bench/queries.py --sizes 1000000 --keep    # loaded once, kept...
+    .venv/bin/python bench/queries.py --sizes 1000000 --loaded URL   # ...and asked again
 
 `ANALYZE` runs after the load on PostgreSQL only, as autovacuum would; the service never runs it
 on SQLite, so neither does this. SQLite runs on a file in a temporary folder; a PostgreSQL URL
@@ -42,7 +44,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sqlalchemy import Engine, inspect, text  # noqa: E402
+from sqlalchemy import Engine, create_engine, inspect, text  # noqa: E402
 
 from bench.why_query import why  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
@@ -410,6 +412,29 @@ def loaded_database(url: str) -> Iterator[str]:
     yield url
 
 
+@contextlib.contextmanager
+def kept_database(url: str | None, n: int) -> Iterator[str]:
+    """An empty database kept afterwards (`--keep`), for later runs with `--loaded`: schema
+    `bench_kept_N` of the PostgreSQL at `url`, or (None) the SQLite file
+    `/tmp/bench-kept-N.db`. Either must not exist yet; dropping it is the caller's job."""
+    if url is None:
+        path = Path(f"/tmp/bench-kept-{n}.db")
+        if path.exists():
+            raise SystemExit(f"{path} exists: ask it with --loaded sqlite:///{path}, or remove it")
+        kept, drop = f"sqlite:///{path}", f"rm {path}"
+    else:
+        schema = f"bench_kept_{n}"
+        admin = create_engine(url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+        admin.dispose()
+        separator = "&" if "?" in url else "?"
+        kept = f"{url}{separator}options=-csearch_path%3D{schema}"
+        drop = f"DROP SCHEMA {schema} CASCADE"
+    yield kept
+    print(f"  kept: --loaded '{kept}' (afterwards: {drop})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -425,6 +450,12 @@ def main() -> None:
         help="ask a database loaded before (of one size, --sizes N): migrate it to this code's "
         "newest migration (timed, as the load) and ask it; nothing is loaded or dropped",
     )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="load into a database kept afterwards (schema bench_kept_N of --database-url, or "
+        "/tmp/bench-kept-N.db) and print its URL for --loaded",
+    )
     parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -434,9 +465,12 @@ def main() -> None:
     memory: dict[int, tuple[float, float, float]] = {}
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
-        database = (
-            loaded_database(args.loaded) if args.loaded else empty_database(args.database_url)
-        )
+        if args.loaded:
+            database = loaded_database(args.loaded)
+        elif args.keep:
+            database = kept_database(args.database_url, n)
+        else:
+            database = empty_database(args.database_url)
         with database as url:
             started = time.perf_counter()
             engine = open_database(url)
