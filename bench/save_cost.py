@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.pipeline import FOLLOWED, match, page, save_in_parts  # noqa: E402
-from tests.harness.databases import empty_database  # noqa: E402
-from watcher.arxiv.parse import parse_feed  # noqa: E402
-from watcher.runtime.db import open_database  # noqa: E402
-from watcher.store import Store  # noqa: E402
+from bench.pipeline import FOLLOWED, match, page, save_in_parts
+from tests.harness.databases import empty_database
+from watcher.arxiv.parse import parse_feed
+from watcher.runtime.db import open_database
+from watcher.store import Store
 
 
 def main() -> None:
