@@ -14,6 +14,8 @@ after a warm-up, and prints p50 and p99 in ms, and the ratio of the largest N to
     .venv/bin/python bench/queries.py --sizes 10000 1000000 \\
         --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
     .venv/bin/python bench/queries.py --sizes 10000 --explain   # the plans as well
+    .venv/bin/python bench/queries.py --sizes 1000000 --keep    # loaded once, kept...
+    .venv/bin/python bench/queries.py --sizes 1000000 --loaded URL   # ...and asked again
 
 `ANALYZE` runs after the load on PostgreSQL only, as autovacuum would; the service never runs it
 on SQLite, so neither does this. SQLite runs on a file in a temporary folder; a PostgreSQL URL
@@ -42,11 +44,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sqlalchemy import Engine, inspect, text  # noqa: E402
+from sqlalchemy import Engine, create_engine, inspect, text  # noqa: E402
 
 from bench.why_query import why  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
+from watcher.follows.names import name_key  # noqa: E402
 from watcher.follows.rules import rule_key  # noqa: E402
 from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import Store  # noqa: E402
@@ -71,6 +74,11 @@ ABSTRACT_WORDS = 60
 def name_digest(name: str) -> str:
     """As `watcher.store.saving.name_digest` (repeated here so this runs on older code too)."""
     return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def key_digest(name: str) -> str:
+    """As `watcher.store.saving.key_digest` (migration 0035; repeated here as `name_digest`)."""
+    return hashlib.sha256(" ".join(name_key(name)).encode("utf-8")).hexdigest()
 
 
 def categories() -> list[str]:
@@ -131,6 +139,8 @@ class Shape:
 def load(engine: Engine, shape: Shape) -> None:
     """Fill an empty, migrated database with `shape` in bulk."""
     linked_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_match")}
+    author_dates = "published" in {c["name"] for c in inspect(engine).get_columns("paper_author")}
+    author_keys = "key_digest" in {c["name"] for c in inspect(engine).get_columns("author")}
     kept_counts = inspect(engine).has_table("paper_count")
     postgres = engine.dialect.name == "postgresql"
     raw = engine.raw_connection()
@@ -157,8 +167,12 @@ def load(engine: Engine, shape: Shape) -> None:
 
         put(
             "author",
-            ("id", "name", "name_digest"),
-            [(i + 1, f"Author {i}", name_digest(f"Author {i}")) for i in range(shape.authors)],
+            ("id", "name", "name_digest") + (("key_digest",) if author_keys else ()),
+            [
+                (i + 1, name, name_digest(name)) + ((key_digest(name),) if author_keys else ())
+                for i in range(shape.authors)
+                for name in (f"Author {i}",)
+            ],
         )
         now = stamp(datetime(2026, 11, 30, tzinfo=UTC))
         put(
@@ -179,6 +193,7 @@ def load(engine: Engine, shape: Shape) -> None:
         category_cols = ("paper_id", "category", "position") + (
             ("published",) if linked_dates else ()
         )
+        link_cols = ("paper_id", "position", "author_id") + (("published",) if author_dates else ())
         match_cols = ("paper_id", "followed_author_id", "version") + (
             ("published",) if linked_dates else ()
         )
@@ -190,7 +205,7 @@ def load(engine: Engine, shape: Shape) -> None:
         def flush() -> None:
             put("paper", paper_cols, papers)
             put("paper_category", category_cols, cats)
-            put("paper_author", ("paper_id", "position", "author_id"), links)
+            put("paper_author", link_cols, links)
             put("paper_match", match_cols, matches)
             for rows in (papers, cats, links, matches):
                 rows.clear()
@@ -204,7 +219,8 @@ def load(engine: Engine, shape: Shape) -> None:
                            abs_url, abs_url.replace("abs", "pdf"), when))  # fmt: skip
             dated = (when,) if linked_dates else ()
             cats.extend((paper_id, c, p, *dated) for p, c in enumerate(categories_of))
-            links.extend((paper_id, p, a + 1) for p, a in enumerate(authors))
+            link_date = (when,) if author_dates else ()
+            links.extend((paper_id, p, a + 1, *link_date) for p, a in enumerate(authors))
             matches.extend(
                 (paper_id, shape.followed_row[a], 1, *dated)
                 for a in authors
@@ -396,6 +412,29 @@ def loaded_database(url: str) -> Iterator[str]:
     yield url
 
 
+@contextlib.contextmanager
+def kept_database(url: str | None, n: int) -> Iterator[str]:
+    """An empty database kept afterwards (`--keep`), for later runs with `--loaded`: schema
+    `bench_kept_N` of the PostgreSQL at `url`, or (None) the SQLite file
+    `/tmp/bench-kept-N.db`. Either must not exist yet; dropping it is the caller's job."""
+    if url is None:
+        path = Path(f"/tmp/bench-kept-{n}.db")
+        if path.exists():
+            raise SystemExit(f"{path} exists: ask it with --loaded sqlite:///{path}, or remove it")
+        kept, drop = f"sqlite:///{path}", f"rm {path}"
+    else:
+        schema = f"bench_kept_{n}"
+        admin = create_engine(url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+        admin.dispose()
+        separator = "&" if "?" in url else "?"
+        kept = f"{url}{separator}options=-csearch_path%3D{schema}"
+        drop = f"DROP SCHEMA {schema} CASCADE"
+    yield kept
+    print(f"  kept: --loaded '{kept}' (afterwards: {drop})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -411,6 +450,12 @@ def main() -> None:
         help="ask a database loaded before (of one size, --sizes N): migrate it to this code's "
         "newest migration (timed, as the load) and ask it; nothing is loaded or dropped",
     )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="load into a database kept afterwards (schema bench_kept_N of --database-url, or "
+        "/tmp/bench-kept-N.db) and print its URL for --loaded",
+    )
     parser.add_argument("--memory-probe", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--chat", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -420,9 +465,12 @@ def main() -> None:
     memory: dict[int, tuple[float, float, float]] = {}
     results: dict[int, dict[str, tuple[float, float, int]]] = {}
     for n in args.sizes:
-        database = (
-            loaded_database(args.loaded) if args.loaded else empty_database(args.database_url)
-        )
+        if args.loaded:
+            database = loaded_database(args.loaded)
+        elif args.keep:
+            database = kept_database(args.database_url, n)
+        else:
+            database = empty_database(args.database_url)
         with database as url:
             started = time.perf_counter()
             engine = open_database(url)

@@ -33,9 +33,13 @@ def why(store: Store, chat: list[int]) -> dict[str, Callable[[], object]]:
 def why_chats(store: Store, chat: list[int]) -> datetime:
     """`WHY_CHAT` following `chat`, with a delivery of every paper of those follows (the
     outbox as if never pruned), and so many to each of `OTHER_CHATS` chats. Returns the day
-    before the newest delivery: the instant /why counts from."""
+    before the newest delivery: the instant /why counts from. A database asked before
+    (`queries.py --loaded`) has them already: they are kept as they are."""
     with store.engine.begin() as connection:
-        for chat_id in range(WHY_CHAT, WHY_CHAT + OTHER_CHATS + 1):
+        asked_before = connection.execute(
+            text("SELECT count(*) FROM chat WHERE id = :chat"), {"chat": WHY_CHAT}
+        ).scalar_one()
+        for chat_id in range(WHY_CHAT, WHY_CHAT + OTHER_CHATS + 1) if not asked_before else ():
             connection.execute(
                 text(
                     "INSERT INTO chat (id, kind, active, created) "

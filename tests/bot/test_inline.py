@@ -9,6 +9,7 @@ Telegram for inline queries by name.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 
@@ -97,6 +98,30 @@ async def test_a_name_gives_that_persons_newest_papers_and_no_look_alikes(bot: B
     assert ids(await ask_inline(bot, "D. Dong")) == of("D. Dong") == ["2604.07725"]
     answer = await ask_inline(bot, "Dezun Dong Li")
     assert ids(answer) == of("Dezun Dong Li") and not set(ids(answer)) & set(his)
+
+
+async def test_a_name_typed_without_its_accents_finds_that_person_only(bot: Bot) -> None:
+    """arXiv writes names with their accents (its API feeds carry "Dirk Wübben", "José Raúl
+    Romero"): a name stored only as "Zoë Müller" is found typed plainly, and the look-alikes
+    "Zoey Müller" and "Zoe Mueller" (newer papers, other people) are never in her answer."""
+    hers = [
+        make_record(arxiv_id=f"2605.0{n}001", authors=["Zoë Müller", "Ann Lee"], published=when)
+        for n, when in (
+            (1, datetime(2026, 5, 1, tzinfo=UTC)),
+            (2, datetime(2026, 5, 2, tzinfo=UTC)),
+        )
+    ]
+    others = [
+        make_record(arxiv_id="2605.09001", authors=["Zoey Müller"]),
+        make_record(arxiv_id="2605.09002", authors=["Zoe Mueller"]),
+    ]
+    bot.store.save_records(
+        [MatchedRecord(r, frozenset()) for r in hers + others], announce_for=frozenset()
+    )
+
+    for typed in ("Zoe Muller", "zoe muller", "Muller, Zoe", "Zoë Müller"):
+        assert ids(await ask_inline(bot, typed)) == ["2605.02001", "2605.01001"], typed
+    assert ids(await ask_inline(bot, "Zoey Muller")) == ["2605.09001"]
 
 
 async def test_an_unknown_id_is_fetched_once_then_served_from_the_store(bot: Bot) -> None:

@@ -15,7 +15,7 @@ def test_0036_adds_listed_empty_and_keeps_each_mailing(database_url: str) -> Non
     engine = create_db_engine(database_url)
     config = alembic_config(engine)
     try:
-        command.upgrade(config, "0033")
+        command.upgrade(config, "0035")
         with engine.begin() as connection:
             connection.execute(
                 text(
@@ -31,7 +31,7 @@ def test_0036_adds_listed_empty_and_keeps_each_mailing(database_url: str) -> Non
         assert rows == [("2026-12-02", "listing", "3", "None")]
         assert listed == 1204
 
-        command.downgrade(config, "0033")
+        command.downgrade(config, "0035")
         columns = {c["name"] for c in inspect(engine).get_columns("mailing_seen")}
         assert "listed" not in columns and "listing_probes" in columns
         with engine.begin() as connection:

@@ -173,3 +173,34 @@ def test_a_categorys_week_reads_the_whole_topics_and_the_category_by_index(store
     assert not [line for line in lines if "Seq Scan on followed_author " in line + " "], found
     assert "ix_followed_author_whole_topic" in found[0], found
     assert "ix_paper_category_newest" in found[1], found
+
+
+def a_name_nobody_follows(store: Store) -> Question:
+    """Inline mode's `@bot NAME` for a name nobody follows, stored as "Zoë Müller"."""
+    records = [make_record(arxiv_id=f"2002.{n:05d}", authors=["Zoë Müller"]) for n in range(3)]
+    store.save_records([MatchedRecord(r, frozenset()) for r in records], announce_for=frozenset())
+    return lambda s, ids: s.papers_by_name("zoe muller", limit=10)
+
+
+def test_a_name_nobody_follows_is_found_by_its_key_and_its_newest_links(store: Store) -> None:
+    """Its spellings by `ix_author_key_digest`, each one's newest papers by
+    `ix_paper_author_newest`; neither the authors nor the links read whole."""
+    found = plans(store, a_name_nobody_follows(store))
+    lines = [line.strip() for plan in found for line in plan.splitlines()]
+    assert [whole_table_reads(plan) for plan in found] == [[] for _ in found], found
+    assert not [line for line in lines if line == "SCAN author"], found
+    assert not [line for line in lines if "Seq Scan on author " in line + " "], found
+    assert "ix_author_key_digest" in "\n".join(found), found
+    assert "ix_paper_author_newest" in "\n".join(found), found
+
+
+def test_a_name_nobody_follows_reads_every_link_without_its_index(store: Store) -> None:
+    """The check above can fail: without `ix_paper_author_newest` the plan no longer names it
+    (and SQLite reads `paper_author` whole)."""
+    question = a_name_nobody_follows(store)
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_paper_author_newest"))
+    found = plans(store, question)
+    assert "ix_paper_author_newest" not in "\n".join(found), found
+    if store.engine.dialect.name == "sqlite":
+        assert any(whole_table_reads(plan) for plan in found), found

@@ -18,7 +18,7 @@ from tests.harness.matched import matched
 from watcher.arxiv.records import Author
 from watcher.store import Store, saving
 from watcher.store.chats import Chats
-from watcher.store.saving import name_digest
+from watcher.store.saving import key_digest, name_digest
 from watcher.store.tables import Author as AuthorRow
 from watcher.store.tables import Delivery
 
@@ -334,11 +334,14 @@ def test_one_batch_queues_the_deliveries_that_saving_one_by_one_would(
 def test_a_bulk_insert_that_breaks_a_constraint_raises_sqlalchemys_error(engine: Engine) -> None:
     """The save's bulk inserts (PostgreSQL's COPY, SQLite's INSERT) fail as SQLAlchemy's error,
     which the poll records as a store failure and retries, and write nothing."""
-    rows = [{"name": "Ann Other", "name_digest": name_digest("Ann Other")}]
+    key = key_digest("Ann Other")
+    rows = [{"name": "Ann Other", "name_digest": name_digest("Ann Other"), "key_digest": key}]
     with Session(engine) as session:
         saving._insert(session, AuthorRow, rows)
         session.commit()
     with Session(engine) as session, pytest.raises(IntegrityError):
-        saving._insert(session, AuthorRow, [{"name": "Bob", "name_digest": "b"}, *rows])
+        saving._insert(
+            session, AuthorRow, [{"name": "Bob", "name_digest": "b", "key_digest": key}, *rows]
+        )
     with Session(engine) as session:
         assert session.exec(select(AuthorRow.name)).all() == ["Ann Other"]

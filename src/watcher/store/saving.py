@@ -42,6 +42,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from watcher.arxiv import records
+from watcher.follows.names import name_key
 from watcher.store.tables import (
     ALL_PAPERS,
     Author,
@@ -71,6 +72,12 @@ def _carried(paper: Paper | records.Record) -> tuple[Any, ...]:
 def name_digest(name: str) -> str:
     """What keeps `author.name` unique: its SHA-256, hex (PostgreSQL cannot index long text)."""
     return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def key_digest(name: str) -> str:
+    """`author.key_digest`: the SHA-256 (hex) of `name`'s `name_key`, its words joined by
+    spaces; equal for every spelling of one person ("Zoë Müller", "muller, zoe")."""
+    return hashlib.sha256(" ".join(name_key(name)).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +344,7 @@ def _write_details(
                 "position": position,
                 "author_id": author_ids[author.name],
                 "affiliations": "\n".join(author.affiliations) or None,
+                "published": v1_date,
             }
             for position, author in enumerate(record.authors)
         ]
@@ -374,7 +382,11 @@ def _author_ids(session: Session, names: Iterable[str]) -> dict[str, int]:
                 ids[by_digest[digest]] = author_id
 
     read()
-    missing = [{"name": n, "name_digest": d} for d, n in by_digest.items() if n not in ids]
+    missing = [
+        {"name": n, "name_digest": d, "key_digest": key_digest(n)}
+        for d, n in by_digest.items()
+        if n not in ids
+    ]
     if missing:
         _insert(session, Author, missing)
         read()

@@ -124,19 +124,27 @@ class PaperCount(SQLModel, table=True):
 
 
 class Author(SQLModel, table=True):
-    """A name as arXiv writes it. `name_digest` (SHA-256 of the name, hex) keeps names unique."""
+    """A name as arXiv writes it. `name_digest` (SHA-256 of the name, hex) keeps names unique;
+    `key_digest` (SHA-256 of its `name_key`, `watcher.store.saving.key_digest`) finds every
+    spelling of one person (case, accents, punctuation and word order aside) by one index."""
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(sa_type=Text)
     name_digest: str = Field(max_length=64, unique=True)
+    key_digest: str = Field(max_length=64, index=True)
 
 
 class PaperAuthor(SQLModel, table=True):
+    """A paper's authors, in order. `published` is the paper's v1 date, copied (it never
+    changes) so that one index serves "an author's newest papers" without visiting them."""
+
     __tablename__ = "paper_author"
+    __table_args__ = (Index("ix_paper_author_newest", "author_id", "published", "paper_id"),)
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
     position: int = Field(primary_key=True)
-    author_id: int = Field(foreign_key="author.id", index=True)
+    author_id: int = Field(foreign_key="author.id")
     affiliations: str | None = Field(default=None, sa_type=Text)
+    published: datetime = Field(sa_column=_timestamp())
 
 
 class FollowedAuthor(SQLModel, table=True):

@@ -5,7 +5,7 @@ another process on the database, could not. Empty on upgrade (not known for the 
 before). SQLite adds and drops the column in batch mode.
 
 Revision ID: 0036
-Revises: 0033
+Revises: 0035
 Create Date: 2026-12-05
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0036"
-down_revision: str | None = "0033"
+down_revision: str | None = "0035"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
