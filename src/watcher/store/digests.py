@@ -14,6 +14,14 @@ transaction everything that makes the digest happen exactly once:
 - `next_digest_at` moves to the following occurrence, on the condition that it still holds the
   value read, so two claims of one digest cannot both succeed.
 
+`claim_due` claims many destinations' digests in one such transaction (the schedules moved one
+by one, each conditionally, then what the winners hold read, rendered and written for all at
+once): with a transaction per destination, a round's claims held the one database thread, and
+the sends' confirmations queued behind them, for a third of a second when thousands fell due
+together (bench/README.md, `digests.py`). A destination whose renderer fails is put back
+as it was within the transaction, and the others go on; a batch that fails is claimed again one
+destination a transaction.
+
 A crash before the commit leaves everything held and the digest still due: it is claimed again
 when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
 sends each part and confirms it like a delivery, so a crash re-sends at most the part in flight.
@@ -113,8 +121,8 @@ class ClaimReport:
 
 class Digests:
     """Each destination's zone and digest schedule, and claiming due digests. Each method is
-    one transaction, except `claim_due`, one per destination. `thread_id` is the forum topic
-    (`NO_THREAD`: General, or a chat without topics)."""
+    one transaction (`claim_due`: one for all it claims, unless that fails). `thread_id` is the
+    forum topic (`NO_THREAD`: General, or a chat without topics)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
