@@ -13,6 +13,7 @@ Telegram's 30/s allows (chats / 30 s), and 429s, duplicates and misses.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import tempfile
@@ -27,6 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.fanout import (  # noqa: E402
     _wait_for_backfill,
+    cpu_seconds,
     fresh_database,
     service_env,
     start_service,
@@ -94,12 +96,14 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             wait_until(lambda: outbox.stats().held == args.chats, "every chat holds the paper")
             assert tg.calls("sendMessage") == 0, "a held paper went out before its digest"
             time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()))
+            cpu_before = cpu_seconds(service.pid)
             wait_until(
                 lambda: tg.calls("sendMessage") >= args.chats + tg.count_429,
                 "every chat has its digest",
                 timeout=3 * args.chats / TELEGRAM_RATE + 120,
             )
             wait_until(lambda: outbox.stats().sent == args.chats, "every digest is confirmed")
+            cpu = cpu_seconds(service.pid) - cpu_before
             service.send_signal(signal.SIGTERM)
             exit_code = service.wait(timeout=60)
         finally:
@@ -126,6 +130,11 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             f"measured / least = {drain / least:.3f}"
         )
         print(f"  429s / duplicates / missed    : {tg.count_429} / {duplicates} / {missing}")
+        print(
+            f"  service CPU from the instant  : {cpu:.1f} s "
+            f"({1000 * cpu / args.chats:.2f} ms a digest)"
+        )
+        print(f"  load average at the end       : {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"  service exit code after SIGTERM: {exit_code}; log: {log_path}")
 
 

@@ -14,7 +14,7 @@ on it.
 
 Summaries, digest parts and compact messages are one message for many deliveries (what each
 send carries is `bot.delivery.messages`); the sender claims the digests that fell due (rendered
-by `bot.digest`, one transaction a chat) and ends the quiet hours that are over
+by `bot.digest`, a round's chats in one transaction) and ends the quiet hours that are over
 (`watcher.store.quiet`). Deliveries to a paused or quiet destination are not due: the outbox
 keeps them pending, never marked sent, until they are let go. What is due, and the wait for the
 next, is read on the core's clock (`watcher.clock`), which a test may turn.
@@ -70,8 +70,8 @@ STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
 # more: `concurrency_for`.
 CONCURRENCY = 8
 ROUND_TRIP = 0.26  # seconds a send is assumed to wait on Telegram, for `concurrency_for`
-# Chats whose due digests one round of the sender's loop claims (a transaction each); sends go
-# on between rounds, and the rest are claimed in the next ones.
+# Chats whose due digests one round of the sender's loop claims (in one transaction: 30 ms on
+# SQLite, 50 on PostgreSQL); sends go on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
 
 

@@ -14,6 +14,14 @@ transaction everything that makes the digest happen exactly once:
 - `next_digest_at` moves to the following occurrence, on the condition that it still holds the
   value read, so two claims of one digest cannot both succeed.
 
+`claim_due` claims many destinations' digests in one such transaction (the schedules moved one
+by one, each conditionally, then what the winners hold read, rendered and written for all at
+once): with a transaction per destination, a round's claims held the one database thread, and
+the sends' confirmations queued behind them, for a third of a second when thousands fell due
+together (bench/README.md, `digests.py`). A destination whose renderer fails is put back
+as it was within the transaction, and the others go on; a batch that fails is claimed again one
+destination a transaction.
+
 A crash before the commit leaves everything held and the digest still due: it is claimed again
 when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
 sends each part and confirms it like a delivery, so a crash re-sends at most the part in flight.
@@ -30,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from sqlalchemy import Engine, func, update
+from sqlalchemy import Engine, Table, bindparam, func, update
 from sqlmodel import Session, col, select
 
 from watcher.arxiv.records import Record
@@ -113,8 +121,8 @@ class ClaimReport:
 
 class Digests:
     """Each destination's zone and digest schedule, and claiming due digests. Each method is
-    one transaction, except `claim_due`, one per destination. `thread_id` is the forum topic
-    (`NO_THREAD`: General, or a chat without topics)."""
+    one transaction (`claim_due`: one for all it claims, unless that fails). `thread_id` is the
+    forum topic (`NO_THREAD`: General, or a chat without topics)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -158,7 +166,10 @@ class Digests:
             flushed = None
             if schedule is None:
                 if setting.next_digest_at is not None:
-                    flushed = _claim_held(session, setting, now=now, render=render)
+                    reports, failed = _claim_held(session, [setting], now=now, render=render)
+                    if failed:
+                        raise next(iter(failed.values()))
+                    flushed = reports[chat_id, thread_id]
                 setting.digest_minute = setting.digest_days = None
                 setting.next_digest_at = setting.digest_since = None
             else:
@@ -184,9 +195,10 @@ class Digests:
     def claim_due(
         self, *, render: DigestRenderer, now: datetime | None = None, limit: int = CLAIMS_PER_CALL
     ) -> list[ClaimReport]:
-        """Claim the digests due by `now`, earliest first, at most `limit` destinations (one
-        transaction each). A destination whose claim fails is logged and left due, to be tried
-        again at the caller's next round; the others go on."""
+        """Claim the digests due by `now`, earliest first, at most `limit` destinations, in one
+        transaction. If that fails, each is claimed in a transaction of its own, so one that
+        cannot be claimed (logged, left due, tried again at the caller's next round) keeps no
+        other waiting; a destination whose renderer fails is left due the same way."""
         now = now or utcnow()
         with Session(self.engine) as session:
             due = session.exec(
@@ -195,19 +207,26 @@ class Digests:
                 .order_by(col(DestinationSetting.next_digest_at))
                 .limit(limit)
             ).all()
+        if not due:
+            return []
+        try:
+            return self._claim(list(due), render=render, now=now)
+        except Exception:
+            if len(due) == 1:
+                log.exception(
+                    "claiming the digest of chat %d, topic %d failed; it stays due", *due[0]
+                )
+                return []
+            log.exception("claiming %d digests at once failed; claiming them one by one", len(due))
         reports = []
-        for chat_id, thread_id in due:
+        for destination_key in due:
             try:
-                report = self.claim(chat_id, thread_id=thread_id, render=render, now=now)
+                reports += self._claim([destination_key], render=render, now=now)
             except Exception:
                 log.exception(
                     "claiming the digest of chat %d, topic %d failed; it stays due",
-                    chat_id,
-                    thread_id,
+                    *destination_key,
                 )
-                continue
-            if report is not None:
-                reports.append(report)
         return reports
 
     def claim(
@@ -220,118 +239,206 @@ class Digests:
     ) -> ClaimReport | None:
         """If the destination's digest is due by `now`: turn its held rows into a digest and
         move the schedule on, in one transaction. None when it was not due (or another claim
-        won)."""
-        now = now or utcnow()
+        won, or its renderer failed: logged)."""
+        reports = self._claim([(chat_id, thread_id)], render=render, now=now or utcnow())
+        return reports[0] if reports else None
+
+    def _claim(
+        self, keys: list[tuple[int, int]], *, render: DigestRenderer, now: datetime
+    ) -> list[ClaimReport]:
+        """Claim these destinations' digests that are due by `now`, in one transaction: each
+        schedule moves on first, conditionally on the value read, so of two claims of one
+        digest one moves it; then what the winners hold is read, rendered and claimed."""
         with Session(self.engine) as session:
-            setting = session.get(DestinationSetting, (chat_id, thread_id))
-            if setting is None or setting.next_digest_at is None or setting.next_digest_at > now:
-                return None
-            schedule = _schedule_of(setting)
-            assert schedule is not None
-            following = next_digest_time(schedule, zone_of(setting.timezone), after=now)
-            # Conditional on the value read: of two claims of one digest, one moves it.
-            moved = session.exec(
-                update(DestinationSetting)
-                .where(
-                    col(DestinationSetting.chat_id) == chat_id,
-                    col(DestinationSetting.thread_id) == thread_id,
-                    col(DestinationSetting.next_digest_at) == setting.next_digest_at,
+            read = session.exec(
+                select(DestinationSetting).where(
+                    col(DestinationSetting.chat_id).in_({chat_id for chat_id, _ in keys}),
+                    col(DestinationSetting.next_digest_at) <= now,
                 )
-                .values(next_digest_at=following, digest_since=now)
-                .execution_options(synchronize_session=False)
-            )
-            if moved.rowcount != 1:
-                session.rollback()
-                return None
-            report = _claim_held(session, setting, now=now, render=render)
+            ).all()
+            wanted = set(keys)
+            settings = {
+                (s.chat_id, s.thread_id): s for s in read if (s.chat_id, s.thread_id) in wanted
+            }
+            won: list[tuple[DestinationSetting, datetime]] = []
+            for key in keys:  # earliest due first, as asked
+                setting = settings.get(key)
+                if setting is None:
+                    continue
+                following = _move_schedule(session, setting, now=now)
+                if following is not None:
+                    won.append((setting, following))
+            reports, failed = _claim_held(session, [s for s, _ in won], now=now, render=render)
+            for setting, following in won:
+                if _key(setting) in failed:
+                    _restore_schedule(session, setting, moved_to=following)
+            moved = [(_key(setting), following) for setting, following in won]
             session.commit()
-        if report.papers:
-            log.info(
-                "digest of chat %d, topic %d claimed: %d papers in %d messages; next at %s",
-                chat_id,
-                thread_id,
-                report.papers,
-                report.parts,
-                f"{following:%Y-%m-%d %H:%M} UTC",
-            )
-        return report
+        for key, following in moved:
+            if key in failed:
+                log.error(
+                    "rendering the digest of chat %d, topic %d failed; it stays due",
+                    *key,
+                    exc_info=failed[key],
+                )
+            elif reports[key].papers:
+                log.info(
+                    "digest of chat %d, topic %d claimed: %d papers in %d messages; next at %s",
+                    *key,
+                    reports[key].papers,
+                    reports[key].parts,
+                    f"{following:%Y-%m-%d %H:%M} UTC",
+                )
+        return [reports[key] for key in keys if key in reports]
+
+
+def _move_schedule(
+    session: Session, setting: DestinationSetting, *, now: datetime
+) -> datetime | None:
+    """Move the destination's next digest on from the value read (`setting`, left as read);
+    returns where to, or None if another claim (or a change of schedule) moved it first."""
+    schedule = _schedule_of(setting)
+    assert schedule is not None
+    following = next_digest_time(schedule, zone_of(setting.timezone), after=now)
+    moved = session.exec(
+        update(DestinationSetting)
+        .where(
+            col(DestinationSetting.chat_id) == setting.chat_id,
+            col(DestinationSetting.thread_id) == setting.thread_id,
+            col(DestinationSetting.next_digest_at) == setting.next_digest_at,
+        )
+        .values(next_digest_at=following, digest_since=now)
+        .execution_options(synchronize_session=False)
+    )
+    return following if moved.rowcount == 1 else None
+
+
+def _restore_schedule(session: Session, setting: DestinationSetting, *, moved_to: datetime) -> None:
+    """Undo `_move_schedule` within its transaction: the digest is due again, as read."""
+    session.exec(
+        update(DestinationSetting)
+        .where(
+            col(DestinationSetting.chat_id) == setting.chat_id,
+            col(DestinationSetting.thread_id) == setting.thread_id,
+            col(DestinationSetting.next_digest_at) == moved_to,
+        )
+        .values(next_digest_at=setting.next_digest_at, digest_since=setting.digest_since)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _claim_held(
-    session: Session, setting: DestinationSetting, *, now: datetime, render: DigestRenderer
-) -> ClaimReport:
-    """Within the caller's transaction: the destination's held rows become the parts of one
-    digest, pending and due now (parked if the chat is gone for now). `setting` is as read
-    before any change of this transaction (its `digest_since` is the digest's start)."""
-    chat_id, thread_id = setting.chat_id, setting.thread_id
-    rows = session.exec(
+    session: Session,
+    settings: Sequence[DestinationSetting],
+    *,
+    now: datetime,
+    render: DigestRenderer,
+) -> tuple[dict[tuple[int, int], ClaimReport], dict[tuple[int, int], Exception]]:
+    """Within the caller's transaction: each destination's held rows become the parts of one
+    digest, pending and due now (parked if the chat is gone for now), read and written for all
+    of them at once. `settings` are as read before any change of this transaction (their
+    `digest_since` is the digest's start). Returns the reports, and the renderer's failures
+    (those destinations' rows are left held), by (chat id, thread id)."""
+    if not settings:
+        return {}, {}
+    chat_ids = {setting.chat_id for setting in settings}
+    held: dict[tuple[int, int], list[Delivery]] = {}
+    for delivery in session.exec(
         select(Delivery)
-        .where(
-            col(Delivery.chat_id) == chat_id,
-            col(Delivery.thread_id) == thread_id,
-            col(Delivery.status) == DeliveryStatus.HELD,
-        )
+        .where(col(Delivery.chat_id).in_(chat_ids), col(Delivery.status) == DeliveryStatus.HELD)
         .order_by(col(Delivery.id))
-    ).all()
-    if not rows:
-        return ClaimReport(chat_id, thread_id, 0, 0)
-    chat = session.get(Chat, chat_id)
-    active = chat is None or chat.active
-    papers = session.exec(
-        select(Paper).where(col(Paper.id).in_({delivery.paper_id for delivery in rows}))
-    ).all()
-    records = dict(zip([p.id for p in papers], load_records(session, list(papers)), strict=True))
-    content = DigestContent(
-        items=tuple(DigestItem(records[row.paper_id], NewsKind(row.kind)) for row in rows),
-        since=setting.digest_since or min(delivery.created for delivery in rows),
-        zone=zone_of(setting.timezone),
-        followed_names=_followed_names(session, chat_id, thread_id),
-        language=setting.language or (chat.language if chat is not None else None),
-    )
-    rendered = list(render(content))
-    if not rendered:
-        raise ValueError(f"the digest renderer made no message of {len(rows)} papers")
-    carried: dict[int, int] = {}  # row index → part index
-    for number, part in enumerate(rendered):
-        for index in part.covers:
-            carried.setdefault(index, number)
-    for number, part in enumerate(rendered, start=1):
-        row = DigestPart(
-            position=number,
-            parts=len(rendered),
-            html=part.html,
-            plain=part.plain,
-            created=now,
+    ):
+        held.setdefault((delivery.chat_id, delivery.thread_id), []).append(delivery)
+    reports: dict[tuple[int, int], ClaimReport] = {}
+    failed: dict[tuple[int, int], Exception] = {}
+    claiming = [s for s in settings if (s.chat_id, s.thread_id) in held]
+    for setting in settings:
+        if (setting.chat_id, setting.thread_id) not in held:
+            reports[setting.chat_id, setting.thread_id] = ClaimReport(*_key(setting), 0, 0)
+    if not claiming:
+        return reports, failed
+    chats = {
+        chat.id: chat
+        for chat in session.exec(
+            select(Chat).where(col(Chat.id).in_({s.chat_id for s in claiming}))
         )
-        session.add(row)
-        session.flush()
-        ids = [
-            delivery.id
-            for index, delivery in enumerate(rows)
-            if carried.get(index, len(rendered) - 1) == number - 1
-        ]
-        session.exec(
-            update(Delivery)
-            .where(col(Delivery.id).in_(ids), col(Delivery.status) == DeliveryStatus.HELD)
+    }
+    paper_ids = {row.paper_id for s in claiming for row in held[_key(s)]}
+    papers = session.exec(select(Paper).where(col(Paper.id).in_(paper_ids))).all()
+    records = dict(zip([p.id for p in papers], load_records(session, list(papers)), strict=True))
+    names = _followed_names(session, {s.chat_id for s in claiming})
+    parts: list[tuple[DigestPart, list[Delivery], bool]] = []  # part, its rows, chat active
+    for setting in claiming:
+        key = _key(setting)
+        rows = held[key]
+        chat = chats.get(setting.chat_id)
+        content = DigestContent(
+            items=tuple(DigestItem(records[row.paper_id], NewsKind(row.kind)) for row in rows),
+            since=setting.digest_since or min(delivery.created for delivery in rows),
+            zone=zone_of(setting.timezone),
+            followed_names=names.get(key, ()),
+            language=setting.language or (chat.language if chat is not None else None),
+        )
+        try:
+            rendered = list(render(content))
+            if not rendered:
+                raise ValueError(f"the digest renderer made no message of {len(rows)} papers")
+        except Exception as error:
+            failed[key] = error
+            continue
+        carried: dict[int, int] = {}  # row index → part index
+        for number, part in enumerate(rendered):
+            for index in part.covers:
+                carried.setdefault(index, number)
+        last = len(rendered) - 1
+        for number, part in enumerate(rendered):
+            row = DigestPart(
+                position=number + 1, parts=len(rendered), html=part.html, plain=part.plain,
+                created=now,
+            )  # fmt: skip
+            covered = [d for i, d in enumerate(rows) if carried.get(i, last) == number]
+            parts.append((row, covered, chat is None or chat.active))
+        reports[key] = ClaimReport(*key, len(rows), len(rendered))
+    session.add_all(part for part, _, _ in parts)
+    session.flush()  # one INSERT for all the parts, their ids returned
+    table: Table = Delivery.__table__  # type: ignore[attr-defined]
+    pending = [
+        {"row_id": delivery.id, "part_id": part.id, "gone": not active}
+        for part, covered, active in parts
+        for delivery in covered
+    ]
+    if pending:
+        session.connection().execute(
+            update(table)
+            .where(table.c.id == bindparam("row_id"), table.c.status == DeliveryStatus.HELD)
             .values(
                 status=DeliveryStatus.PENDING,
-                digest_part_id=row.id,
+                digest_part_id=bindparam("part_id"),
                 next_attempt=now,
-                parked=not active,
+                parked=bindparam("gone"),
                 summarize=False,
-            )
-            .execution_options(synchronize_session=False)
+            ),
+            pending,
         )
-    return ClaimReport(chat_id, thread_id, len(rows), len(rendered))
+    return reports, failed
 
 
-def _followed_names(session: Session, chat_id: int, thread_id: int) -> tuple[tuple[str, ...], ...]:
-    followed = session.exec(
-        select(FollowedAuthor)
-        .join(Subscription, col(Subscription.followed_author_id) == col(FollowedAuthor.id))
-        .where(col(Subscription.chat_id) == chat_id, col(Subscription.thread_id) == thread_id)
-    ).all()
-    return tuple((author.name, *author.alias_list) for author in followed)
+def _key(setting: DestinationSetting) -> tuple[int, int]:
+    return setting.chat_id, setting.thread_id
+
+
+def _followed_names(
+    session: Session, chat_ids: set[int]
+) -> dict[tuple[int, int], tuple[tuple[str, ...], ...]]:
+    """Each destination of these chats: its followed authors' names and aliases."""
+    names: dict[tuple[int, int], list[tuple[str, ...]]] = {}
+    for chat_id, thread_id, author in session.exec(
+        select(Subscription.chat_id, Subscription.thread_id, FollowedAuthor)
+        .join(FollowedAuthor, col(Subscription.followed_author_id) == col(FollowedAuthor.id))
+        .where(col(Subscription.chat_id).in_(chat_ids))
+    ):
+        names.setdefault((chat_id, thread_id), []).append((author.name, *author.alias_list))
+    return {key: tuple(value) for key, value in names.items()}
 
 
 def move_zone(
