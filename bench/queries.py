@@ -27,7 +27,6 @@ script measures the code before 0009 and before 0012.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import hashlib
 import os
@@ -44,8 +43,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sqlalchemy import Engine, create_engine, inspect, text  # noqa: E402
+from sqlalchemy import Engine, inspect, text  # noqa: E402
 
+from bench.kept_databases import kept_database, loaded_database  # noqa: E402
 from bench.why_query import why  # noqa: E402
 from tests.harness.databases import empty_database  # noqa: E402
 from tests.harness.query_plans import plans  # noqa: E402
@@ -404,35 +404,6 @@ def measure_memory(url: str, chat: list[int]) -> tuple[float, float, float]:
     ).stdout.split()
     opened, chat_done, all_done = (float(value) for value in answer)
     return opened, chat_done, all_done
-
-
-@contextlib.contextmanager
-def loaded_database(url: str) -> Iterator[str]:
-    """`url` as it is, kept afterwards (`--loaded`)."""
-    yield url
-
-
-@contextlib.contextmanager
-def kept_database(url: str | None, n: int) -> Iterator[str]:
-    """An empty database kept afterwards (`--keep`), for later runs with `--loaded`: schema
-    `bench_kept_N` of the PostgreSQL at `url`, or (None) the SQLite file
-    `/tmp/bench-kept-N.db`. Either must not exist yet; dropping it is the caller's job."""
-    if url is None:
-        path = Path(f"/tmp/bench-kept-{n}.db")
-        if path.exists():
-            raise SystemExit(f"{path} exists: ask it with --loaded sqlite:///{path}, or remove it")
-        kept, drop = f"sqlite:///{path}", f"rm {path}"
-    else:
-        schema = f"bench_kept_{n}"
-        admin = create_engine(url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
-        separator = "&" if "?" in url else "?"
-        kept = f"{url}{separator}options=-csearch_path%3D{schema}"
-        drop = f"DROP SCHEMA {schema} CASCADE"
-    yield kept
-    print(f"  kept: --loaded '{kept}' (afterwards: {drop})", flush=True)
 
 
 def main() -> None:

@@ -125,8 +125,7 @@ class PaperCount(SQLModel, table=True):
 
 class Author(SQLModel, table=True):
     """A name as arXiv writes it. `name_digest` (SHA-256 of the name, hex) keeps names unique;
-    `key_digest` (SHA-256 of its `name_key`, `watcher.store.saving.key_digest`) finds every
-    spelling of one person (case, accents, punctuation and word order aside) by one index."""
+    `key_digest` (of its `name_key`) finds every spelling of one person by one index."""
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(sa_type=Text)
@@ -135,8 +134,8 @@ class Author(SQLModel, table=True):
 
 
 class PaperAuthor(SQLModel, table=True):
-    """A paper's authors, in order. `published` is the paper's v1 date, copied (it never
-    changes) so that one index serves "an author's newest papers" without visiting them."""
+    """A paper's authors, in order; `published`, its v1 date copied, serves "an author's newest
+    papers" from one index."""
 
     __tablename__ = "paper_author"
     __table_args__ = (Index("ix_paper_author_newest", "author_id", "published", "paper_id"),)
@@ -448,12 +447,10 @@ class HarvestState(SQLModel, table=True):
 
 class MailingSeen(SQLModel, table=True):
     """One arXiv mailing (its date, the day after the evening it went out): which source showed
-    it first (`listing`, `OAI` or `API`) and when, how many listing probes its announcement
-    took (a late day takes more), and how many new papers the listing read of it (`listed`:
-    the distinct new submissions and cross-lists of the archives read, as its last whole read
-    counted them; None: the listing never read it whole). No `source` yet: probed, not seen.
-    Its delay is `seen_at` less the announcement instant, read from the calendar
-    (`watcher.core.mailing_report`)."""
+    it first (`listing`, `OAI` or `API`) and when, its listing probes (a late day takes more),
+    and the new papers the listing's last whole read of it counted (`listed`; None: never read
+    whole). No `source` yet: probed, not seen. Its delay (`watcher.core.mailing_report`) is
+    `seen_at` less the announcement instant."""
 
     __tablename__ = "mailing_seen"
     mailing: date = Field(sa_column=Column(Date, primary_key=True))
