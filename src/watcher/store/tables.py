@@ -3,10 +3,9 @@
 Papers are unique on their arXiv id and keep their current version. A paper's authors are an
 ordered link to `author`; `paper_match` says which followed authors a paper belongs to. No text
 arXiv sends is held in a column of limited length (titles, names, links, DOIs, ACM/MSC classes);
-where such text must be unique (an author's name), a digest of it is, because PostgreSQL cannot
-index a value of more than about 2.7 kB. Chats, subscriptions and deliveries are the front end's
-outbox: a delivery row is written in the same transaction that stores a new paper, and is marked
-sent only once the far side confirmed it.
+where such text must be unique (an author's name), a digest of it is: PostgreSQL indexes no value
+over about 2.7 kB. Deliveries are the front end's outbox: a row is written in the transaction
+that stores a new paper, and marked sent only once the far side confirmed it.
 """
 
 from __future__ import annotations
