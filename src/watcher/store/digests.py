@@ -54,6 +54,7 @@ from watcher.store.tables import (
     Subscription,
     utcnow,
 )
+from watcher.suggestions.shown import SuggestedPaper
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +69,16 @@ class DigestItem:
 
 @dataclass(frozen=True, slots=True)
 class DigestContent:
-    """What one destination's digest says: its papers, oldest first, whom it follows, and the
-    language it is said in (None: the front end's default)."""
+    """What one destination's digest says: its papers, oldest first, whom it follows, the
+    language it is said in (None: the front end's default), and its "Suggested for you"
+    section (`suggestions`, best first; empty: none), which goes in the digest's last part."""
 
     items: tuple[DigestItem, ...]
     since: datetime  # the previous digest (or when the digest was turned on)
     zone: tzinfo
     followed_names: tuple[tuple[str, ...], ...]  # each followed author's names and aliases
     language: str | None = None
+    suggestions: tuple[SuggestedPaper, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
