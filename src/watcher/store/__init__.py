@@ -39,7 +39,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-import watcher.store.destinations  # noqa: F401  (its table is on the metadata)
+import watcher.store.destinations  # (its table is on the metadata)
+import watcher.store.suggestion_tables  # noqa: F401  (their tables are on the metadata)
 from watcher.store.by_name import NameStore
 from watcher.store.follow_state import FollowStore, key_of
 from watcher.store.lists import QuestionStore
