@@ -25,15 +25,22 @@ Each method is ONE async call on the runtime's clock.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from watcher.aio import in_db_thread
 from watcher.clock import Clock
-from watcher.sentences import Sentence
+from watcher.polling.suggested_batch import Prepared, choose, explained
+from watcher.sentences import Sentence, sentence
 from watcher.settings import Settings
 from watcher.store import Store
-from watcher.suggestions.scoring import Explanation
+from watcher.store.suggesting import SuggestionSetting, SuggestionStore
+from watcher.store.suggestion_outbox import PendingSuggestion, SuggestionOutbox
+from watcher.suggestions.scoring import Example, Explanation
 from watcher.suggestions.shown import SuggestedPaper
 
 __all__ = [
@@ -97,20 +104,24 @@ class UnknownPaper:
     arxiv_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class PendingSuggestion:
-    """One suggestion message owed to a destination (chat, forum topic): the papers of the
-    batch of `mailing`, best first. `id` names it in `mark_sent`, `retry_later` and
-    `mark_failed`; `attempts` counts the failed tries; `probing`: its destination is parked,
-    and this send tests whether it still is (as `PendingDelivery.probing`)."""
+_VERSION = re.compile(r"v\d+$")
 
-    id: int
-    chat_id: int
-    thread_id: int
-    mailing: date
-    attempts: int
-    papers: tuple[SuggestedPaper, ...]
-    probing: bool = False
+
+def needs_a_batch() -> Sentence:
+    """Why /suggest on is refused in API-only mode."""
+    return sentence(
+        "suggestions need a source that reads each day's batch whole: the listing "
+        "(EARLY_LISTINGS=true) or the harvest (WATCH_SOURCE=harvest)"
+    )
+
+
+def count_out_of_range(count: int) -> Sentence:
+    return sentence(
+        "{count} is not a number of suggestions: say one from {least} to {most}",
+        count=count,
+        least=MIN_COUNT,
+        most=MAX_COUNT,
+    )
 
 
 class Suggestions:
@@ -120,6 +131,8 @@ class Suggestions:
         self._settings = settings
         self._store = store
         self._clock = clock
+        self._suggesting = SuggestionStore(store.engine)
+        self._outbox = SuggestionOutbox(store.engine)
 
     @property
     def readable(self) -> bool:
@@ -127,34 +140,81 @@ class Suggestions:
         the harvest (WATCH_SOURCE=harvest)."""
         return self._settings.early_listings or self._settings.watch_source == "harvest"
 
+    def _state(self, setting: SuggestionSetting) -> SuggestionState:
+        return SuggestionState(setting.on, setting.count, self.readable, setting.digest)
+
     # -- a destination's setting ----------------------------------------------------------
 
     async def state(self, chat_id: int, thread_id: int) -> SuggestionState:
         """/suggest: the destination's suggestions as they stand."""
-        raise NotImplementedError
+        return self._state(await in_db_thread(self._suggesting.setting, chat_id, thread_id))
 
     async def turn_on(self, chat_id: int, thread_id: int) -> SuggestionState | Sentence:
         """/suggest on. A `Sentence` (nothing changed) when no configured source reads a batch
         whole: suggestions need the listing (EARLY_LISTINGS=true) or the harvest
-        (WATCH_SOURCE=harvest)."""
-        raise NotImplementedError
+        (WATCH_SOURCE=harvest). The chat's profile is built now if it has none."""
+        if not self.readable:
+            return needs_a_batch()
+        setting = await in_db_thread(
+            self._suggesting.turn, chat_id, thread_id, on=True, now=self._clock()
+        )
+        return self._state(setting)
 
     async def turn_off(self, chat_id: int, thread_id: int) -> SuggestionState:
         """/suggest off: no more suggestion messages; one already queued is dropped unsent."""
-        raise NotImplementedError
+        setting = await in_db_thread(
+            self._suggesting.turn, chat_id, thread_id, on=False, now=self._clock()
+        )
+        return self._state(setting)
 
     async def set_count(
         self, chat_id: int, thread_id: int, count: int
     ) -> SuggestionState | Sentence:
         """/suggest N: at most `count` papers a batch, MIN_COUNT..MAX_COUNT; a `Sentence`
         (nothing changed) outside. Leaves on/off as it is."""
-        raise NotImplementedError
+        if not MIN_COUNT <= count <= MAX_COUNT:
+            return count_out_of_range(count)
+        setting = await in_db_thread(self._suggesting.set_count, chat_id, thread_id, count)
+        return self._state(setting)
 
     async def top_now(self, chat_id: int, thread_id: int, *, limit: int = TOP_NOW) -> TopNow:
         """The newest batch's best `limit` papers for the destination, computed now with the
         same ranking as the batch's message: papers the destination was told of, and those its
-        chat's excluded words hold, are left out. Whether suggestions are on does not matter."""
-        raise NotImplementedError
+        chat's excluded words hold, are left out. Whether suggestions are on does not matter
+        (the chat's profile is built now if it has none). The papers shown are stored."""
+        store = self._suggesting
+        mailing = await in_db_thread(store.newest_mailing)
+        if mailing is None:
+            return TopNow(None, ())
+        records = await in_db_thread(store.candidates, mailing)
+        ids = [record.arxiv_id for record in records]
+        counts = await in_db_thread(store.candidate_counts, ids)
+        frequencies = await in_db_thread(store.frequencies)
+        stored = await in_db_thread(store.stored_ids, ids)
+        now = self._clock()
+        one = await in_db_thread(store.destination, chat_id, thread_id, stored=stored, now=now)
+        one = dataclasses.replace(one, count=limit)
+
+        def rank() -> tuple[Prepared, dict[str, float], list[tuple[int, float]]]:
+            prepared = Prepared.of(records, [counts.get(i, {}) for i in ids], frequencies)
+            vector = one.profile.vector(frequencies)
+            return prepared, vector, choose(prepared, vector, one)
+
+        prepared, vector, chosen = await asyncio.to_thread(rank)
+        if not chosen:
+            return TopNow(mailing, ())
+        read = await in_db_thread(store.examples, [int(p) for p in one.profile.examples], now=now)
+        examples = [
+            Example.of(title, weights, frequencies) for paper_id, (title, weights) in read.items()
+        ]
+        shown = await asyncio.to_thread(explained, prepared, chosen, vector, examples)
+        await in_db_thread(store.store_papers, [records[index] for index, _ in chosen])
+        papers = []
+        for one_shown in shown:
+            record = await in_db_thread(self._store.paper, one_shown.arxiv_id)
+            if record is not None:
+                papers.append(SuggestedPaper(record, one_shown.reason, one_shown.score))
+        return TopNow(mailing, tuple(papers))
 
     async def react(
         self, chat_id: int, thread_id: int, arxiv_id: str, *, liked: bool
@@ -163,28 +223,34 @@ class Suggestions:
         its forum topics together). Idempotent per (chat, paper): the same press again changes
         nothing, 👎 after 👍 replaces it (and the other way round). `arxiv_id` may carry a
         version ("2401.01234v2"); it is read without it."""
-        raise NotImplementedError
+        bare = _VERSION.sub("", arxiv_id.strip())
+        changed = await in_db_thread(
+            self._suggesting.react, chat_id, bare, liked=liked, now=self._clock()
+        )
+        if changed is None:
+            return UnknownPaper(bare)
+        return Reacted(bare, liked, changed)
 
     # -- the sender's half ----------------------------------------------------------------
 
     async def due(self, *, limit: int) -> list[PendingSuggestion]:
         """Suggestion messages due now, oldest first: of active chats, destinations neither
         paused nor in their quiet hours, parked ones only when their probe is due."""
-        raise NotImplementedError
+        return await in_db_thread(self._outbox.due, limit=limit, now=self._clock())
 
     async def next_due(self) -> datetime | None:
         """When the earliest suggestion message not yet due falls due (None: none waits)."""
-        raise NotImplementedError
+        return await in_db_thread(self._outbox.next_due, now=self._clock())
 
     async def mark_sent(self, confirmed: Sequence[tuple[int, int | None]]) -> None:
         """Confirmed by Telegram: `(suggestion id, message id)` each, in one transaction; one no
         longer pending is left as it is."""
-        raise NotImplementedError
+        await in_db_thread(self._outbox.mark_sent, confirmed, now=self._clock())
 
     async def retry_later(self, ids: Sequence[int], *, error: str, at: datetime) -> None:
         """A passing fault: try these again at `at`."""
-        raise NotImplementedError
+        await in_db_thread(self._outbox.retry_later, ids, error=error, at=at)
 
     async def mark_failed(self, ids: Sequence[int], *, error: str) -> None:
         """A permanent refusal: never retried."""
-        raise NotImplementedError
+        await in_db_thread(self._outbox.mark_failed, ids, error=error)

@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from watcher.aio import in_db_thread
@@ -48,7 +48,9 @@ from watcher.polling.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, 
 from watcher.polling.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.polling.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.polling.sources.listing import DEFAULT_LISTING_URL, ListingSource
+from watcher.polling.suggested_batch import BatchSuggester
 from watcher.store import MatchedRecord, SaveResult, Store
+from watcher.store.suggesting import SuggestionStore
 from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -134,6 +136,7 @@ class Poller:
             clock=clock,
             schedule=schedule,
         )
+        self.suggester = BatchSuggester(SuggestionStore(store.engine), clock)
         self.harvest = Harvester(
             store=store,
             client=client,
@@ -144,6 +147,7 @@ class Poller:
             retry_first=retry_first,
             clock=clock,
             schedule=schedule,
+            on_batch=lambda mailing, batch: self._suggest(mailing, batch, source="OAI"),
         )
         self.author_feeds = AuthorFeedSource(
             store=store,
@@ -258,10 +262,21 @@ class Poller:
             )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
+        elif outcome.flipped:
+            await self._suggest(outcome.mailing, outcome.candidates, source="listing")
+        outcome.candidates = []
         count_poll("listing", failed=outcome.failure is not None)
         unparsed = [outcome.unparsed] if outcome.unparsed is not None else []
         await self.alerts.observe("listing", errors=unparsed, read=outcome.parsed)
         return report
+
+    async def _suggest(self, mailing: date, candidates: list[Record], *, source: str) -> None:
+        """A batch was read whole: "Suggested for you" (`watcher.polling.suggested_batch`).
+        A failure is logged, and the next reader of the mailing finishes the ranking."""
+        try:
+            await self.suggester.after_batch(mailing, candidates, source=source)
+        except Exception:
+            log.exception("ranking the suggestions of the mailing of %s failed", mailing)
 
     def _anything_due(self) -> bool:
         """A tick's first question, before reading every follow: is a follow due, or (where a

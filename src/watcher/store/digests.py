@@ -14,7 +14,9 @@ transaction everything that makes the digest happen exactly once:
 - `next_digest_at` moves to the following occurrence, on the condition that it still holds the
   value read, so two claims of one digest cannot both succeed.
 
-A crash before the commit leaves everything held and the digest still due: it is claimed again
+The destination's suggestions of the newest batch, held for it, go in the same claim
+(`watcher.store.suggestion_outbox.take_held`): a digest carries them once. A crash before the
+commit leaves everything held and the digest still due: it is claimed again
 when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
 sends each part and confirms it like a delivery, so a crash re-sends at most the part in flight.
 A row queued while a claim runs is not among those it read: it stays held for the next digest,
@@ -43,6 +45,7 @@ from watcher.calendars.schedule import (
 from watcher.kinds import NewsKind
 from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.rows import load_records
+from watcher.store.suggestion_outbox import take_held
 from watcher.store.tables import (
     NO_THREAD,
     Chat,
@@ -290,6 +293,7 @@ def _claim_held(
         zone=zone_of(setting.timezone),
         followed_names=_followed_names(session, chat_id, thread_id),
         language=setting.language or (chat.language if chat is not None else None),
+        suggestions=take_held(session, chat_id, thread_id, now=now),
     )
     rendered = list(render(content))
     if not rendered:

@@ -59,15 +59,12 @@ _ANNOUNCED = (
 )
 
 
-def _number(value: float) -> float:
-    return float(f"{value:.10g}")
-
-
 def dump(profile: Profile) -> tuple[str, str]:
     """A profile as stored: its weights and its examples, JSON."""
-    weights = {term: _number(weight) for term, weight in profile.weights.items()}
+    # Floats as Python writes them, which read back exactly: a paper taken out again
+    # (`Profile.remove`) leaves nothing behind.
     return (
-        json.dumps(weights, separators=(",", ":")),
+        json.dumps(profile.weights, separators=(",", ":")),
         json.dumps(profile.examples, separators=(",", ":")),
     )
 
