@@ -108,11 +108,13 @@ async def running_service(
     arxiv_min_interval: float = 0,
     telegram: FakeTelegram | None = None,
     clock: Clock = SYSTEM_CLOCK,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
     kept, as Telegram keeps them); by default a new one. `clock`: the core's (a test may turn
-    one, `tests.harness.clocks.TurnedClock`)."""
+    one, `tests.harness.clocks.TurnedClock`). `settings`: settings other than the defaults
+    (`{"early_listings": False, "watch_source": "api"}`: API-only mode)."""
     with (
         nullcontext(telegram)
         if telegram is not None
@@ -128,6 +130,7 @@ async def running_service(
             telegram_bot_token=telegram.token,
             telegram_api_url=telegram.base_url,
             admin_chat_ids=[ADMIN_CHAT],
+            **(settings or {}),
         )
         async with ArxivClient(
             arxiv.url,
@@ -163,15 +166,18 @@ async def running_bot(
     rate_limiter: TelegramRateLimiter | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
     telegram: FakeTelegram | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Bot]:
     """The commands alone: the Application long-polling the fake, no delivery sender.
-    `telegram`: an earlier run's fake Bot API, for a restart (see `running_service`)."""
+    `telegram`: an earlier run's fake Bot API, for a restart; `settings`: other than the
+    defaults (see `running_service`)."""
     async with running_service(
         engine,
         database_url,
         arxiv_timeout=arxiv_timeout,
         arxiv_min_interval=arxiv_min_interval,
         telegram=telegram,
+        settings=settings,
     ) as (
         telegram,
         arxiv,
