@@ -46,6 +46,7 @@ NAME_LIMIT = 30
 CATEGORY_LIMIT = 20
 LIKE_LIMIT = 80  # the title of the paper a suggestion is like
 WORD_LIMIT = 30  # each shared word
+SHARED_SHOWN = 3  # shared words named at most
 TITLE_LIMIT = 200  # at most; a crowded message gives a title less
 MIN_TITLE = 20
 HEADING = N_("Suggested for you")
@@ -164,7 +165,7 @@ def _why(paper: SuggestedPaper) -> list[Span]:
     if reason.like is not None:
         like = clip(" ".join(latex_to_text(reason.like).split()), LIKE_LIMIT)
         return spans_of(_("like: <i>{title}</i>", title=html.escape(like, quote=False)))
-    words = ", ".join(clip(word, WORD_LIMIT) for word in reason.shared)
+    words = ", ".join(clip(word, WORD_LIMIT) for word in reason.shared[:SHARED_SHOWN])
     if not words:
         return [Span(_("close to what this chat reads"))]
     return spans_of(_("shared words: <i>{words}</i>", words=html.escape(words, quote=False)))

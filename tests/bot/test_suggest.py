@@ -1,4 +1,4 @@
-""""Suggested for you" through the fake Bot API on the real database (issue 32, item 1): /suggest
+""" "Suggested for you" through the fake Bot API on the real database (issue 32, item 1): /suggest
 on, off, N and alone, bad input refused with the right form, a group's reader may read but not
 change it, and in API-only mode /suggest on says what it needs.
 
@@ -212,7 +212,7 @@ async def test_alone_it_sends_todays_top_now_and_a_weak_day_says_so(bot: Bot) ->
     state, top = await bot.ask(USER, "/suggest", replies=2)
     assert state.startswith("Suggestions are off here.")
     assert top.startswith(f"{HEADING} · Thu 21 May")
-    (message_id, shown), = suggestions(bot, USER)
+    ((message_id, shown),) = suggestions(bot, USER)
     assert len(shown) == 5 and set(shown[:3]) <= ON_NETWORKS  # the best five, best first
 
     stale = await press(bot, USER, message_id, "sg:?:2605.00001")
@@ -263,7 +263,7 @@ async def test_in_a_group_only_admins_change_it_or_count_and_anyone_reads_it(bot
     publish_quietly(bot, *TOLD)
     await bot.service.poller.suggester.after_batch(MAILING, FIRST_DAY, source="listing")
     await bot.ask(GROUP, "/suggest", user_id=member, replies=2)
-    (message_id, shown), = suggestions(bot, GROUP)
+    ((message_id, shown),) = suggestions(bot, GROUP)
     data = f"sg:-:{shown[0]}"
     refused = await press(bot, GROUP, message_id, data, user=member)
     assert refused == "Only this group's administrators can change its suggestions."
@@ -283,8 +283,6 @@ async def test_in_api_only_mode_suggest_on_says_what_it_needs(
 
 
 async def test_help_tells_suggest_in_full(bot: Bot) -> None:
-    assert "/suggest [on|off|N]: papers suggested for this chat" in await bot.ask_one(
-        USER, "/help"
-    )
+    assert "/suggest [on|off|N]: papers suggested for this chat" in await bot.ask_one(USER, "/help")
     full = await bot.ask_one(USER, "/help suggest")
     assert "up to 3 papers" in full and "(at most 10)" in full and "top 5 now" in full

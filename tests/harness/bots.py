@@ -108,12 +108,12 @@ async def running_service(
     arxiv_min_interval: float = 0,
     telegram: FakeTelegram | None = None,
     clock: Clock = SYSTEM_CLOCK,
-    settings: dict[str, Any] | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
     kept, as Telegram keeps them); by default a new one. `clock`: the core's (a test may turn
-    one, `tests.harness.clocks.TurnedClock`). `settings`: settings other than the defaults
+    one, `tests.harness.clocks.TurnedClock`). `overrides`: settings other than the defaults
     (`{"early_listings": False, "watch_source": "api"}`: API-only mode)."""
     with (
         nullcontext(telegram)
@@ -130,7 +130,7 @@ async def running_service(
             telegram_bot_token=telegram.token,
             telegram_api_url=telegram.base_url,
             admin_chat_ids=[ADMIN_CHAT],
-            **(settings or {}),
+            **(overrides or {}),
         )
         async with ArxivClient(
             arxiv.url,
@@ -177,7 +177,7 @@ async def running_bot(
         arxiv_timeout=arxiv_timeout,
         arxiv_min_interval=arxiv_min_interval,
         telegram=telegram,
-        settings=settings,
+        overrides=settings,
     ) as (
         telegram,
         arxiv,

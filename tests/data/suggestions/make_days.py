@@ -23,14 +23,21 @@ sys.path[:0] = ["src", "."]
 from tests.fakes.corpus import dezun_dong_records  # noqa: E402
 from watcher.suggestions.terms import paper_terms  # noqa: E402
 
-SAMPLE = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/arxiv-cs-sample/arxiv-cs-sample.jsonl.gz")
+SAMPLE = Path(
+    sys.argv[1] if len(sys.argv) > 1 else "../shared/data/arxiv-cs-sample/arxiv-cs-sample.jsonl.gz"
+)
 HERE = Path("tests/data/suggestions")
 NETWORKS = re.compile(r"interconnect|collective communication|\bNCCL\b", re.IGNORECASE)
 KEEP = ("id", "title", "abstract", "authors", "categories", "primary", "published")
 
-papers = [json.loads(line) for line in gzip.open(SAMPLE, "rt", encoding="utf-8")]
+with gzip.open(SAMPLE, "rt", encoding="utf-8") as sample:
+    papers = [json.loads(line) for line in sample]
 on_networks = sorted(
-    (p for p in papers if p["primary"] in ("cs.NI", "cs.DC", "cs.AR") and NETWORKS.search(p["title"])),
+    (
+        p
+        for p in papers
+        if p["primary"] in ("cs.NI", "cs.DC", "cs.AR") and NETWORKS.search(p["title"])
+    ),
     key=lambda p: p["id"],
 )
 first, second = on_networks[:5], on_networks[5:7]
