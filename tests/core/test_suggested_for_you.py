@@ -145,7 +145,8 @@ async def test_a_paper_announced_to_a_chat_with_suggestions_goes_into_its_profil
 async def test_a_batch_brings_one_message_to_each_destination_with_suggestions_on(
     core: Core, engine: Engine
 ) -> None:
-    await turn_on(core, (ON, 0), (FORUM, TOPIC))
+    await turn_on(core, (ON, 0), (FORUM, TOPIC), (OFF, 0))
+    await core.suggestions.turn_off(OFF, 0)  # on, then off again: its profile stays, unused
     announce_sliwko(core)
     assert await read_day(core, DAY) == 2
     rows = messages(engine)
