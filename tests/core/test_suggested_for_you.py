@@ -207,7 +207,9 @@ async def test_a_batch_ranked_twice_or_by_two_at_once_queues_each_message_once(
     claim = store.begin_batch(
         MAILING,
         source="listing",
-        candidates=[(r, paper_terms.terms_of(r.title, r.abstract)) for r in batch],
+        candidates=[
+            (r, paper_terms.counts_json(paper_terms.terms_of(r.title, r.abstract))) for r in batch
+        ],
         now=datetime.now(UTC),
     )
     assert claim == Claim.NEW
@@ -354,3 +356,21 @@ async def test_api_only_mode_refuses_suggestions_saying_what_they_need(
         assert "EARLY_LISTINGS" in str(refused) and "WATCH_SOURCE=harvest" in str(refused)
         state = await core.suggestions.state(ON, 0)
         assert not state.on and not state.readable
+
+
+async def test_an_export_carries_suggest_and_an_import_sets_it(core: Core, engine: Engine) -> None:
+    from watcher.store.exported_settings import SETTINGS, SettingRefused
+    from watcher.store.profiles import read_profiles as profiles_of
+
+    await turn_on(core, (ON, 0))
+    await core.suggestions.set_count(ON, 0, 5)
+    with Session(engine) as session:
+        assert SETTINGS["suggest"].read(session, ON, 0) == "5"
+        assert SETTINGS["suggest"].read(session, OFF, 0) == "off"
+        SETTINGS["suggest"].write(session, OFF, 0, "7", datetime.now(UTC))
+        with pytest.raises(SettingRefused, match="from 1 to 10"):
+            SETTINGS["suggest"].write(session, OFF, 0, "11", datetime.now(UTC))
+        session.commit()
+        assert OFF in profiles_of(session, [OFF])  # on: its profile is kept from now on
+    state = await core.suggestions.state(OFF, 0)
+    assert (state.on, state.count) == (True, 7)

@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 from watcher.aio import in_db_thread
 from watcher.arxiv.records import Record
 from watcher.follows.excluded_words import RecordText, holds_any
+from watcher.store.paper_terms import counts_json
 from watcher.store.suggesting import Claim, Queued, Shown, SuggestionStore, ToRank
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
@@ -47,7 +49,7 @@ log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
 
-PAGE = 250  # destinations read, ranked and queued at a time
+PAGE = 100  # destinations read, ranked and queued at a time
 _CACHED = 1024  # examples, candidates' terms and texts kept between destinations
 
 
@@ -82,10 +84,12 @@ class Prepared:
 
     @classmethod
     def of(
-        cls, records: Sequence[Record], counts: Sequence[dict[str, int]], df: DocumentFrequencies
+        cls, records: Sequence[Record], counts: Sequence[str], df: DocumentFrequencies
     ) -> Prepared:
+        """`counts`: each record's term counts, JSON (`watcher.store.paper_terms.counts_json`),
+        read one at a time."""
         kept = list(records)
-        batch = Batch([term_frequencies(Terms(c, {})) for c in counts], df)
+        batch = Batch(_Weights(counts), df)
         return cls(
             kept,
             df,
@@ -93,6 +97,26 @@ class Prepared:
             _Cache(lambda i: paper_terms(kept[i].title, kept[i].abstract)),
             _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract)),
         )
+
+
+class _Weights(Sequence[dict[str, float]]):
+    """Each paper's term weights, read from its stored counts when asked (`Batch` reads each
+    once): the batch's weights are never all in memory at once."""
+
+    def __init__(self, counts: Sequence[str]) -> None:
+        self._counts = counts
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, float]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[dict[str, float]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, float] | Sequence[dict[str, float]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return term_frequencies(Terms(json.loads(self._counts[index] or "{}"), {}))
 
 
 def choose(prepared: Prepared, vector: dict[str, float], one: ToRank) -> list[tuple[int, float]]:
@@ -164,23 +188,23 @@ class BatchSuggester:
         if not records:
             return report
         unique = list({record.arxiv_id: record for record in records}.values())
-        terms = await asyncio.to_thread(lambda: [paper_terms(r.title, r.abstract) for r in unique])
+        counts = await asyncio.to_thread(
+            lambda: [counts_json(paper_terms(r.title, r.abstract)) for r in unique]
+        )
         claim = await in_db_thread(
             self.store.begin_batch,
             mailing,
             source=source,
-            candidates=list(zip(unique, terms, strict=True)),
+            candidates=list(zip(unique, counts, strict=True)),
             now=self.clock(),
         )
         report.claim = claim
         if claim == Claim.FINISHED:
             return report
-        counts = [t.counts for t in terms]
-        del terms
         if claim == Claim.UNFINISHED:  # resumed: the papers as the first reader kept them
             unique = await in_db_thread(self.store.candidates, mailing)
             kept = await in_db_thread(self.store.candidate_counts, [r.arxiv_id for r in unique])
-            counts = [kept.get(r.arxiv_id, {}) for r in unique]
+            counts = [kept.get(r.arxiv_id, "{}") for r in unique]
         report.candidates = len(unique)
         await self._rank_all(mailing, unique, counts, report)
         await in_db_thread(self.store.finish_batch, mailing, now=self.clock())
@@ -196,11 +220,12 @@ class BatchSuggester:
         self,
         mailing: date,
         records: Sequence[Record],
-        counts: Sequence[dict[str, int]],
+        counts: Sequence[str],
         report: BatchReport,
     ) -> None:
         df = await in_db_thread(self.store.frequencies)
         prepared = await asyncio.to_thread(Prepared.of, records, counts, df)
+        del counts
         stored = await in_db_thread(self.store.stored_ids, [r.arxiv_id for r in records])
         by_id = {record.arxiv_id: record for record in records}
         examples: dict[int, Example] = {}

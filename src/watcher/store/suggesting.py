@@ -47,7 +47,6 @@ from watcher.store.tables import AnnouncedPaper, Chat, Paper
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
 from watcher.suggestions.scoring import Explanation
-from watcher.suggestions.terms import Terms
 
 DEFAULT_COUNT = 3
 _PER_READ = 500
@@ -205,11 +204,12 @@ class SuggestionStore:
         mailing: date,
         *,
         source: str,
-        candidates: Sequence[tuple[Record, Terms]],
+        candidates: Sequence[tuple[Record, str]],
         now: datetime,
     ) -> Claim:
-        """Claim the batch of `mailing`, keeping its papers and counting their terms; or say
-        how an earlier claim stands."""
+        """Claim the batch of `mailing`, keeping its papers and counting their terms (each
+        paper's term counts as `paper_terms.counts_json` writes them); or say how an earlier
+        claim stands."""
         with Session(self.engine) as session:
             dialect = session.get_bind().dialect.name
             table = SuggestionBatch.__table__  # type: ignore[attr-defined]
@@ -223,20 +223,23 @@ class SuggestionStore:
                 batch = session.get(SuggestionBatch, mailing)
                 assert batch is not None
                 return Claim.UNFINISHED if batch.finished_at is None else Claim.FINISHED
-            rows = [
-                {
-                    "mailing": mailing,
-                    "position": position,
-                    "arxiv_id": record.arxiv_id,
-                    "record": record_json(record),
-                }
-                for position, (record, _) in enumerate(candidates)
-            ]
             candidate_table = SuggestionCandidate.__table__  # type: ignore[attr-defined]
-            for start in range(0, len(rows), _PER_READ):
-                session.execute(candidate_table.insert(), rows[start : start + _PER_READ])
+            for start in range(0, len(candidates), _PER_READ):
+                # Each part's rows built as it is written: a batch's JSON is never all there.
+                session.execute(
+                    candidate_table.insert(),
+                    [
+                        {
+                            "mailing": mailing,
+                            "position": start + offset,
+                            "arxiv_id": record.arxiv_id,
+                            "record": record_json(record),
+                        }
+                        for offset, (record, _) in enumerate(candidates[start : start + _PER_READ])
+                    ],
+                )
             paper_terms.count_papers(
-                session, [(record.arxiv_id, terms) for record, terms in candidates], now=now
+                session, [(record.arxiv_id, counts) for record, counts in candidates], now=now
             )
             session.commit()
             return Claim.NEW
@@ -271,8 +274,8 @@ class SuggestionStore:
         with Session(self.engine) as session:
             return paper_terms.frequencies(session, terms)
 
-    def candidate_counts(self, arxiv_ids: Sequence[str]) -> dict[str, dict[str, int]]:
-        """The kept term counts of these papers."""
+    def candidate_counts(self, arxiv_ids: Sequence[str]) -> dict[str, str]:
+        """The kept term counts of these papers (JSON, as `paper_terms.counts_json` writes)."""
         with Session(self.engine) as session:
             return paper_terms.counts_by_arxiv_id(session, arxiv_ids)
 
@@ -435,12 +438,12 @@ class SuggestionStore:
                 }
                 for one in queued
             ]
-            insert = upsert_into(dialect, table).values(rows)
-            inserted = session.execute(
-                insert.on_conflict_do_nothing(
-                    index_elements=["chat_id", "thread_id", "mailing"]
-                ).returning(table.c.chat_id, table.c.thread_id, table.c.status)
-            ).all()
+            insert = (
+                upsert_into(dialect, table)
+                .on_conflict_do_nothing(index_elements=["chat_id", "thread_id", "mailing"])
+                .returning(table.c.chat_id, table.c.thread_id, table.c.status)
+            )
+            inserted = session.execute(insert, rows).all()
             for chat_id, thread_id, status in inserted:
                 if status == SuggestionStatus.HELD:
                     session.execute(
