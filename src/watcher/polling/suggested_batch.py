@@ -50,7 +50,8 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 PAGE = 100  # destinations read, ranked and queued at a time
-_CACHED = 1024  # examples, candidates' terms and texts kept between destinations
+_CACHED = 256  # candidates' terms and texts kept between destinations
+_EXAMPLES = 512  # example papers (their vectors) kept between pages
 
 
 class _Cache(Generic[K, V]):
@@ -244,8 +245,8 @@ class BatchSuggester:
             after = (page[-1].chat_id, page[-1].thread_id)
             report.destinations += len(page)
             queued = await self.rank_page(prepared, page, examples)
-            if len(examples) > _CACHED:
-                examples.clear()
+            while len(examples) > _EXAMPLES:  # the oldest read go first
+                del examples[next(iter(examples))]
             report.queued += await in_db_thread(
                 self.store.queue, mailing, queued, records=by_id, now=self.clock()
             )

@@ -128,7 +128,8 @@ def frequencies(session: Session, terms: Iterable[str] | None = None) -> Documen
     papers = session.get(TermFrequency, ALL_TERMS)
     counts: dict[str, int] = {}
     if terms is None:
-        for term, count in session.exec(select(TermFrequency.term, TermFrequency.papers)):
+        every = select(TermFrequency.term, TermFrequency.papers).execution_options(yield_per=2000)
+        for term, count in session.exec(every):
             if term != ALL_TERMS:
                 counts[term] = count
     else:
