@@ -49,9 +49,9 @@ log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
 
-PAGE = 100  # destinations read, ranked and queued at a time
+PAGE = 50  # destinations read, ranked and queued at a time
 _CACHED = 256  # candidates' terms and texts kept between destinations
-_EXAMPLES = 512  # example papers (their vectors) kept between pages
+_EXAMPLES = 256  # example papers (their vectors) kept between pages
 
 
 class _Cache(Generic[K, V]):
