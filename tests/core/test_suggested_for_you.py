@@ -374,3 +374,16 @@ async def test_an_export_carries_suggest_and_an_import_sets_it(core: Core, engin
         assert OFF in profiles_of(session, [OFF])  # on: its profile is kept from now on
     state = await core.suggestions.state(OFF, 0)
     assert (state.on, state.count) == (True, 7)
+
+
+def test_a_stored_papers_terms_explain_it_as_its_text_does() -> None:
+    """The batch explains a paper from its stored counts, finding the few words it names when
+    asked (`ShownWords`): the same words as the terms of its whole text."""
+    from watcher.suggestions.terms import ShownWords, Terms, paper_terms, term_frequencies
+
+    for paper in PAPERS:
+        whole = paper_terms(str(paper["title"]), str(paper["abstract"]))
+        asked = ShownWords(str(paper["title"]), str(paper["abstract"]))
+        assert {term: asked[term] for term in whole.counts} == whole.words
+        stored = Terms(counts=whole.counts, words=asked)
+        assert term_frequencies(stored) == term_frequencies(whole)

@@ -43,14 +43,14 @@ from watcher.store.suggesting import Claim, Queued, Shown, SuggestionStore, ToRa
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
 from watcher.suggestions.scoring import THRESHOLD, Batch, Example, explain, scored
-from watcher.suggestions.terms import Terms, paper_terms, term_frequencies
+from watcher.suggestions.terms import ShownWords, Terms, paper_terms, term_frequencies
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
 
 PAGE = 50  # destinations read, ranked and queued at a time
-_CACHED = 256  # candidates' terms and texts kept between destinations
+_CACHED = 256  # candidates' texts (for excluded words) kept between destinations
 _EXAMPLES = 256  # example papers (their vectors) kept between pages
 
 
@@ -78,10 +78,17 @@ class Prepared:
     """A batch ready to rank: its papers, the frequencies, and the posting lists."""
 
     records: list[Record]
+    counts: Sequence[str]  # each paper's term counts, JSON
     frequencies: DocumentFrequencies
     batch: Batch
-    terms: _Cache[int, Terms]
     texts: _Cache[int, RecordText]
+
+    def terms(self, index: int) -> Terms:
+        """A paper's terms as an explanation reads them: its stored counts, and the words it
+        shows for a few of them found when asked (`ShownWords`)."""
+        record = self.records[index]
+        counts = json.loads(self.counts[index] or "{}")
+        return Terms(counts=counts, words=ShownWords(record.title, record.abstract))
 
     @classmethod
     def of(
@@ -92,11 +99,7 @@ class Prepared:
         kept = list(records)
         batch = Batch(_Weights(counts), df)
         return cls(
-            kept,
-            df,
-            batch,
-            _Cache(lambda i: paper_terms(kept[i].title, kept[i].abstract)),
-            _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract)),
+            kept, counts, df, batch, _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract))
         )
 
 
@@ -226,7 +229,6 @@ class BatchSuggester:
     ) -> None:
         df = await in_db_thread(self.store.frequencies)
         prepared = await asyncio.to_thread(Prepared.of, records, counts, df)
-        del counts
         stored = await in_db_thread(self.store.stored_ids, [r.arxiv_id for r in records])
         by_id = {record.arxiv_id: record for record in records}
         examples: dict[int, Example] = {}
