@@ -13,6 +13,13 @@ seconds, its peak RSS (ru_maxrss), the messages queued; on PostgreSQL also the s
 
     .venv/bin/python bench/suggestions.py --store [--chats 10000] [--batch 2000]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
+
+With `--announce` (run this file directly), the second process instead subscribes every chat to
+one author and times `save_records` of one new paper of his (a delivery queued to each chat, and
+each chat's profile updated in the same transaction), median of 20 saves, then 20 more with no
+profile kept (the save as it was before suggestions).
+
+    .venv/bin/python bench/suggestions_store.py --announce [--chats 10000] [--database-url URL]
 """
 
 from __future__ import annotations
@@ -167,6 +174,50 @@ def run(args: argparse.Namespace) -> None:
     engine.dispose()
 
 
+def announce(args: argparse.Namespace) -> None:
+    """Measured: papers announced to every chat, each chat's profile updated in the save
+    (`watcher.store.profiles.announced`), against the same save with no profile kept."""
+    from sqlmodel import col, select
+
+    from watcher.follows.rules import parse_person
+    from watcher.store.tables import Subscription
+
+    engine = open_database(args.database_url)
+    store = Store(engine)
+    followed, _ = store.follow_person(parse_person("Dezun Dong"))
+    with Session(engine) as session:
+        chat_ids = session.exec(select(Chat.id).order_by(col(Chat.id))).all()
+        session.add_all(
+            Subscription(chat_id=chat_id, followed_author_id=followed.id) for chat_id in chat_ids
+        )
+        session.commit()
+    everything = sample(args)[-args.batch - 40 : -args.batch]
+    ids = frozenset({followed.id})
+    timings: dict[str, list[float]] = {"with profiles": [], "without": []}
+    for round_number, item in enumerate(everything):
+        if round_number == len(everything) // 2:
+            with Session(engine) as session:
+                session.execute(delete(SuggestionProfile))
+                session.commit()
+        record = as_record({**item, "authors": ["Dezun Dong"]})
+        began = time.perf_counter()
+        store.save_records([MatchedRecord(record, ids)], announce_for=ids)
+        took = time.perf_counter() - began
+        key = "with profiles" if round_number < len(everything) // 2 else "without"
+        timings[key].append(took)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(
+        json.dumps(
+            {
+                "chats": len(chat_ids),
+                **{key: sorted(values)[len(values) // 2] for key, values in timings.items()},
+                "peak_rss_mb": usage.ru_maxrss / 1024,
+            }
+        )
+    )
+    engine.dispose()
+
+
 def measure(args: argparse.Namespace) -> None:
     from bench.fanout import fresh_database, postgres_cpu_seconds
 
@@ -187,12 +238,22 @@ def measure(args: argparse.Namespace) -> None:
         postgres = url.startswith("postgresql")
         server_before = postgres_cpu_seconds() if postgres else 0.0
         out = subprocess.run(
-            [sys.executable, __file__, "--run", *passed],
+            [sys.executable, __file__, "--announce-run" if args.announce else "--run", *passed],
             check=True,
             capture_output=True,
             text=True,
         ).stdout
         server = postgres_cpu_seconds() - server_before if postgres else 0.0
+        if args.announce:
+            found = json.loads(out.strip().splitlines()[-1])
+            print(
+                f"{'PostgreSQL' if postgres else 'SQLite'}: one paper announced to "
+                f"{found['chats']:,} chats, median of 20 saves: "
+                f"{found['with profiles']:.2f} s with every chat's profile updated, "
+                f"{found['without']:.2f} s with no profile kept; peak RSS "
+                f"{found['peak_rss_mb']:.0f} MB"
+            )
+            return
         found = json.loads(out.strip().splitlines()[-1])
         print(
             f"{'PostgreSQL' if postgres else 'SQLite'}: {found['destinations']:,} destinations x "
@@ -214,11 +275,17 @@ def main() -> None:
     parser.add_argument("--folder", default="")
     parser.add_argument("--build", action="store_true")
     parser.add_argument("--run", action="store_true")
+    parser.add_argument(
+        "--announce", action="store_true", help="time the profiles' update in a save instead"
+    )
+    parser.add_argument("--announce-run", action="store_true")
     args = parser.parse_args()
     if args.build:
         build(args)
     elif args.run:
         run(args)
+    elif args.announce_run:
+        announce(args)
     else:
         measure(args)
 

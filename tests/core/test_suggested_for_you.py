@@ -31,7 +31,7 @@ from watcher.polling.suggested_batch import BatchSuggester
 from watcher.store import MatchedRecord, paper_terms
 from watcher.store.digests import DigestContent, RenderedPart
 from watcher.store.exclusions import Exclusions
-from watcher.store.profiles import read_profiles
+from watcher.store.profiles import current, read_profiles
 from watcher.store.suggesting import Claim, SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
 from watcher.store.suggestion_tables import ProfilePaper, Suggestion, SuggestionStatus
@@ -131,11 +131,17 @@ async def test_a_paper_announced_to_a_chat_with_suggestions_goes_into_its_profil
         assert read_profiles(session, [ON])[ON].weights == {}  # told of nothing yet
     announce_sliwko(core)
     with Session(engine) as session:
-        profiles = read_profiles(session, [ON, OFF])
-        added = session.exec(select(func.count()).where(col(ProfilePaper.chat_id) == ON)).one()
+        recorded = col(ProfilePaper.chat_id) == ON
+        waiting = session.exec(select(func.count()).where(recorded, ~col(ProfilePaper.folded)))
+        assert waiting.one() == len(SLIWKO)  # recorded by the save, folded in when next read
+        profiles = current(session, [ON, OFF], now=datetime.now(UTC))
+        session.commit()
+        added = session.exec(select(func.count()).where(recorded, col(ProfilePaper.folded)))
+        assert current(session, [ON], now=datetime.now(UTC)) == {ON: profiles[ON]}  # once
+        added_count = added.one()
     assert OFF not in profiles  # never asked for suggestions: no profile kept
     profile = profiles[ON]
-    assert added == len(SLIWKO) and len(profile.examples) == len(SLIWKO)
+    assert added_count == len(SLIWKO) and len(profile.examples) == len(SLIWKO)
     assert {"cluster", "workload", "balanc"} <= set(profile.weights)
 
 

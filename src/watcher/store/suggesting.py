@@ -350,7 +350,7 @@ class SuggestionStore:
         if not rows:
             return []
         chats = sorted({chat_id for chat_id, *_ in rows})
-        found = profiles.read_profiles(session, chats)
+        found = profiles.current(session, chats, now=now)
         for chat_id in chats:
             if chat_id not in found:
                 found[chat_id] = profiles.ensure(session, chat_id, now=now)
