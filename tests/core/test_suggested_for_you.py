@@ -254,6 +254,29 @@ async def test_a_destination_taking_digests_gets_its_suggestions_in_the_digest(
     assert [r.status for r in messages(engine)] == [SuggestionStatus.SENT]
 
 
+async def test_a_digest_carries_the_newest_batchs_suggestions_only(
+    core: Core, engine: Engine
+) -> None:
+    await turn_on(core, (ON, 0))
+    seen: list[DigestContent] = []
+
+    def render(content: DigestContent) -> list[RenderedPart]:
+        seen.append(content)
+        return [RenderedPart("digest", "digest", tuple(range(len(content.items))))]
+
+    core.chats.digests.set_schedule(ON, DigestSchedule(time(8, 0)), render=render)
+    announce_sliwko(core)
+    await read_day(core, DAY)
+    await core.poller.suggester.after_batch(MAILING + timedelta(days=1), twin_day(), source="OAI")
+    core.chats.digests.claim(ON, render=render, now=datetime.now(UTC) + timedelta(days=2))
+    assert [p.record.arxiv_id for p in seen[-1].suggestions] == ["2605.29999"]
+    statuses = [(r.mailing, r.status) for r in messages(engine)]
+    assert sorted(statuses) == [
+        (MAILING, SuggestionStatus.DROPPED),  # replaced by the newer batch's, never sent
+        (MAILING + timedelta(days=1), SuggestionStatus.SENT),
+    ]
+
+
 # --- 👍 and 👎, /suggest's top now -------------------------------------------------------------
 
 
