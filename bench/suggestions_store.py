@@ -3,8 +3,10 @@
 A first process (not measured) builds the database: every migration applied, `--chats` chats
 with suggestions on, each with a stored profile built from a real author's papers announced
 before the batch (the sample's newest `--batch` papers), cycling through the authors with 3 to
-60 such papers, as `--cost` builds them; those papers stored (their terms kept), and the document
-frequencies those of the whole sample. A second process, the one measured, is the batch hook as
+60 such papers, as `--cost` builds them; those papers stored (their terms kept); each chat's
+3 newest papers recorded as announced since its profile was last read (the batch folds them in
+first, `watcher.store.profiles.current`); and the document frequencies those of the whole
+sample. A second process, the one measured, is the batch hook as
 the service runs it after the listing (`watcher.polling.suggested_batch.BatchSuggester`): it
 claims the batch, keeps its papers and counts their terms, prepares it, reads the destinations
 and their profiles a page at a time, ranks, explains, stores the papers shown and queues one
@@ -16,8 +18,9 @@ seconds, its peak RSS (ru_maxrss), the messages queued; on PostgreSQL also the s
 
 With `--announce` (run this file directly), the second process instead subscribes every chat to
 one author and times `save_records` of one new paper of his (a delivery queued to each chat, and
-each chat's profile updated in the same transaction), median of 20 saves, then 20 more with no
-profile kept (the save as it was before suggestions).
+the paper recorded for each chat's profile in the same transaction), median of 20 saves, then
+20 more with no profile kept (the save as it was before suggestions). Its peak RSS is the whole
+sample's, read to pick the papers.
 
     .venv/bin/python bench/suggestions_store.py --announce [--chats 10000] [--database-url URL]
 """
@@ -48,7 +51,11 @@ from watcher.store import MatchedRecord, Store, paper_terms  # noqa: E402
 from watcher.store.destinations import DestinationSetting  # noqa: E402
 from watcher.store.profiles import dump  # noqa: E402
 from watcher.store.suggesting import SuggestionStore  # noqa: E402
-from watcher.store.suggestion_tables import SuggestionProfile, TermFrequency  # noqa: E402
+from watcher.store.suggestion_tables import (  # noqa: E402
+    ProfilePaper,
+    SuggestionProfile,
+    TermFrequency,
+)
 from watcher.store.tables import Chat  # noqa: E402
 from watcher.suggestions.frequencies import DocumentFrequencies  # noqa: E402
 from watcher.suggestions.profile import Profile  # noqa: E402
@@ -57,6 +64,7 @@ from watcher.suggestions.terms import term_frequencies  # noqa: E402
 
 FIRST_CHAT = 20_000_001
 MAILING = date(2026, 5, 22)
+PENDING = 3  # papers announced to each chat since its profile was last read
 
 
 def as_record(item: dict[str, object]) -> Record:
@@ -132,6 +140,14 @@ def build(args: argparse.Namespace) -> None:
                     counted,
                 )
             stored_weights, examples = dump(profile)
+            # The day's announcements recorded by the saves, not folded in yet: the batch
+            # folds them (`watcher.store.profiles.current`) before it ranks.
+            for paper_id in profile.examples[-PENDING:]:
+                session.add(
+                    ProfilePaper(
+                        chat_id=chat_id, paper_id=int(paper_id), reading="announced", at=now
+                    )
+                )
             session.add(DestinationSetting(chat_id=chat_id, suggest=True, suggest_count=3))
             session.add(
                 SuggestionProfile(
