@@ -51,6 +51,7 @@ async def test_a_harvests_new_day_brings_the_suggestions_once(
         store=store, client=client, poll_interval=3600, source="harvest", oai_url=fake.oai_url
     )
     await poller.poll(force=True)  # the first harvest: its window is no one day's batch
+    await poller.suggestions_settled()
     with Session(engine) as session:
         assert session.exec(select(Suggestion)).all() == []
 
@@ -58,10 +59,12 @@ async def test_a_harvests_new_day_brings_the_suggestions_once(
     fake.add(ALIKE, datestamp=NEXT)
     report = await poller.poll(force=True)
     assert [r.arxiv_id for r in report.new] == [OWN.arxiv_id]
+    await poller.suggestions_settled()
     due = SuggestionOutbox(engine).due(limit=10, now=datetime.now(UTC) + timedelta(seconds=1))
     assert [(one.chat_id, one.mailing) for one in due] == [(CHAT, NEXT)]
     assert [p.record.arxiv_id for p in due[0].papers] == [ALIKE.arxiv_id]
 
     await poller.poll(force=True)  # harvested again: the same day, nothing more
+    await poller.suggestions_settled()
     with Session(engine) as session:
         assert len(session.exec(select(Suggestion)).all()) == 1

@@ -107,6 +107,7 @@ async def test_a_listing_read_suggests_the_paper_like_the_chats_once(
     announcement = Announcement(at=datetime.now(UTC), mailing=MAILING)
     report = await poller.read_listing(announcement)
     assert [r.arxiv_id for r in report.new] == [OWN.arxiv_id]  # told of his paper
+    await poller.suggestions_settled()  # ranked beside the read's news, not before it
     due = SuggestionOutbox(engine).due(limit=10, now=datetime.now(UTC) + timedelta(seconds=1))
     assert [(one.chat_id, one.mailing) for one in due] == [(CHAT, MAILING)]
     shown = [p.record.arxiv_id for p in due[0].papers]
@@ -114,5 +115,6 @@ async def test_a_listing_read_suggests_the_paper_like_the_chats_once(
     assert due[0].papers[0].reason.like == OWN.title or due[0].papers[0].reason.shared
 
     await poller.read_listing(announcement)  # read again: nothing more
+    await poller.suggestions_settled()
     with Session(engine) as session:
         assert len(session.exec(select(Suggestion)).all()) == 1

@@ -442,7 +442,8 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     finally:
         log.info("stopping")
         scheduler.shutdown(wait=False)
-        for task in [*running, starting, *ending]:
+        ranking = context.poller.background  # suggestions: resumed by the next read
+        for task in [*running, *ranking, starting, *ending]:
             task.cancel()
-        await asyncio.gather(*running, starting, *ending, return_exceptions=True)
+        await asyncio.gather(*running, *ranking, starting, *ending, return_exceptions=True)
         await frontend.stop()
