@@ -34,7 +34,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, bindparam, delete, text, update
+from sqlalchemy import Engine, bindparam, delete, false, text, update
 from sqlmodel import Session, col, select
 
 from watcher.store import paper_terms
@@ -155,8 +155,8 @@ def current(session: Session, chat_ids: Iterable[int], *, now: datetime) -> dict
         pending += session.exec(
             select(ProfilePaper)
             .where(
+                col(ProfilePaper.folded) == false(),  # through ix_profile_paper_unfolded
                 col(ProfilePaper.chat_id).in_(chats[start : start + _PER_READ]),
-                ~col(ProfilePaper.folded),
             )
             .order_by(col(ProfilePaper.at), col(ProfilePaper.paper_id))
         ).all()

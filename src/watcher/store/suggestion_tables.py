@@ -81,7 +81,11 @@ class ProfilePaper(SQLModel, table=True):
     """A paper added to a chat's profile as `reading` (a `profile.Reading` value) at `at`."""
 
     __tablename__ = "profile_paper"
-    __table_args__ = (Index("ix_profile_paper_at", "at"),)
+    __table_args__ = (
+        Index("ix_profile_paper_at", "at"),  # the prune's oldest first
+        # A fold's way to a chat's papers not folded yet, not through all it ever read.
+        Index("ix_profile_paper_unfolded", "folded", "chat_id"),
+    )
     chat_id: int = Field(
         sa_column=Column(
             BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), primary_key=True, nullable=False

@@ -71,6 +71,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("chat_id", "paper_id", "reading"),
     )
     op.create_index("ix_profile_paper_at", "profile_paper", ["at"])
+    op.create_index("ix_profile_paper_unfolded", "profile_paper", ["folded", "chat_id"])
     op.create_table(
         "suggestion_batch",
         sa.Column("mailing", sa.Date(), nullable=False),
