@@ -31,7 +31,7 @@ from watcher.polling.suggested_batch import BatchSuggester
 from watcher.store import MatchedRecord, paper_terms
 from watcher.store.digests import DigestContent, RenderedPart
 from watcher.store.exclusions import Exclusions
-from watcher.store.profiles import read_profiles
+from watcher.store.profiles import current, read_profiles
 from watcher.store.suggesting import Claim, SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
 from watcher.store.suggestion_tables import ProfilePaper, Suggestion, SuggestionStatus
@@ -131,11 +131,17 @@ async def test_a_paper_announced_to_a_chat_with_suggestions_goes_into_its_profil
         assert read_profiles(session, [ON])[ON].weights == {}  # told of nothing yet
     announce_sliwko(core)
     with Session(engine) as session:
-        profiles = read_profiles(session, [ON, OFF])
-        added = session.exec(select(func.count()).where(col(ProfilePaper.chat_id) == ON)).one()
+        recorded = col(ProfilePaper.chat_id) == ON
+        waiting = session.exec(select(func.count()).where(recorded, ~col(ProfilePaper.folded)))
+        assert waiting.one() == len(SLIWKO)  # recorded by the save, folded in when next read
+        profiles = current(session, [ON, OFF], now=datetime.now(UTC))
+        session.commit()
+        added = session.exec(select(func.count()).where(recorded, col(ProfilePaper.folded)))
+        assert current(session, [ON], now=datetime.now(UTC)) == {ON: profiles[ON]}  # once
+        added_count = added.one()
     assert OFF not in profiles  # never asked for suggestions: no profile kept
     profile = profiles[ON]
-    assert added == len(SLIWKO) and len(profile.examples) == len(SLIWKO)
+    assert added_count == len(SLIWKO) and len(profile.examples) == len(SLIWKO)
     assert {"cluster", "workload", "balanc"} <= set(profile.weights)
 
 
@@ -145,7 +151,8 @@ async def test_a_paper_announced_to_a_chat_with_suggestions_goes_into_its_profil
 async def test_a_batch_brings_one_message_to_each_destination_with_suggestions_on(
     core: Core, engine: Engine
 ) -> None:
-    await turn_on(core, (ON, 0), (FORUM, TOPIC))
+    await turn_on(core, (ON, 0), (FORUM, TOPIC), (OFF, 0))
+    await core.suggestions.turn_off(OFF, 0)  # on, then off again: its profile stays, unused
     announce_sliwko(core)
     assert await read_day(core, DAY) == 2
     rows = messages(engine)
@@ -206,7 +213,9 @@ async def test_a_batch_ranked_twice_or_by_two_at_once_queues_each_message_once(
     claim = store.begin_batch(
         MAILING,
         source="listing",
-        candidates=[(r, paper_terms.terms_of(r.title, r.abstract)) for r in batch],
+        candidates=[
+            (r, paper_terms.counts_json(paper_terms.terms_of(r.title, r.abstract))) for r in batch
+        ],
         now=datetime.now(UTC),
     )
     assert claim == Claim.NEW
@@ -243,6 +252,29 @@ async def test_a_destination_taking_digests_gets_its_suggestions_in_the_digest(
     assert {p.record.arxiv_id for p in seen[-1].suggestions} <= DISTRIBUTED
     assert seen[-1].suggestions and len(seen[-1].items) == len(SLIWKO)
     assert [r.status for r in messages(engine)] == [SuggestionStatus.SENT]
+
+
+async def test_a_digest_carries_the_newest_batchs_suggestions_only(
+    core: Core, engine: Engine
+) -> None:
+    await turn_on(core, (ON, 0))
+    seen: list[DigestContent] = []
+
+    def render(content: DigestContent) -> list[RenderedPart]:
+        seen.append(content)
+        return [RenderedPart("digest", "digest", tuple(range(len(content.items))))]
+
+    core.chats.digests.set_schedule(ON, DigestSchedule(time(8, 0)), render=render)
+    announce_sliwko(core)
+    await read_day(core, DAY)
+    await core.poller.suggester.after_batch(MAILING + timedelta(days=1), twin_day(), source="OAI")
+    core.chats.digests.claim(ON, render=render, now=datetime.now(UTC) + timedelta(days=2))
+    assert [p.record.arxiv_id for p in seen[-1].suggestions] == ["2605.29999"]
+    statuses = [(r.mailing, r.status) for r in messages(engine)]
+    assert sorted(statuses) == [
+        (MAILING, SuggestionStatus.DROPPED),  # replaced by the newer batch's, never sent
+        (MAILING + timedelta(days=1), SuggestionStatus.SENT),
+    ]
 
 
 # --- 👍 and 👎, /suggest's top now -------------------------------------------------------------
@@ -353,3 +385,34 @@ async def test_api_only_mode_refuses_suggestions_saying_what_they_need(
         assert "EARLY_LISTINGS" in str(refused) and "WATCH_SOURCE=harvest" in str(refused)
         state = await core.suggestions.state(ON, 0)
         assert not state.on and not state.readable
+
+
+async def test_an_export_carries_suggest_and_an_import_sets_it(core: Core, engine: Engine) -> None:
+    from watcher.store.exported_settings import SETTINGS, SettingRefused
+    from watcher.store.profiles import read_profiles as profiles_of
+
+    await turn_on(core, (ON, 0))
+    await core.suggestions.set_count(ON, 0, 5)
+    with Session(engine) as session:
+        assert SETTINGS["suggest"].read(session, ON, 0) == "5"
+        assert SETTINGS["suggest"].read(session, OFF, 0) == "off"
+        SETTINGS["suggest"].write(session, OFF, 0, "7", datetime.now(UTC))
+        with pytest.raises(SettingRefused, match="from 1 to 10"):
+            SETTINGS["suggest"].write(session, OFF, 0, "11", datetime.now(UTC))
+        session.commit()
+        assert OFF in profiles_of(session, [OFF])  # on: its profile is kept from now on
+    state = await core.suggestions.state(OFF, 0)
+    assert (state.on, state.count) == (True, 7)
+
+
+def test_a_stored_papers_terms_explain_it_as_its_text_does() -> None:
+    """The batch explains a paper from its stored counts, finding the few words it names when
+    asked (`ShownWords`): the same words as the terms of its whole text."""
+    from watcher.suggestions.terms import ShownWords, Terms, paper_terms, term_frequencies
+
+    for paper in PAPERS:
+        whole = paper_terms(str(paper["title"]), str(paper["abstract"]))
+        asked = ShownWords(str(paper["title"]), str(paper["abstract"]))
+        assert {term: asked[term] for term in whole.counts} == whole.words
+        stored = Terms(counts=whole.counts, words=asked)
+        assert term_frequencies(stored) == term_frequencies(whole)

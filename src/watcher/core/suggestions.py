@@ -196,7 +196,7 @@ class Suggestions:
         one = dataclasses.replace(one, count=limit)
 
         def rank() -> tuple[Prepared, dict[str, float], list[tuple[int, float]]]:
-            prepared = Prepared.of(records, [counts.get(i, {}) for i in ids], frequencies)
+            prepared = Prepared.of(records, [counts.get(i, "{}") for i in ids], frequencies)
             vector = one.profile.vector(frequencies)
             return prepared, vector, choose(prepared, vector, one)
 

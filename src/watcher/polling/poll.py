@@ -137,6 +137,8 @@ class Poller:
             schedule=schedule,
         )
         self.suggester = BatchSuggester(SuggestionStore(store.engine), clock)
+        # Suggestions being ranked (`_suggest`): the service cancels them when it stops.
+        self.background: set[asyncio.Task[object]] = set()
         self.harvest = Harvester(
             store=store,
             client=client,
@@ -271,12 +273,27 @@ class Poller:
         return report
 
     async def _suggest(self, mailing: date, candidates: list[Record], *, source: str) -> None:
-        """A batch was read whole: "Suggested for you" (`watcher.polling.suggested_batch`).
-        A failure is logged, and the next reader of the mailing finishes the ranking."""
-        try:
-            await self.suggester.after_batch(mailing, candidates, source=source)
-        except Exception:
-            log.exception("ranking the suggestions of the mailing of %s failed", mailing)
+        """A batch was read whole: "Suggested for you" (`watcher.polling.suggested_batch`),
+        ranked in a task of its own (`background`), so that the read's news goes out without
+        waiting for the ranking (a minute for 10,000 chats). A failure is logged, and the next
+        reader of the mailing finishes the ranking."""
+
+        async def rank() -> None:
+            try:
+                await self.suggester.after_batch(mailing, candidates, source=source)
+            except Exception:
+                log.exception("ranking the suggestions of the mailing of %s failed", mailing)
+
+        task: asyncio.Task[object] = asyncio.get_running_loop().create_task(
+            rank(), name="suggestions"
+        )
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def suggestions_settled(self) -> None:
+        """Wait for the suggestions being ranked, if any (the CLI's poll, the tests)."""
+        while self.background:
+            await asyncio.gather(*self.background, return_exceptions=True)
 
     def _anything_due(self) -> bool:
         """A tick's first question, before reading every follow: is a follow due, or (where a

@@ -27,28 +27,31 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 from watcher.aio import in_db_thread
 from watcher.arxiv.records import Record
 from watcher.follows.excluded_words import RecordText, holds_any
+from watcher.store.paper_terms import counts_json
 from watcher.store.suggesting import Claim, Queued, Shown, SuggestionStore, ToRank
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
 from watcher.suggestions.scoring import THRESHOLD, Batch, Example, explain, scored
-from watcher.suggestions.terms import Terms, paper_terms, term_frequencies
+from watcher.suggestions.terms import ShownWords, Terms, paper_terms, term_frequencies
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
 
-PAGE = 250  # destinations read, ranked and queued at a time
-_CACHED = 1024  # examples, candidates' terms and texts kept between destinations
+PAGE = 50  # destinations read, ranked and queued at a time
+_CACHED = 256  # candidates' texts (for excluded words) kept between destinations
+_EXAMPLES = 256  # example papers (their vectors) kept between pages
 
 
 class _Cache(Generic[K, V]):
@@ -75,24 +78,49 @@ class Prepared:
     """A batch ready to rank: its papers, the frequencies, and the posting lists."""
 
     records: list[Record]
+    counts: Sequence[str]  # each paper's term counts, JSON
     frequencies: DocumentFrequencies
     batch: Batch
-    terms: _Cache[int, Terms]
     texts: _Cache[int, RecordText]
+
+    def terms(self, index: int) -> Terms:
+        """A paper's terms as an explanation reads them: its stored counts, and the words it
+        shows for a few of them found when asked (`ShownWords`)."""
+        record = self.records[index]
+        counts = json.loads(self.counts[index] or "{}")
+        return Terms(counts=counts, words=ShownWords(record.title, record.abstract))
 
     @classmethod
     def of(
-        cls, records: Sequence[Record], counts: Sequence[dict[str, int]], df: DocumentFrequencies
+        cls, records: Sequence[Record], counts: Sequence[str], df: DocumentFrequencies
     ) -> Prepared:
+        """`counts`: each record's term counts, JSON (`watcher.store.paper_terms.counts_json`),
+        read one at a time."""
         kept = list(records)
-        batch = Batch([term_frequencies(Terms(c, {})) for c in counts], df)
+        batch = Batch(_Weights(counts), df)
         return cls(
-            kept,
-            df,
-            batch,
-            _Cache(lambda i: paper_terms(kept[i].title, kept[i].abstract)),
-            _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract)),
+            kept, counts, df, batch, _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract))
         )
+
+
+class _Weights(Sequence[dict[str, float]]):
+    """Each paper's term weights, read from its stored counts when asked (`Batch` reads each
+    once): the batch's weights are never all in memory at once."""
+
+    def __init__(self, counts: Sequence[str]) -> None:
+        self._counts = counts
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, float]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[dict[str, float]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, float] | Sequence[dict[str, float]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return term_frequencies(Terms(json.loads(self._counts[index] or "{}"), {}))
 
 
 def choose(prepared: Prepared, vector: dict[str, float], one: ToRank) -> list[tuple[int, float]]:
@@ -164,23 +192,23 @@ class BatchSuggester:
         if not records:
             return report
         unique = list({record.arxiv_id: record for record in records}.values())
-        terms = await asyncio.to_thread(lambda: [paper_terms(r.title, r.abstract) for r in unique])
+        counts = await asyncio.to_thread(
+            lambda: [counts_json(paper_terms(r.title, r.abstract)) for r in unique]
+        )
         claim = await in_db_thread(
             self.store.begin_batch,
             mailing,
             source=source,
-            candidates=list(zip(unique, terms, strict=True)),
+            candidates=list(zip(unique, counts, strict=True)),
             now=self.clock(),
         )
         report.claim = claim
         if claim == Claim.FINISHED:
             return report
-        counts = [t.counts for t in terms]
-        del terms
         if claim == Claim.UNFINISHED:  # resumed: the papers as the first reader kept them
             unique = await in_db_thread(self.store.candidates, mailing)
             kept = await in_db_thread(self.store.candidate_counts, [r.arxiv_id for r in unique])
-            counts = [kept.get(r.arxiv_id, {}) for r in unique]
+            counts = [kept.get(r.arxiv_id, "{}") for r in unique]
         report.candidates = len(unique)
         await self._rank_all(mailing, unique, counts, report)
         await in_db_thread(self.store.finish_batch, mailing, now=self.clock())
@@ -196,7 +224,7 @@ class BatchSuggester:
         self,
         mailing: date,
         records: Sequence[Record],
-        counts: Sequence[dict[str, int]],
+        counts: Sequence[str],
         report: BatchReport,
     ) -> None:
         df = await in_db_thread(self.store.frequencies)
@@ -219,8 +247,8 @@ class BatchSuggester:
             after = (page[-1].chat_id, page[-1].thread_id)
             report.destinations += len(page)
             queued = await self.rank_page(prepared, page, examples)
-            if len(examples) > _CACHED:
-                examples.clear()
+            while len(examples) > _EXAMPLES:  # the oldest read go first
+                del examples[next(iter(examples))]
             report.queued += await in_db_thread(
                 self.store.queue, mailing, queued, records=by_id, now=self.clock()
             )

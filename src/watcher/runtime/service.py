@@ -5,8 +5,9 @@ entry point (the Telegram bot registers itself there), so this package never imp
 framework. Without a bot token the console front end prints each new paper to stdout.
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
 `watcher.store.outbox`) and the suggestions (`watcher.store.suggestion_outbox.prune`: what
-went into profiles 365 days ago comes out), and with EARLY_LISTINGS the service reads arXiv's listing pages from
-each announcement instant of `watcher.calendars.announcements` (`watcher.polling.sources.listing`):
+went into profiles 365 days ago comes out), and with EARLY_LISTINGS the service reads arXiv's
+listing pages from each announcement instant of `watcher.calendars.announcements`
+(`watcher.polling.sources.listing`):
 one task waits on the clock for the next announcement, and queues the one after as it starts (an
 evening arXiv's holiday list skips is queued too: the listing is probed a few times then). A
 service that starts within LISTING_PROBE_HOURS of an announcement reads that one at once: after
@@ -441,7 +442,8 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     finally:
         log.info("stopping")
         scheduler.shutdown(wait=False)
-        for task in [*running, starting, *ending]:
+        ranking = context.poller.background  # suggestions: resumed by the next read
+        for task in [*running, *ranking, starting, *ending]:
             task.cancel()
-        await asyncio.gather(*running, starting, *ending, return_exceptions=True)
+        await asyncio.gather(*running, *ranking, starting, *ending, return_exceptions=True)
         await frontend.stop()

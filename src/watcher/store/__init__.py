@@ -28,7 +28,13 @@ One module per thing it owns:
 - `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat;
 - `arrivals`: everything /why reads of one chat or topic, in one transaction: what it was
   queued since an instant by follow, and the other modules' reads in that one session.
-- `exclusions`: each chat's excluded words (/exclude), and the papers they held back.
+- `exclusions`: each chat's excluded words (/exclude), and the papers they held back;
+- "Suggested for you" (issue 32): `suggestion_tables` (its tables), `paper_terms` (each paper's
+  terms and the document frequencies, kept by the save), `profiles` (each chat's profile,
+  updated as papers are announced), `suggesting` (the setting, a batch ranked in pages, the
+  messages queued, 👍/👎, with `kept_records`: a batch's papers as kept) and
+  `suggestion_outbox` (the messages as the sender drains them, a digest's section, the daily
+  prune).
 
 `Store` joins follows, papers, questions, search, inline mode's reads, mailings and source health
 over one engine, so callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`,

@@ -68,28 +68,34 @@ def add_frequencies(session: Session, deltas: Mapping[str, int]) -> None:
 
 
 def count_papers(
-    session: Session, papers: Iterable[tuple[str, Terms]], *, now: datetime
+    session: Session, papers: Iterable[tuple[str, str]], *, now: datetime
 ) -> list[str]:
-    """Keep the terms of the papers (arXiv id, terms) not kept yet, and count them in the
-    frequencies. Returns the arXiv ids counted here (those another writer kept are not)."""
-    rows = {arxiv_id: terms for arxiv_id, terms in papers}
+    """Keep the terms of the papers (arXiv id, term counts as `counts_json` writes them) not
+    kept yet, and count them in the frequencies. Returns the arXiv ids counted here (those
+    another writer kept are not)."""
+    rows = dict(papers)
     if not rows:
         return []
     dialect = session.get_bind().dialect.name
     table = PaperTerms.__table__  # type: ignore[attr-defined]
+    # One statement run for many rows (not a VALUES list of many rows: each length would be
+    # another statement compiled and cached).
+    insert = (
+        upsert_into(dialect, table)
+        .on_conflict_do_nothing(index_elements=["arxiv_id"])
+        .returning(table.c.arxiv_id)
+    )
     counted: list[str] = []
     ids = sorted(rows)
     for start in range(0, len(ids), _PER_READ):
         part = ids[start : start + _PER_READ]
-        insert = upsert_into(dialect, table).values(
-            [{"arxiv_id": a, "counts": counts_json(rows[a]), "counted_at": now} for a in part]
-        )
         counted += session.scalars(
-            insert.on_conflict_do_nothing(index_elements=["arxiv_id"]).returning(table.c.arxiv_id)
+            insert,
+            [{"arxiv_id": a, "counts": rows[a], "counted_at": now} for a in part],
         ).all()
     deltas: Counter[str] = Counter()
     for arxiv_id in counted:
-        deltas.update(rows[arxiv_id].counts.keys())
+        deltas.update(json.loads(rows[arxiv_id]).keys())
     deltas[ALL_TERMS] += len(counted)
     add_frequencies(session, deltas)
     return counted
@@ -114,7 +120,7 @@ def replace_terms(session: Session, papers: Mapping[str, Terms], *, now: datetim
         deltas.subtract(counts.keys())
         deltas.update(papers[arxiv_id].counts.keys())
     add_frequencies(session, deltas)
-    count_papers(session, [(a, papers[a]) for a in ids if a not in old], now=now)
+    count_papers(session, [(a, counts_json(papers[a])) for a in ids if a not in old], now=now)
 
 
 def frequencies(session: Session, terms: Iterable[str] | None = None) -> DocumentFrequencies:
@@ -122,7 +128,8 @@ def frequencies(session: Session, terms: Iterable[str] | None = None) -> Documen
     papers = session.get(TermFrequency, ALL_TERMS)
     counts: dict[str, int] = {}
     if terms is None:
-        for term, count in session.exec(select(TermFrequency.term, TermFrequency.papers)):
+        every = select(TermFrequency.term, TermFrequency.papers).execution_options(yield_per=2000)
+        for term, count in session.exec(every):
             if term != ALL_TERMS:
                 counts[term] = count
     else:
@@ -139,16 +146,16 @@ def frequencies(session: Session, terms: Iterable[str] | None = None) -> Documen
     return DocumentFrequencies.from_counts(papers.papers if papers else 0, counts)
 
 
-def counts_by_arxiv_id(session: Session, arxiv_ids: Sequence[str]) -> dict[str, dict[str, int]]:
-    """The kept term counts of these papers (those kept)."""
-    found: dict[str, dict[str, int]] = {}
+def counts_by_arxiv_id(session: Session, arxiv_ids: Sequence[str]) -> dict[str, str]:
+    """The kept term counts of these papers (those kept), as `counts_json` wrote them."""
+    found: dict[str, str] = {}
     ids = sorted(set(arxiv_ids))
     for start in range(0, len(ids), _PER_READ):
         part = ids[start : start + _PER_READ]
         for arxiv_id, counts in session.exec(
             select(PaperTerms.arxiv_id, PaperTerms.counts).where(col(PaperTerms.arxiv_id).in_(part))
         ):
-            found[arxiv_id] = json.loads(counts)
+            found[arxiv_id] = counts
     return found
 
 
@@ -159,40 +166,30 @@ def weights_of(
     were kept (before migration 0034) gets them now, and is counted."""
     ids = sorted(set(paper_ids))
     found: dict[int, tuple[str, dict[str, float]]] = {}
-    missing: list[tuple[int, str, Terms]] = []
+    missing: list[int] = []
     for start in range(0, len(ids), _PER_READ):
         part = ids[start : start + _PER_READ]
         rows = session.execute(
-            sa_select(
-                col(Paper.id),
-                col(Paper.arxiv_id),
-                col(Paper.title),
-                col(Paper.abstract),
-                col(PaperTerms.counts),
-            )
+            sa_select(col(Paper.id), col(Paper.title), col(PaperTerms.counts))
             .outerjoin(PaperTerms, col(PaperTerms.arxiv_id) == col(Paper.arxiv_id))
             .where(col(Paper.id).in_(part))
         ).all()
-        for paper_id, arxiv_id, title, abstract, counts in rows:
+        for paper_id, title, counts in rows:
             assert paper_id is not None
             if counts is None:
-                terms = terms_of(title, abstract)
-                missing.append((paper_id, arxiv_id, terms))
-                found[paper_id] = (title, term_frequencies(terms))
+                missing.append(paper_id)
             else:
                 found[paper_id] = (title, weights_from(json.loads(counts)))
-    if missing:
-        count_papers(session, [(arxiv_id, terms) for _, arxiv_id, terms in missing], now=now)
+    kept: list[tuple[str, str]] = []
+    for start in range(0, len(missing), _PER_READ):
+        for paper_id, arxiv_id, title, abstract in session.exec(
+            select(Paper.id, Paper.arxiv_id, Paper.title, Paper.abstract).where(
+                col(Paper.id).in_(missing[start : start + _PER_READ])
+            )
+        ):
+            assert paper_id is not None
+            terms = terms_of(title, abstract)
+            kept.append((arxiv_id, counts_json(terms)))
+            found[paper_id] = (title, term_frequencies(terms))
+    count_papers(session, kept, now=now)
     return found
-
-
-__all__ = [
-    "add_frequencies",
-    "count_papers",
-    "counts_by_arxiv_id",
-    "frequencies",
-    "replace_terms",
-    "terms_of",
-    "weights_from",
-    "weights_of",
-]

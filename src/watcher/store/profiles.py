@@ -6,12 +6,23 @@ papers asked for, a 👍 or 👎), built from the papers it was told of in the l
 (`announced_paper`, each at the instant the store first saw it). From then on:
 
 - `announced`, called by the queue (`watcher.store.announce`) inside the save's transaction,
-  adds each paper newly queued to a chat with a profile, at the queue's instant (`Profile.add`,
-  then `Profile.prune` once the profile has grown a quarter past `MAX_TERMS`: the pruning reads
-  the document frequencies of the profile's terms, which an update need not do each time);
+  records each paper newly queued as new to a chat with a profile, at the queue's instant
+  (`profile_paper`, one INSERT ... SELECT for all of them, `folded` false);
+- `current` reads profiles with what was recorded since folded in (`Profile.add` at each
+  paper's own instant, then `Profile.prune` once the profile has grown a quarter past
+  `MAX_TERMS`), the rows marked folded in the same transaction as the profile written: each
+  reading goes in once. The batch, /suggest's top papers, 👍/👎 and the prune read through it;
 - `react` adds a 👍 or 👎 (`Reading.LIKED`, `Reading.DISLIKED`), once per (chat, paper): the
   same press again changes nothing, the other one replaces it;
 - `prune` (daily) takes out again (`Profile.remove`) what went in 365 days before.
+
+Why the fold waits for the next read: a profile is a JSON object of some 400 weights, and
+adding a paper to it in the save's transaction means reading and writing it whole. For a paper
+announced to 1,000 chats with profiles that took 0.77 s a save instead of 0.02 s (SQLite,
+`bench/suggestions_store.py --announce`), ten times that at 10,000: the fan-out's save would
+wait seconds per paper. Recorded in the save and folded at the next read, a chat's papers of
+the day are added in one read and write of its profile, before its ranking; what a profile
+holds is the same (each paper at its own instant, in order).
 
 `profile_paper` says what went in and when, so each contribution is taken out at its own
 instant. Chats without a profile cost the queue one read of an empty join.
@@ -20,11 +31,10 @@ instant. Chats without a profile cost the queue one read of an empty join.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, bindparam, delete, text, update
+from sqlalchemy import Engine, bindparam, delete, false, text, update
 from sqlmodel import Session, col, select
 
 from watcher.store import paper_terms
@@ -40,7 +50,7 @@ _PER_READ = 500
 PRUNE_BATCH = 1000  # profile_paper rows taken out per transaction
 
 # The (chat, paper) pairs newly queued as "new" to chats with a profile, recorded as read at
-# `now` (the queue's instant: its delivery rows carry it as `created`), returned.
+# `now` (the queue's instant: its delivery rows carry it as `created`), to be folded in.
 _OWED_PAIRS = {
     "sqlite": "SELECT json_extract(value, '$[0]') AS paper_id, "
     "json_extract(value, '$[1]') AS followed_id FROM json_each(:owed)",
@@ -48,14 +58,14 @@ _OWED_PAIRS = {
     "FROM json_array_elements(CAST(:owed AS json)) AS e",
 }
 _ANNOUNCED = (
-    "INSERT INTO profile_paper (chat_id, paper_id, reading, at) "
-    "SELECT DISTINCT d.chat_id, d.paper_id, 'announced', :now FROM ({owed}) AS o "
+    "INSERT INTO profile_paper (chat_id, paper_id, reading, at, folded) "
+    "SELECT DISTINCT d.chat_id, d.paper_id, 'announced', :now, false FROM ({owed}) AS o "
     "JOIN subscription s ON s.followed_author_id = o.followed_id "
     "JOIN suggestion_profile p ON p.chat_id = s.chat_id "
     "JOIN delivery d ON d.chat_id = s.chat_id AND d.thread_id = s.thread_id "
     "AND d.paper_id = o.paper_id "
     "WHERE d.created = :now AND d.kind = 'new' "
-    "ON CONFLICT DO NOTHING RETURNING chat_id, paper_id"
+    "ON CONFLICT DO NOTHING"
 )
 
 
@@ -118,41 +128,64 @@ def _prune(session: Session, profiles: Mapping[int, Profile], *, keep: int = PRU
 
 def announced(
     session: Session, owed: Sequence[tuple[int, frozenset[int]]], *, now: datetime
-) -> int:
+) -> None:
     """Inside the queue's transaction, after the "new" deliveries of `owed` (paper id, followed
-    ids) were queued at `now`: add each paper to the profile of each chat with a profile that
-    was queued it now. Returns how many (chat, paper) were added."""
+    ids) were queued at `now`: record each paper for each chat with a profile that was queued
+    it now, to be folded into the profile at its next read (`current`)."""
     pairs = [[paper_id, f] for paper_id, ids in owed for f in sorted(ids)]
     if not pairs:
-        return 0
+        return
     dialect = session.get_bind().dialect.name
     statement = text(_ANNOUNCED.format(owed=_OWED_PAIRS[dialect])).bindparams(
         bindparam("now", type_=UTCDateTime())
     )
-    added = session.execute(statement, {"owed": json.dumps(pairs), "now": now}).all()
-    if not added:
-        return 0
-    by_chat: dict[int, list[int]] = defaultdict(list)
-    for chat_id, paper_id in added:
-        by_chat[chat_id].append(paper_id)
-    weights = paper_terms.weights_of(session, {p for _, p in added}, now=now)
-    chats = sorted(by_chat)
+    session.execute(statement, {"owed": json.dumps(pairs), "now": now})
+
+
+def current(session: Session, chat_ids: Iterable[int], *, now: datetime) -> dict[int, Profile]:
+    """Inside the caller's transaction: the profiles of these chats (those that have one), with
+    every paper recorded since folded in, each at its own instant; written back, and those
+    rows marked folded, in this transaction."""
+    found = read_profiles(session, chat_ids)
+    if not found:
+        return found
+    chats = sorted(found)
+    pending: list[ProfilePaper] = []
     for start in range(0, len(chats), _PER_READ):
-        profiles = read_profiles(session, chats[start : start + _PER_READ])
-        for chat_id, profile in profiles.items():
-            for paper_id in sorted(by_chat[chat_id]):
-                if paper_id in weights:
-                    profile.add(weights[paper_id][1], at=now, paper_id=str(paper_id))
-        _prune(session, profiles)
-        write_profiles(session, profiles, now=now)
-    return len(added)
+        pending += session.exec(
+            select(ProfilePaper)
+            .where(
+                col(ProfilePaper.folded) == false(),  # through ix_profile_paper_unfolded
+                col(ProfilePaper.chat_id).in_(chats[start : start + _PER_READ]),
+            )
+            .order_by(col(ProfilePaper.at), col(ProfilePaper.paper_id))
+        ).all()
+    if not pending:
+        return found
+    weights = paper_terms.weights_of(session, {row.paper_id for row in pending}, now=now)
+    changed: dict[int, Profile] = {}
+    for row in pending:
+        profile = changed[row.chat_id] = found[row.chat_id]
+        if row.paper_id in weights:
+            profile.add(
+                weights[row.paper_id][1],
+                at=row.at,
+                reading=Reading(row.reading),
+                paper_id=str(row.paper_id),
+            )
+        row.folded = True
+        session.add(row)
+    _prune(session, changed)
+    write_profiles(session, changed, now=now)
+    session.flush()
+    return found
 
 
 def ensure(session: Session, chat_id: int, *, now: datetime) -> Profile:
     """Inside the caller's transaction: the chat's profile, built first if it has none, from the
     papers it was told of in the last 365 days (the newest `BOOTSTRAP_PAPERS`), each as read
     when the store first saw it."""
-    found = read_profiles(session, [chat_id]).get(chat_id)
+    found = current(session, [chat_id], now=now).get(chat_id)
     if found is not None:
         return found
     told = session.exec(
@@ -180,12 +213,15 @@ def ensure(session: Session, chat_id: int, *, now: datetime) -> Profile:
         .returning(table.c.chat_id)
     ).first()
     if inserted is None:  # another writer built it first
-        return read_profiles(session, [chat_id])[chat_id]
+        return current(session, [chat_id], now=now)[chat_id]
     rows = [
-        {"chat_id": chat_id, "paper_id": p, "reading": Reading.ANNOUNCED.value, "at": at}
+        {
+            "chat_id": chat_id, "paper_id": p, "reading": Reading.ANNOUNCED.value, "at": at,
+            "folded": True,
+        }
         for p, at in seen.items()
         if p in weights
-    ]
+    ]  # fmt: skip
     paper_table = ProfilePaper.__table__  # type: ignore[attr-defined]
     for start in range(0, len(rows), _PER_READ):
         session.execute(
@@ -220,7 +256,9 @@ def react(session: Session, chat_id: int, paper_id: int, *, liked: bool, now: da
         profile.remove(weights, at=before.at, reading=other, paper_id=str(paper_id))
         session.delete(before)
     profile.add(weights, at=now, reading=reading, paper_id=str(paper_id))
-    session.add(ProfilePaper(chat_id=chat_id, paper_id=paper_id, reading=reading.value, at=now))
+    session.add(
+        ProfilePaper(chat_id=chat_id, paper_id=paper_id, reading=reading.value, at=now, folded=True)
+    )
     _prune(session, {chat_id: profile})
     write_profiles(session, {chat_id: profile}, now=now)
     session.flush()
@@ -241,8 +279,8 @@ def prune(engine: Engine, *, now: datetime, batch: int = PRUNE_BATCH) -> int:
             ).all()
             if not rows:
                 return taken
+            profiles = current(session, {row.chat_id for row in rows}, now=now)
             weights = paper_terms.weights_of(session, {row.paper_id for row in rows}, now=now)
-            profiles = read_profiles(session, {row.chat_id for row in rows})
             for row in rows:
                 profile = profiles.get(row.chat_id)
                 if profile is not None and row.paper_id in weights:

@@ -215,7 +215,12 @@ def _keep_terms(
     paper, replaced for a revision whose title or abstract changed."""
     now = utcnow()
     paper_terms.count_papers(
-        session, [(r.arxiv_id, paper_terms.terms_of(r.title, r.abstract)) for r in new], now=now
+        session,
+        [
+            (r.arxiv_id, paper_terms.counts_json(paper_terms.terms_of(r.title, r.abstract)))
+            for r in new
+        ],
+        now=now,
     )
     reworded = {
         arxiv_id: paper_terms.terms_of(written[arxiv_id].title, written[arxiv_id].abstract)

@@ -23,18 +23,19 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from enum import StrEnum
 
-from sqlalchemy import Engine, func, update
+from sqlalchemy import Engine, func, text, update
 from sqlmodel import Session, col, select
 
-from watcher.arxiv.records import Author, Record
+from watcher.arxiv.records import Record
 from watcher.follows.excluded_words import ExcludedWord
 from watcher.store import paper_terms, profiles
 from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.dialects import upsert_into
 from watcher.store.exclusions import ExcludedEntry
+from watcher.store.kept_records import record_json, record_of
 from watcher.store.papers import storable
 from watcher.store.saving import write_batch
 from watcher.store.suggestion_tables import (
@@ -47,7 +48,6 @@ from watcher.store.tables import AnnouncedPaper, Chat, Paper
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
 from watcher.suggestions.scoring import Explanation
-from watcher.suggestions.terms import Terms
 
 DEFAULT_COUNT = 3
 _PER_READ = 500
@@ -101,41 +101,6 @@ class Queued:
     papers: tuple[Shown, ...]
 
 
-def record_json(record: Record) -> str:
-    """A record as a batch keeps it."""
-    return json.dumps(
-        {
-            "id": record.arxiv_id, "v": record.version, "title": record.title,
-            "abstract": record.abstract, "authors": [a.name for a in record.authors],
-            "primary": record.primary_category, "categories": list(record.categories),
-            "published": record.published.isoformat(), "updated": record.updated.isoformat(),
-            "abs": record.abs_url, "pdf": record.pdf_url, "comment": record.comment,
-            "journal_ref": record.journal_ref, "doi": record.doi,
-        },
-        separators=(",", ":"),
-    )  # fmt: skip
-
-
-def record_of(stored: str) -> Record:
-    data = json.loads(stored)
-    return Record(
-        arxiv_id=data["id"],
-        version=data["v"],
-        title=data["title"],
-        abstract=data["abstract"],
-        authors=tuple(Author(name) for name in data["authors"]),
-        primary_category=data["primary"],
-        categories=tuple(data["categories"]),
-        published=datetime.fromisoformat(data["published"]).astimezone(UTC),
-        updated=datetime.fromisoformat(data["updated"]).astimezone(UTC),
-        abs_url=data["abs"],
-        pdf_url=data["pdf"],
-        comment=data["comment"],
-        journal_ref=data["journal_ref"],
-        doi=data["doi"],
-    )
-
-
 def papers_json(papers: Sequence[tuple[int, Shown]]) -> str:
     """A message's papers as `suggestion.papers` keeps them (paper id, score, like, shared)."""
     return json.dumps(
@@ -152,6 +117,16 @@ def setting_in(session: Session, chat_id: int, thread_id: int) -> SuggestionSett
     if row is None:
         return SuggestionSetting(on=False, count=DEFAULT_COUNT, digest=False)
     return SuggestionSetting(row.suggest, row.suggest_count, row.next_digest_at is not None)
+
+
+def _relaxed(session: Session) -> None:
+    """On PostgreSQL, this transaction's commit does not wait for its WAL to reach the disk
+    (`synchronous_commit` off, for it alone). A batch writes a few hundred transactions, and
+    each waiting for the disk was most of its time there; one lost in a crash loses nothing
+    that is not redone: commits reach the disk in order, each page's writes are one
+    transaction, and a batch whose end was lost is resumed and queues nothing twice."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SET LOCAL synchronous_commit TO OFF"))
 
 
 class SuggestionStore:
@@ -205,11 +180,12 @@ class SuggestionStore:
         mailing: date,
         *,
         source: str,
-        candidates: Sequence[tuple[Record, Terms]],
+        candidates: Sequence[tuple[Record, str]],
         now: datetime,
     ) -> Claim:
-        """Claim the batch of `mailing`, keeping its papers and counting their terms; or say
-        how an earlier claim stands."""
+        """Claim the batch of `mailing`, keeping its papers and counting their terms (each
+        paper's term counts as `paper_terms.counts_json` writes them); or say how an earlier
+        claim stands."""
         with Session(self.engine) as session:
             dialect = session.get_bind().dialect.name
             table = SuggestionBatch.__table__  # type: ignore[attr-defined]
@@ -223,20 +199,23 @@ class SuggestionStore:
                 batch = session.get(SuggestionBatch, mailing)
                 assert batch is not None
                 return Claim.UNFINISHED if batch.finished_at is None else Claim.FINISHED
-            rows = [
-                {
-                    "mailing": mailing,
-                    "position": position,
-                    "arxiv_id": record.arxiv_id,
-                    "record": record_json(record),
-                }
-                for position, (record, _) in enumerate(candidates)
-            ]
             candidate_table = SuggestionCandidate.__table__  # type: ignore[attr-defined]
-            for start in range(0, len(rows), _PER_READ):
-                session.execute(candidate_table.insert(), rows[start : start + _PER_READ])
+            for start in range(0, len(candidates), _PER_READ):
+                # Each part's rows built as it is written: a batch's JSON is never all there.
+                session.execute(
+                    candidate_table.insert(),
+                    [
+                        {
+                            "mailing": mailing,
+                            "position": start + offset,
+                            "arxiv_id": record.arxiv_id,
+                            "record": record_json(record),
+                        }
+                        for offset, (record, _) in enumerate(candidates[start : start + _PER_READ])
+                    ],
+                )
             paper_terms.count_papers(
-                session, [(record.arxiv_id, terms) for record, terms in candidates], now=now
+                session, [(record.arxiv_id, counts) for record, counts in candidates], now=now
             )
             session.commit()
             return Claim.NEW
@@ -271,8 +250,8 @@ class SuggestionStore:
         with Session(self.engine) as session:
             return paper_terms.frequencies(session, terms)
 
-    def candidate_counts(self, arxiv_ids: Sequence[str]) -> dict[str, dict[str, int]]:
-        """The kept term counts of these papers."""
+    def candidate_counts(self, arxiv_ids: Sequence[str]) -> dict[str, str]:
+        """The kept term counts of these papers (JSON, as `paper_terms.counts_json` writes)."""
         with Session(self.engine) as session:
             return paper_terms.counts_by_arxiv_id(session, arxiv_ids)
 
@@ -289,6 +268,7 @@ class SuggestionStore:
         suggestions on and no message for `mailing` yet, with what ranking them needs.
         `stored`: the batch's papers the store holds (arXiv id → paper id)."""
         with Session(self.engine) as session:
+            _relaxed(session)
             query = (
                 select(
                     DestinationSetting.chat_id,
@@ -347,7 +327,7 @@ class SuggestionStore:
         if not rows:
             return []
         chats = sorted({chat_id for chat_id, *_ in rows})
-        found = profiles.read_profiles(session, chats)
+        found = profiles.current(session, chats, now=now)
         for chat_id in chats:
             if chat_id not in found:
                 found[chat_id] = profiles.ensure(session, chat_id, now=now)
@@ -391,6 +371,7 @@ class SuggestionStore:
     ) -> dict[int, tuple[str, dict[str, float]]]:
         """Stored papers' titles and term weights (a profile's examples, to explain with)."""
         with Session(self.engine) as session:
+            _relaxed(session)
             found = paper_terms.weights_of(session, paper_ids, now=now)
             session.commit()
             return found
@@ -418,6 +399,7 @@ class SuggestionStore:
         if not queued:
             return 0
         with Session(self.engine) as session:
+            _relaxed(session)
             shown = {paper.arxiv_id for one in queued for paper in one.papers}
             ids = _store_papers(session, [records[arxiv_id] for arxiv_id in sorted(shown)])
             dialect = session.get_bind().dialect.name
@@ -435,12 +417,12 @@ class SuggestionStore:
                 }
                 for one in queued
             ]
-            insert = upsert_into(dialect, table).values(rows)
-            inserted = session.execute(
-                insert.on_conflict_do_nothing(
-                    index_elements=["chat_id", "thread_id", "mailing"]
-                ).returning(table.c.chat_id, table.c.thread_id, table.c.status)
-            ).all()
+            insert = (
+                upsert_into(dialect, table)
+                .on_conflict_do_nothing(index_elements=["chat_id", "thread_id", "mailing"])
+                .returning(table.c.chat_id, table.c.thread_id, table.c.status)
+            )
+            inserted = session.execute(insert, rows).all()
             for chat_id, thread_id, status in inserted:
                 if status == SuggestionStatus.HELD:
                     session.execute(

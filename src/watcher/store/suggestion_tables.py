@@ -12,8 +12,9 @@ them; the statements on them are in `paper_terms`, `profiles` and `suggesting`.
   example ids as JSON). A chat has one from the first time its suggestions are on (or it asks
   for its top papers, or presses 👍/👎); from then on every paper announced to it is added in
   the transaction that queues the delivery.
-- `profile_paper`: what went into a profile, and when: (chat, paper, reading) and its instant,
-  which the daily prune takes out again 365 days later.
+- `profile_paper`: what goes into a profile, and when: (chat, paper, reading) and its instant,
+  `folded` once added to the profile's weights (`watcher.store.profiles.current`); the daily
+  prune takes it out again 365 days later.
 - `suggestion_batch`: a mailing whose batch was read whole and ranked (exactly once:
   its row is the claim), with `suggestion_candidate` (its papers as read, for /suggest's top
   now and for a ranking resumed after a crash; kept for the newest few mailings).
@@ -36,6 +37,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlmodel import Field, SQLModel
 
@@ -79,7 +81,11 @@ class ProfilePaper(SQLModel, table=True):
     """A paper added to a chat's profile as `reading` (a `profile.Reading` value) at `at`."""
 
     __tablename__ = "profile_paper"
-    __table_args__ = (Index("ix_profile_paper_at", "at"),)
+    __table_args__ = (
+        Index("ix_profile_paper_at", "at"),  # the prune's oldest first
+        # A fold's way to a chat's papers not folded yet, not through all it ever read.
+        Index("ix_profile_paper_unfolded", "folded", "chat_id"),
+    )
     chat_id: int = Field(
         sa_column=Column(
             BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), primary_key=True, nullable=False
@@ -92,6 +98,8 @@ class ProfilePaper(SQLModel, table=True):
     )
     reading: str = Field(sa_column=Column(String(16), primary_key=True, nullable=False))
     at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False))
+    # Added to the profile's weights yet: the queue records, the next read folds it in.
+    folded: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class SuggestionBatch(SQLModel, table=True):

@@ -65,11 +65,13 @@ def upgrade() -> None:
         sa.Column("paper_id", sa.Integer(), nullable=False),
         sa.Column("reading", sa.String(length=16), nullable=False),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("folded", sa.Boolean(), nullable=False, server_default=sa.false()),
         sa.ForeignKeyConstraint(["chat_id"], ["chat.id"], ondelete="CASCADE"),
         sa.ForeignKeyConstraint(["paper_id"], ["paper.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("chat_id", "paper_id", "reading"),
     )
     op.create_index("ix_profile_paper_at", "profile_paper", ["at"])
+    op.create_index("ix_profile_paper_unfolded", "profile_paper", ["folded", "chat_id"])
     op.create_table(
         "suggestion_batch",
         sa.Column("mailing", sa.Date(), nullable=False),
