@@ -28,6 +28,12 @@ Printed: its wall-clock seconds and its peak resident memory (ru_maxrss of that 
 
     .venv/bin/python bench/suggestions.py [--authors N] [--min-papers 5] [--max-papers 60]
     .venv/bin/python bench/suggestions.py --cost [--chats 10000] [--batch 2000] [--folder DIR]
+
+Through the real store (`--store`, `bench/suggestions_store.py`): the same chats and batch, the
+profiles stored, the batch hook measured as the service runs it, on SQLite or PostgreSQL.
+
+    .venv/bin/python bench/suggestions.py --store [--chats 10000] [--batch 2000]
+        [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
 """
 
 from __future__ import annotations
@@ -389,8 +395,19 @@ def main() -> None:
     parser.add_argument(
         "--folder", help="--cost: keep the stored profiles here, and reuse them when there"
     )
+    parser.add_argument("--store", action="store_true", help="through the real store")
+    parser.add_argument("--database-url", default="", help="--store: PostgreSQL's URL")
     args = parser.parse_args()
-    if args.cost_build:
+    if args.store:
+        subprocess.run(
+            [
+                sys.executable, str(REPO / "bench" / "suggestions_store.py"),
+                f"--chats={args.chats}", f"--batch={args.batch}", f"--sample={args.sample}",
+                f"--database-url={args.database_url}",
+            ],
+            check=True,
+        )  # fmt: skip
+    elif args.cost_build:
         cost_build(args)
     elif args.cost_run:
         cost_run(args)

@@ -23,6 +23,8 @@ from watcher.calendars.schedule import (
     parse_wall_time,
     parse_weekdays,
 )
+from watcher.core.suggestions import MAX_COUNT as MAX_SUGGESTED
+from watcher.core.suggestions import MIN_COUNT as MIN_SUGGESTED
 from watcher.errors import UnknownCategory, UsageError
 from watcher.follows.identity import (
     EXAMPLE_ARXIV_PAGE,
@@ -92,6 +94,7 @@ EXAMPLES = {
     "format": "/format compact",
     "preview": "/preview on",
     "search": SEARCH_EXAMPLE,
+    "suggest": "/suggest 5",
 }
 
 
@@ -284,6 +287,52 @@ def on_off(args: Sequence[str], *, command: str = "revisions") -> bool | None:
     if word in _OFF:
         return False
     raise Refused(_("{typed} is neither on nor off.", typed=repr(args[0][:20])), EXAMPLES[command])
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestArguments:
+    """/suggest on|off (`on`), or /suggest N (`count`): exactly one of them is set."""
+
+    on: bool | None = None
+    count: int | None = None
+
+
+def suggest(args: Sequence[str]) -> SuggestArguments | None:
+    """`on`, `off` or how many papers a batch brings at most (1 to 10); None when alone. A
+    number is a count, even 1 and 0 (which `on_off` takes for on and off)."""
+    if not args:
+        return None
+    example = EXAMPLES["suggest"]
+    if len(args) > 1:
+        raise Refused(_("Just one word: on, off, or how many papers a day."), example)
+    word = args[0].casefold()
+    if word.isascii() and word.isdigit():
+        count = int(word[:6])
+        if not MIN_SUGGESTED <= count <= MAX_SUGGESTED:
+            raise Refused(
+                _(
+                    "{count} is not a number from {least} to {most}: that many papers a day at "
+                    "most.",
+                    count=word[:6],
+                    least=MIN_SUGGESTED,
+                    most=MAX_SUGGESTED,
+                ),
+                example,
+            )
+        return SuggestArguments(count=count)
+    if word in _ON - {"1"}:
+        return SuggestArguments(on=True)
+    if word in _OFF - {"0"}:
+        return SuggestArguments(on=False)
+    raise Refused(
+        _(
+            "{typed} is neither on, off nor a number from {least} to {most}.",
+            typed=repr(args[0][:20]),
+            least=MIN_SUGGESTED,
+            most=MAX_SUGGESTED,
+        ),
+        example,
+    )
 
 
 def quiet(args: Sequence[str]) -> QuietHours | None:

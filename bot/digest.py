@@ -2,6 +2,11 @@
 chat's topic is owed, in; its messages (`bot.render.render_digest`), out, in the destination's
 language (`DigestContent.language`). Pure, like the renderers: the followed authors are marked
 by `watcher.follows.names.is_same_person`.
+
+A digest with suggestions (`DigestContent.suggestions`) ends with its "Suggested for you"
+section, in the last part, in the room that part leaves (`bot.render.suggested`): no 👍/👎
+buttons there, as a digest part carries no keyboard; those that do not fit are counted
+("… and N more: /suggest"), and /suggest sends them with their buttons.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 from bot.i18n import speaking
 from bot.i18n.dates import short_day
 from bot.render import render_digest
+from bot.render.styled import BUDGET, message_of, visible_length
+from bot.render.suggested import suggestion_section
 from watcher.arxiv.taxonomy import category_name
 from watcher.core.views import DigestContent, RenderedPart
 from watcher.follows.names import is_same_person
@@ -34,7 +41,18 @@ def _render(content: DigestContent) -> list[RenderedPart]:
         marked=marked,
         category_name=category_name,
     )
-    return [RenderedPart(page.message.html, page.message.plain, page.covers) for page in pages]
+    parts = [RenderedPart(page.message.html, page.message.plain, page.covers) for page in pages]
+    if parts and content.suggestions:
+        last = parts[-1]
+        section = suggestion_section(
+            content.suggestions, room=BUDGET - visible_length(last.html) - 1
+        )
+        if section:
+            extra = message_of(section)
+            parts[-1] = RenderedPart(
+                last.html + "\n" + extra.html, last.plain + "\n" + extra.plain, last.covers
+            )
+    return parts
 
 
 def since_text(content: DigestContent) -> str:

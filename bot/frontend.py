@@ -136,7 +136,7 @@ class TelegramFrontend:
             self._failing_task.add_done_callback(_report_failing_crash)
         if report.revisions:
             self.sender.refresh()
-        elif report.new:
+        else:  # new papers, or a batch read whole that queued suggestions
             self.sender.wake()
 
     # -- the commands' `DeliveryEvents`, handed to the sender -------------------------------

@@ -13,8 +13,10 @@ answers means (retry, park, fail, migrate, deactivate) is `bot.delivery.answers`
 on it.
 
 Summaries, digest parts and compact messages are one message for many deliveries (what each
-send carries is `bot.delivery.messages`); the sender claims the digests that fell due (rendered
-by `bot.digest`, a round's chats in one transaction) and ends the quiet hours that are over
+send carries is `bot.delivery.messages`); "Suggested for you" messages go out in the slots the
+announcements leave free (`bot.delivery.suggestions`); the sender claims the digests that fell
+due (rendered by `bot.digest`, a round's chats in one transaction) and ends the quiet hours that
+are over
 (`watcher.store.quiet`). Deliveries to a paused or quiet destination are not due: the outbox
 keeps them pending, never marked sent, until they are let go. What is due, and the wait for the
 next, is read on the core's clock (`watcher.clock`), which a test may turn.
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from logging import LoggerAdapter
@@ -52,6 +53,9 @@ from bot.delivery.compose import Composed, send, topic_note
 from bot.delivery.confirmations import CONFIRM_LINGER, ConfirmationWriter
 from bot.delivery.counting import count_send
 from bot.delivery.messages import Carried, MessagePlanner
+from bot.delivery.pace import CONCURRENCY as CONCURRENCY  # the tests' bound
+from bot.delivery.pace import concurrency_for, finish
+from bot.delivery.suggestions import SuggestionSends
 from bot.digest import render_digest_parts
 from watcher.clock import sleep_until
 from watcher.core import Core
@@ -63,21 +67,9 @@ log = logging.getLogger(__name__)
 # /start has parked deliveries that are due at once, and nobody wakes the sender for it.
 IDLE_RECHECK = 10.0
 STOP_GRACE = 5.0  # seconds a stopping sender waits for the sends in flight
-# Sends at once. Enough to keep pace while each waits on Telegram: at the default 30 messages a
-# second, 8 sends cover a round trip of up to 260 ms. More costs CPU on the event loop (about a
-# sixth more per message at 16, measured in bench/README.md) and raises the crash bound: a crash
-# re-sends at most this many messages. A faster overall rate (paid broadcasts) needs as many
-# more: `concurrency_for`.
-CONCURRENCY = 8
-ROUND_TRIP = 0.26  # seconds a send is assumed to wait on Telegram, for `concurrency_for`
 # Chats whose due digests one round of the sender's loop claims (in one transaction: 30 ms on
 # SQLite, 50 on PostgreSQL); sends go on between rounds, and the rest are claimed in the next ones.
 DIGEST_CLAIMS = 50
-
-
-def concurrency_for(rate_overall: float) -> int:
-    """Sends at once that keep `rate_overall` a second going: 8 at the free 30, 260 at 1,000."""
-    return max(CONCURRENCY, math.ceil(rate_overall * ROUND_TRIP))
 
 
 class DeliverySender:
@@ -126,6 +118,11 @@ class DeliverySender:
         self._confirmations = ConfirmationWriter(
             context.delivery, in_flight=lambda: len(self._in_flight), linger=confirm_linger
         )
+        # "Suggested for you" messages, in the slots the announcements leave free.
+        self._suggestions = SuggestionSends(
+            bot, context, busy=self._busy_chats, retry_delay=retry_delay, wake=self.wake,
+            forget=self._forget_chat,
+        )  # fmt: skip
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -156,6 +153,7 @@ class DeliverySender:
         """Waiting deliveries changed (moved to a newer version): read the outbox again."""
         self._generation += 1
         self._queue.clear()
+        self._suggestions.refresh()
         self._wakeup.set()
 
     async def stop(self) -> None:
@@ -178,12 +176,13 @@ class DeliverySender:
                 try:
                     await self._claim_digests()
                     await self._release_quiet()
-                    if not self._startable() and len(self._in_flight) < self.concurrency:
+                    if not self._startable() and self._sending() < self.concurrency:
                         await self._refill()
                     self._start_ready()
+                    await self._suggestions.start(self.concurrency - self._sending())
                     if self._stopping:
                         break
-                    if self._startable() and len(self._in_flight) < self.concurrency:
+                    if self._startable() and self._sending() < self.concurrency:
                         continue
                     until = await self._idle_until()
                 except Exception:
@@ -193,18 +192,10 @@ class DeliverySender:
                 await self._idle(until)
         finally:
             self._queue.clear()
-            await self._finish_in_flight()
+            await finish(list(self._in_flight.values()), STOP_GRACE)
+            await self._suggestions.finish(STOP_GRACE)
             await self._confirmations.close(STOP_GRACE)
             self._stopped.set()
-
-    async def _finish_in_flight(self) -> None:
-        tasks = list(self._in_flight.values())
-        if not tasks:
-            return
-        _, late = await asyncio.wait(tasks, timeout=STOP_GRACE)
-        for task in late:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- the loop's steps ------------------------------------------------------------------
 
@@ -238,6 +229,9 @@ class DeliverySender:
         recheck = now + timedelta(seconds=IDLE_RECHECK)  # still over: more than one call's worth
         self._next_quiet = recheck if upcoming is not None and upcoming <= now else upcoming
 
+    def _sending(self) -> int:
+        return len(self._in_flight) + self._suggestions.sending
+
     def _startable(self) -> bool:
         return any(delivery.chat_id not in self._busy_chats for delivery in self._queue)
 
@@ -268,7 +262,7 @@ class DeliverySender:
         """Start sends, oldest first, for chats with nothing in flight, while slots are free."""
         waiting: list[PendingDelivery] = []
         for index, delivery in enumerate(self._queue):
-            if len(self._in_flight) >= self.concurrency:
+            if self._sending() >= self.concurrency:
                 # Every slot is taken: the rest waits as it is, unscanned (it runs per send).
                 waiting.extend(self._queue[index:])
                 break
@@ -288,11 +282,12 @@ class DeliverySender:
     async def _idle_until(self) -> datetime | None:
         """Until when to sleep, on the clock: until a send ends (None), or until the next
         delivery is due (at most `IDLE_RECHECK` seconds)."""
-        if self._in_flight or self._queue:
+        if self._in_flight or self._queue or self._suggestions.holding:
             return None  # a finishing send wakes the loop
         now = self.clock()
         next_due = await self.context.delivery.next_due()
-        for wake in (self._next_digest, self._next_quiet):
+        suggested = await self._suggestions.next_due()
+        for wake in (self._next_digest, self._next_quiet, suggested):
             if wake is not None:
                 next_due = min(next_due or wake, wake)
         recheck = now + timedelta(seconds=IDLE_RECHECK)
@@ -313,6 +308,7 @@ class DeliverySender:
     def _forget_chat(self, chat_id: int, thread_id: int | None = None) -> None:
         """Drop queued deliveries of a chat that moved or left, or of one of its topics that was
         parked; the outbox still has them."""
+        self._suggestions.forget(chat_id, thread_id)
         self._queue = [
             delivery
             for delivery in self._queue

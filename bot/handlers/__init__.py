@@ -15,6 +15,7 @@ One module per area, each a small class bound to the core through a `Core`:
   pages: `author_list`);
 - `topics`: /watch, /unwatch;
 - `exclude`: /exclude, the words whose papers a chat never wants to see;
+- `suggest`: /suggest, "Suggested for you", and the 👍/👎 under a suggestion;
 - `questions`: /recent, /subject, /subjects, /paper (its answers: `paper_answers`) and the
   paging buttons;
 - `paper_buttons`: "Cite" and "Unfollow …" / "Mute topic" under a paper;
@@ -71,6 +72,7 @@ from bot.handlers.questions import Questions
 from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.suggest import SuggestCommands
 from bot.handlers.takeout import PREFIX as TAKEOUT_PREFIX
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
@@ -80,6 +82,7 @@ from bot.handlers.why import WhyCommand
 from bot.menus import MenuPublisher
 from bot.render.actions import PREFIX as PAPER_BUTTON_PREFIX
 from bot.render.saved import PREFIX as SAVED_PREFIX
+from bot.render.suggested import PREFIX as SUGGESTED_PREFIX
 from watcher.core import Core
 
 __all__ = [
@@ -129,6 +132,7 @@ def register(
         takeout=Takeout(service, events=events),
         saved=SavedPapers(service),
         exclude=ExcludeCommands(service),
+        suggest=SuggestCommands(service),
         why=WhyCommand(service),
         language=LanguageCommands(
             service, events=events, menus=MenuPublisher(application.bot, commands_menu)
@@ -156,6 +160,9 @@ def register(
         )
     )
     application.add_handler(CallbackQueryHandler(handlers.saved.page, pattern=f"^{SAVED_PREFIX}:"))
+    application.add_handler(
+        CallbackQueryHandler(handlers.suggest.press, pattern=f"^{SUGGESTED_PREFIX}")
+    )
     application.add_handler(
         CallbackQueryHandler(handlers.language.press, pattern=f"^{LANGUAGE_PREFIX}")
     )

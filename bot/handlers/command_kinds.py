@@ -24,6 +24,7 @@ from bot.handlers.questions import Questions
 from bot.handlers.saved import SavedPapers
 from bot.handlers.speaking import SpeakingCommands
 from bot.handlers.subscriptions import Subscriptions
+from bot.handlers.suggest import SuggestCommands
 from bot.handlers.takeout import Takeout
 from bot.handlers.topics import Topics
 from bot.handlers.welcome import Welcome
@@ -48,6 +49,7 @@ class Handlers:
     takeout: Takeout
     saved: SavedPapers
     exclude: ExcludeCommands
+    suggest: SuggestCommands
     why: WhyCommand
     language: LanguageCommands
 

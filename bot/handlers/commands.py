@@ -20,6 +20,7 @@ from bot.handlers.author_list import PER_PAGE as AUTHORS_PER_PAGE
 from bot.handlers.command_kinds import IN_GROUPS, PER_TOPIC, Command, Group
 from bot.handlers.common import Context, refusal, reply
 from bot.handlers.follow_commands import FOLLOWING_COMMANDS
+from bot.handlers.suggest import SUGGEST_DETAILS, SUGGEST_LIMITS
 from bot.handlers.why import WHY_HELP
 from bot.i18n import N_, _
 from watcher.core.reading_list import MAX_SAVED
@@ -47,6 +48,7 @@ LIMITS: dict[str, int] = {
     "max_subscriptions": MAX_SUBSCRIPTIONS,
     "max_terms": MAX_TERMS,
     "max_topic_categories": MAX_TOPIC_CATEGORIES,
+    **SUGGEST_LIMITS,
 }
 
 
@@ -192,6 +194,15 @@ COMMAND_TABLE: tuple[Command, ...] = (
                 "save and unsave."
             ),
         ),
+    ),
+    Command(
+        "suggest",
+        N_("Papers like this chat's, after each batch: /suggest on"),
+        lambda h: h.suggest.suggest,
+        Group.READING,
+        "[on|off|N]",
+        N_("papers suggested for this chat"),
+        SUGGEST_DETAILS,
     ),
     Command(
         "digest",

@@ -10,7 +10,8 @@ A chat where the bot may not post for now (no rights, a closed topic) is parked 
 "reopened" service message, makes those parked deliveries due at once.
 
 A group the bot is added to (or added back to) gets one short welcome: what the bot does, and
-that its administrators set it up with /subscribe. A channel gets none: its readers did not ask.
+that its administrators set it up with /subscribe (and /suggest on, for papers like those). A
+channel gets none: its readers did not ask.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ _GROUPS = frozenset({ChatType.GROUP, ChatType.SUPERGROUP})
 GROUP_WELCOME = N_(
     "👋 Thanks for adding me. I post each new arXiv paper by the authors this group follows, "
     "once. An administrator sets me up with /subscribe NAME, for example "
-    "<code>/subscribe Dezun Dong</code>; /help lists the rest."
+    "<code>/subscribe Dezun Dong</code>; /suggest on adds papers like theirs; /help lists the "
+    "rest."
 )
 
 

@@ -38,7 +38,8 @@ WRONG = [
     "/silent maybe", "/preview maybe", "/digest at noon", "/timezone Mars/Olympus",
     "/paper 9999.99999", "/paper", "/authors", "/search", "/search the", "/exclude",
     "/saved maybe", "/export pdf", "/import", "/language klingon", "/revisions maybe",
-    "/help nothing", "/frobnicate", "hello there", "/why now", "/stats",
+    "/help nothing", "/frobnicate", "hello there", "/why now", "/stats", "/suggest maybe",
+    "/suggest 11", "/suggest",
 ]  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from bot.digest import render_digest_parts
 from bot.failing_notice import admin_notice, chat_notice
 from bot.handlers.why import why_text
 from bot.i18n import speaking
+from bot.i18n.dates import short_day
 from bot.render import (
     MAX_CALLBACK_DATA_BYTES,
     MAX_MESSAGE_LENGTH,
@@ -33,12 +34,15 @@ from bot.render import (
 )
 from bot.render.actions import Cause, confirm_row, save_button
 from bot.render.saved import render_saved_page
+from bot.render.suggested import render_suggestions
 from tests.harness.pseudo_locale import install_pseudo
 from tests.harness.rendering import RECORDS_FILE, check_message, make_record, utf16_units
 from watcher.arxiv.records import Record
 from watcher.arxiv.taxonomy import category_name
 from watcher.calendars.announcements import AnnouncementCalendar
 from watcher.calendars.schedule import DigestSchedule
+from watcher.core.suggestions import MAX_COUNT as MAX_SUGGESTED
+from watcher.core.suggestions import Explanation, SuggestedPaper
 from watcher.core.views import SavedEntry
 from watcher.core.why import WhyAnswer
 from watcher.follows.followed import Followed
@@ -108,6 +112,16 @@ def messages() -> list[Message]:
     since = datetime(2026, 12, 4, tzinfo=UTC)
     content = DigestContent(items, since, ZoneInfo("Pacific/Kiritimati"), ((NAME,),))
     rendered += [Message(part.html, part.plain) for part in render_digest_parts(content)]
+    # "Suggested for you": ten of the longest, like the longest title, or ten long words shared.
+    like = Explanation(like=record.title, shared=())
+    words = Explanation(like=None, shared=tuple(["interconnection" * 3] * 10))
+    suggested = [SuggestedPaper(longest(f"2604.{n:05d}"), (like, words)[n % 2], 0.5)
+                 for n in range(MAX_SUGGESTED)]  # fmt: skip
+    rendered.append(render_suggestions(suggested, day=short_day(since)))
+    rendered.append(render_suggestions([SuggestedPaper(record, like, 0.5)], day="x"))
+    for few in (items[:1], items):  # room in the last part, and hardly any
+        digest = replace(content, items=few, suggestions=tuple(suggested))
+        rendered += [Message(part.html, part.plain) for part in render_digest_parts(digest)]
     return rendered
 
 
@@ -147,6 +161,7 @@ def test_every_callback_data_fits_in_64_bytes(language: str) -> None:
     # The buttons that carry the longest ids are all there: Cite, Save, Unfollow, /saved's.
     assert any(d.startswith(f"a:u:{LONGEST_FOLLOW_ID}:{LONGEST_ID}") for d in data)
     assert any(d.startswith("v:x:9999:") for d in data)
+    assert any(d == f"sg:-:{LONGEST_ID}" for d in data)  # 👎 under a suggestion
     assert all(len(d.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES for d in data)
 
 

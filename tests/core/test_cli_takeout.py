@@ -107,7 +107,7 @@ def test_a_chats_reading_list_goes_out_and_comes_in_with_its_follows(
     cli: Cli, engine: Engine, tmp_path: Path
 ) -> None:
     """Issue 30: /saved travels in the file, one `save ID  # title` line a paper (after the
-    settings, `language` the last since issue 31)."""
+    settings, `suggest` the last since issue 32)."""
     chats = Chats(engine)
     for chat_id in (77, 78):
         chats.seen(chat_id, kind="private")
@@ -128,15 +128,15 @@ def test_a_chats_reading_list_goes_out_and_comes_in_with_its_follows(
     assert out.splitlines() == [
         "save    hep-th/9901001  Newer one",
         "save    2611.04242  Older one",
-        "skip    line 16: save 12345: '12345' is not an arXiv id",
-        "skip    line 15: save 2611.04242: twice in the file",
+        "skip    line 17: save 12345: '12345' is not an arXiv id",
+        "skip    line 16: save 2611.04242: twice in the file",
         "Imported 0 follow(s) and saved 2 paper(s).",
     ]
     assert [e.arxiv_id for e in lists.all_saved(78)] == ["hep-th/9901001", "2611.04242"]
 
     code, mine, _ = cli("import", str(exported))  # the operator's list keeps no papers
     assert code == 0
-    assert "skip    line 13: save hep-th/9901001: a reading list is a chat's" in mine
+    assert "skip    line 14: save hep-th/9901001: a reading list is a chat's" in mine
     assert mine.rstrip().endswith("Nothing to import.")
 
 

@@ -18,7 +18,7 @@ def test_0035_keys_every_author_and_dates_every_link(database_url: str) -> None:
     engine = create_db_engine(database_url)
     config = alembic_config(engine)
     try:
-        command.upgrade(config, "0033")
+        command.upgrade(config, "0034")
         with engine.begin() as connection:
             connection.execute(
                 text(
@@ -61,7 +61,7 @@ def test_0035_keys_every_author_and_dates_every_link(database_url: str) -> None:
         assert indexes.get("ix_paper_author_newest") == ["author_id", "published", "paper_id"]
         assert "ix_paper_author_author_id" not in indexes
 
-        command.downgrade(config, "0033")
+        command.downgrade(config, "0034")
         assert "key_digest" not in {c["name"] for c in inspect(engine).get_columns("author")}
         assert "published" not in {c["name"] for c in inspect(engine).get_columns("paper_author")}
         indexes = {

@@ -78,6 +78,7 @@ def test_an_empty_database_has_every_migration_pending(database_url: str) -> Non
             "0031",  # issue 32's excluded words
             "0032",  # issue 33: link preview
             "0033",  # issue 31: languages
+            "0034",  # issue 32: suggestions
             "0035",  # issue 33: a name's spellings and newest papers by index
             "0036",  # issue 33: the listing's count of a mailing, for /why
         ]

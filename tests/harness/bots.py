@@ -110,13 +110,16 @@ async def running_service(
     telegram: FakeTelegram | None = None,
     clock: Clock = SYSTEM_CLOCK,
     listing: FakeListing | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> AsyncIterator[tuple[FakeTelegram, FakeArxiv, Core]]:
     """The fakes, and the core on the real database after its first poll, as at a start.
     `telegram`: the fake Bot API of an earlier run, to restart against (its chats and messages
     kept, as Telegram keeps them); by default a new one. `clock`: the core's and its poller's,
     as `run_service` hands it down (a test may turn one, `tests.harness.clocks.TurnedClock`).
     `listing`: arXiv's listing pages, read by `service.poller.read_listing` (probed every
-    second, no spacing between requests); by default arXiv's address, never read."""
+    second, no spacing between requests); by default arXiv's address, never read.
+    `overrides`: settings other than the defaults (`{"early_listings": False, "watch_source":
+    "api"}`: API-only mode)."""
     with (
         nullcontext(telegram)
         if telegram is not None
@@ -133,6 +136,7 @@ async def running_service(
             telegram_api_url=telegram.base_url,
             admin_chat_ids=[ADMIN_CHAT],
             **({"arxiv_listing_url": listing.url} if listing is not None else {}),
+            **(overrides or {}),
         )
         async with ArxivClient(
             arxiv.url,
@@ -173,15 +177,18 @@ async def running_bot(
     rate_limiter: TelegramRateLimiter | None = None,
     lookup_patience: float = LOOKUP_PATIENCE,
     telegram: FakeTelegram | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Bot]:
     """The commands alone: the Application long-polling the fake, no delivery sender.
-    `telegram`: an earlier run's fake Bot API, for a restart (see `running_service`)."""
+    `telegram`: an earlier run's fake Bot API, for a restart; `settings`: other than the
+    defaults (see `running_service`)."""
     async with running_service(
         engine,
         database_url,
         arxiv_timeout=arxiv_timeout,
         arxiv_min_interval=arxiv_min_interval,
         telegram=telegram,
+        overrides=settings,
     ) as (
         telegram,
         arxiv,

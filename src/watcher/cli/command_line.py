@@ -177,7 +177,9 @@ def cmd_poll(args: argparse.Namespace, settings: Settings) -> int:
 
     async def poll_once() -> tuple[list[tuple[NewsKind, Record]], PollReport]:
         async with arxiv_client(settings) as client:
-            report = await build_poller(settings, store, client).poll(force=True)
+            poller = build_poller(settings, store, client)
+            report = await poller.poll(force=True)
+            await poller.suggestions_settled()  # a harvest's new day: its suggestions queued
         found = [(NewsKind.NEW, r) for r in report.new] + [
             (NewsKind.REVISION, r) for r in report.revisions
         ]

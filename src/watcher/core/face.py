@@ -6,9 +6,10 @@ paper's authors, and following one of them), `questions` (the read-only ones), `
 and when a chat is spoken to), `imports` (a chat's list out and in), `admin` (/stats), `presence` (a
 chat coming, going, moving), `delivery` (what the sender needs), `reading_list` (the papers a chat
 saved), `exclusions` (the words a chat never wants to see), `why` (/why: what came today, or why
-nothing did) and `inline` (inline mode: `@bot QUERY` in any chat). They are built from the
-parts when the core is, so the runtime's poll request (`poll_soon`) is given to the constructor,
-never assigned to a part afterwards.
+nothing did), `suggestions` ("Suggested for you": /suggest, 👍/👎, the sender's half) and
+`inline` (inline mode: `@bot QUERY` in any chat). They are built from the parts when the core
+is, so the runtime's poll request (`poll_soon`) is given to the constructor, never assigned to a
+part afterwards.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from watcher.core.presence import Presence
 from watcher.core.questions import Questions
 from watcher.core.reading_list import ReadingList
 from watcher.core.subscribing import LOOKUP_PATIENCE
+from watcher.core.suggestions import Suggestions
 from watcher.core.why import Why
 from watcher.polling.poll import Poller
 from watcher.settings import Settings
@@ -68,6 +70,7 @@ class Core:
     reading_list: ReadingList = field(init=False, repr=False, compare=False)
     exclusions: ExcludedWords = field(init=False, repr=False, compare=False)
     why: Why = field(init=False, repr=False, compare=False)
+    suggestions: Suggestions = field(init=False, repr=False, compare=False)
     inline: InlinePapers = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +104,7 @@ class Core:
             "reading_list": ReadingList(self.store, ReadingLists(self.store.engine), self.clock),
             "exclusions": ExcludedWords(Exclusions(self.store.engine), self.clock),
             "why": Why(self.settings, self.store, self.clock),
+            "suggestions": Suggestions(self.settings, self.store, self.clock),
             "inline": InlinePapers(self.store, lookups, self.poller, patience=self.lookup_patience),
         }
         # A frozen dataclass sets its own derived fields this way, once, while it is built.

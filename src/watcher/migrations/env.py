@@ -10,6 +10,7 @@ import watcher.store.dialects
 import watcher.store.exclusions  # registers excluded_word and held_back_paper
 import watcher.store.reading_list  # registers saved_paper
 import watcher.store.source_health  # registers source_state and admin_notice
+import watcher.store.suggestion_tables  # registers issue 32's suggestion tables
 import watcher.store.tables
 from watcher.runtime.db import compared_by_autogenerate
 

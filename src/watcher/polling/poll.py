@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from watcher.aio import in_db_thread
@@ -48,7 +48,9 @@ from watcher.polling.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, 
 from watcher.polling.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.polling.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.polling.sources.listing import DEFAULT_LISTING_URL, ListingSource
+from watcher.polling.suggested_batch import BatchSuggester
 from watcher.store import MatchedRecord, SaveResult, Store
+from watcher.store.suggesting import SuggestionStore
 from watcher.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -134,6 +136,9 @@ class Poller:
             clock=clock,
             schedule=schedule,
         )
+        self.suggester = BatchSuggester(SuggestionStore(store.engine), clock)
+        # Suggestions being ranked (`_suggest`): the service cancels them when it stops.
+        self.background: set[asyncio.Task[object]] = set()
         self.harvest = Harvester(
             store=store,
             client=client,
@@ -144,6 +149,7 @@ class Poller:
             retry_first=retry_first,
             clock=clock,
             schedule=schedule,
+            on_batch=lambda mailing, batch: self._suggest(mailing, batch, source="OAI"),
         )
         self.author_feeds = AuthorFeedSource(
             store=store,
@@ -261,10 +267,36 @@ class Poller:
             )
         if outcome.failure is not None:
             report.failures[f"the listings at {self.listing.listing_url}"] = outcome.failure
+        elif outcome.flipped:
+            await self._suggest(outcome.mailing, outcome.candidates, source="listing")
+        outcome.candidates = []
         count_poll("listing", failed=outcome.failure is not None)
         unparsed = [outcome.unparsed] if outcome.unparsed is not None else []
         await self.alerts.observe("listing", errors=unparsed, read=outcome.parsed)
         return report
+
+    async def _suggest(self, mailing: date, candidates: list[Record], *, source: str) -> None:
+        """A batch was read whole: "Suggested for you" (`watcher.polling.suggested_batch`),
+        ranked in a task of its own (`background`), so that the read's news goes out without
+        waiting for the ranking (a minute for 10,000 chats). A failure is logged, and the next
+        reader of the mailing finishes the ranking."""
+
+        async def rank() -> None:
+            try:
+                await self.suggester.after_batch(mailing, candidates, source=source)
+            except Exception:
+                log.exception("ranking the suggestions of the mailing of %s failed", mailing)
+
+        task: asyncio.Task[object] = asyncio.get_running_loop().create_task(
+            rank(), name="suggestions"
+        )
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def suggestions_settled(self) -> None:
+        """Wait for the suggestions being ranked, if any (the CLI's poll, the tests)."""
+        while self.background:
+            await asyncio.gather(*self.background, return_exceptions=True)
 
     def _anything_due(self) -> bool:
         """A tick's first question, before reading every follow: is a follow due, or (where a

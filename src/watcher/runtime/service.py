@@ -4,8 +4,10 @@
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
-`watcher.store.outbox`), and with EARLY_LISTINGS the service reads arXiv's listing pages from
-each announcement instant of `watcher.calendars.announcements` (`watcher.polling.sources.listing`):
+`watcher.store.outbox`) and the suggestions (`watcher.store.suggestion_outbox.prune`: what
+went into profiles 365 days ago comes out), and with EARLY_LISTINGS the service reads arXiv's
+listing pages from each announcement instant of `watcher.calendars.announcements`
+(`watcher.polling.sources.listing`):
 one task waits on the clock for the next announcement, and queues the one after as it starts (an
 evening arXiv's holiday list skips is queued too: the listing is probed a few times then). A
 service that starts within LISTING_PROBE_HOURS of an announcement reads that one at once: after
@@ -53,6 +55,7 @@ from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.store.suggestion_outbox import SuggestionOutbox
 from watcher.text import describe_record
 
 log = logging.getLogger(__name__)
@@ -381,6 +384,9 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
         older_than = context.clock() - timedelta(days=settings.outbox_retention_days)
         try:
             pruned = await in_db_thread(context.outbox.prune, older_than=older_than)
+            # Suggestions: profiles lose what went in 365 days ago, old messages and batches go.
+            suggestions = SuggestionOutbox(context.outbox.engine)
+            await in_db_thread(suggestions.prune, now=context.clock(), older_than=older_than)
         except asyncio.CancelledError:
             # Only shutdown cancels it; each batch is its own transaction, the rest waits.
             log.info("pruning interrupted by shutdown")
@@ -436,7 +442,8 @@ async def serve(context: Core, *, stopping: asyncio.Event, leadership: Leadershi
     finally:
         log.info("stopping")
         scheduler.shutdown(wait=False)
-        for task in [*running, starting, *ending]:
+        ranking = context.poller.background  # suggestions: resumed by the next read
+        for task in [*running, *ranking, starting, *ending]:
             task.cancel()
-        await asyncio.gather(*running, starting, *ending, return_exceptions=True)
+        await asyncio.gather(*running, *ranking, starting, *ending, return_exceptions=True)
         await frontend.stop()

@@ -28,7 +28,13 @@ One module per thing it owns:
 - `reading_list`: each chat's saved papers (🔖 Save, /saved), at most 500 a chat;
 - `arrivals`: everything /why reads of one chat or topic, in one transaction: what it was
   queued since an instant by follow, and the other modules' reads in that one session.
-- `exclusions`: each chat's excluded words (/exclude), and the papers they held back.
+- `exclusions`: each chat's excluded words (/exclude), and the papers they held back;
+- "Suggested for you" (issue 32): `suggestion_tables` (its tables), `paper_terms` (each paper's
+  terms and the document frequencies, kept by the save), `profiles` (each chat's profile,
+  updated as papers are announced), `suggesting` (the setting, a batch ranked in pages, the
+  messages queued, 👍/👎, with `kept_records`: a batch's papers as kept) and
+  `suggestion_outbox` (the messages as the sender drains them, a digest's section, the daily
+  prune).
 
 `Store` joins follows, papers, questions, search, inline mode's reads, mailings and source health
 over one engine, so callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`,
@@ -39,7 +45,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-import watcher.store.destinations  # noqa: F401  (its table is on the metadata)
+import watcher.store.destinations  # (its table is on the metadata)
+import watcher.store.suggestion_tables  # noqa: F401  (their tables are on the metadata)
 from watcher.store.by_name import NameStore
 from watcher.store.follow_state import FollowStore, key_of
 from watcher.store.lists import QuestionStore

@@ -7,8 +7,9 @@ transaction, so that a paper is never stored without its deliveries.
 for a chat that was already told (`announced_paper`, which pruning leaves, so a chat is never told
 twice, however old its deliveries), nor for a chat whose excluded words the paper holds
 (`watcher.store.exclusions.held_back`, matched in Python before the statement, which then leaves
-those pairs out: without any, the statement is the one it was). The read half, which the front end
-drains, is `watcher.store.outbox`.
+those pairs out: without any, the statement is the one it was); a chat with a suggestion
+profile then adds each paper it was queued as new to it (`watcher.store.profiles.announced`).
+The read half, which the front end drains, is `watcher.store.outbox`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sqlalchemy import (
 from sqlmodel import Session, col, select
 
 from watcher.kinds import NewsKind
+from watcher.store import profiles
 from watcher.store.destinations import DestinationSetting
 from watcher.store.dialects import upsert_into
 from watcher.store.exclusions import HeldBackPaper, held_back
@@ -98,6 +100,9 @@ def enqueue_deliveries(session: Session, *, kind: NewsKind, owed: Sequence[Owed]
     # After the deliveries (which read it): every destination owed the paper now has a row
     # queued, just now or before, and is told of it from here on.
     session.execute(_told_statement(kind, dialect, bool(held)), told)
+    if kind == NewsKind.NEW:
+        # The chats with a suggestion profile read what they were queued (`watcher.store.profiles`).
+        profiles.announced(session, [(o.paper_id, o.followed_ids) for o in owed], now=now)
     return int(getattr(result, "rowcount", 0))
 
 

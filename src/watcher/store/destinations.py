@@ -24,7 +24,9 @@ The row holds:
 - `link_preview`: news of a paper in full shows its abstract page's preview, small, above the
   text (/preview on); off by default, no preview;
 - `language`: what /language set there (a BCP 47 tag the front end knows, "zh-Hans"); empty
-  until then, when the chat's own `Chat.language` (its first writer's) speaks (`language_of`).
+  until then, when the chat's own `Chat.language` (its first writer's) speaks (`language_of`);
+- `suggest` and `suggest_count`: "Suggested for you" on (off by default), and at most how many
+  papers a batch brings (3 by default, 1..10; `watcher.store.suggesting`).
 
 Deliveries to a held destination (paused, or inside its quiet window) stay pending and are simply
 not due (`held_now`): nothing is marked sent that Telegram did not confirm. Their release flags
@@ -85,6 +87,8 @@ class DestinationSetting(SQLModel, table=True):
     )
     link_preview: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     language: str | None = Field(default=None, max_length=16)
+    suggest: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    suggest_count: int = Field(default=3, sa_column_kwargs={"server_default": "3"})
 
 
 def destination(session: Session, chat_id: int, thread_id: int) -> DestinationSetting:

@@ -22,8 +22,10 @@ together (bench/README.md, `digests.py`). A destination whose renderer fails is 
 as it was within the transaction, and the others go on; a batch that fails is claimed again one
 destination a transaction.
 
-A crash before the commit leaves everything held and the digest still due: it is claimed again
-when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
+The destination's suggestions of the newest batch, held for it, go in the same claim
+(`watcher.store.suggestion_outbox.held_papers`, then `take_held` once its digest rendered): a
+digest carries them once. A crash before the commit leaves everything held and the digest still
+due: it is claimed again when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
 sends each part and confirms it like a delivery, so a crash re-sends at most the part in flight.
 A row queued while a claim runs is not among those it read: it stays held for the next digest,
 so a paper is never in two digests. A day with nothing held sends nothing (the schedule moves
@@ -51,6 +53,7 @@ from watcher.calendars.schedule import (
 from watcher.kinds import NewsKind
 from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.rows import load_records
+from watcher.store.suggestion_outbox import held_papers, take_held
 from watcher.store.tables import (
     NO_THREAD,
     Chat,
@@ -62,6 +65,7 @@ from watcher.store.tables import (
     Subscription,
     utcnow,
 )
+from watcher.suggestions.shown import SuggestedPaper
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +80,16 @@ class DigestItem:
 
 @dataclass(frozen=True, slots=True)
 class DigestContent:
-    """What one destination's digest says: its papers, oldest first, whom it follows, and the
-    language it is said in (None: the front end's default)."""
+    """What one destination's digest says: its papers, oldest first, whom it follows, the
+    language it is said in (None: the front end's default), and its "Suggested for you"
+    section (`suggestions`, best first; empty: none), which goes in the digest's last part."""
 
     items: tuple[DigestItem, ...]
     since: datetime  # the previous digest (or when the digest was turned on)
     zone: tzinfo
     followed_names: tuple[tuple[str, ...], ...]  # each followed author's names and aliases
     language: str | None = None
+    suggestions: tuple[SuggestedPaper, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +384,7 @@ def _claim_held(
             zone=zone_of(setting.timezone),
             followed_names=names.get(key, ()),
             language=setting.language or (chat.language if chat is not None else None),
+            suggestions=held_papers(session, *key),
         )
         try:
             rendered = list(render(content))
@@ -386,6 +393,8 @@ def _claim_held(
         except Exception as error:
             failed[key] = error
             continue
+        if content.suggestions:
+            take_held(session, *key, now=now)
         carried: dict[int, int] = {}  # row index → part index
         for number, part in enumerate(rendered):
             for index in part.covers:

@@ -6,7 +6,8 @@
 (`watcher.store.destinations`): `timezone`, `digest`, `revisions`, `paused` (yes/no), `quiet`
 (HH:MM-HH:MM or off, in the destination's zone), `silent` (on/off), `format` (full/compact) and
 `preview` (on/off) and `language` (a tag of `watcher.kinds.LANGUAGES`: the one the destination
-speaks, its /language's or else its chat's first writer's),
+speaks, its /language's or else its chat's first writer's) and `suggest` ("Suggested for you":
+off, or how many a batch when on),
 worded as /subscriptions shows them and the commands take them. An export made in a topic
 carries that topic's; an import sets them on the topic it is sent in. A setting added later is
 one more row here; an export then carries it, and an import of a file that has it sets it. A key
@@ -44,6 +45,7 @@ from watcher.calendars.schedule import (
 )
 from watcher.kinds import LANGUAGES, SOURCE_LANGUAGE, MessageFormat
 from watcher.sentences import SaysSentence, Sentence, sentence
+from watcher.store import profiles
 from watcher.store.destinations import DestinationSetting, destination, language_of
 from watcher.store.quiet import hours_of, place_window
 from watcher.store.tables import Delivery, DeliveryStatus
@@ -210,6 +212,27 @@ def _write_preview(
     )
 
 
+def _read_suggest(setting: DestinationSetting) -> str:
+    return str(setting.suggest_count) if setting.suggest else "off"
+
+
+def _write_suggest(
+    session: Session, setting: DestinationSetting, value: str, now: datetime
+) -> None:
+    """off, on, or how many a batch (1..10, on)."""
+    wanted = value.strip().casefold()
+    if wanted in ("off", "on"):
+        setting.suggest = wanted == "on"
+    elif wanted.isdigit() and 1 <= int(wanted) <= 10:
+        setting.suggest, setting.suggest_count = True, int(wanted)
+    else:
+        raise SettingRefused(sentence("suggest is off, on, or a number from 1 to 10"))
+    if setting.suggest:
+        session.add(setting)
+        session.flush()
+        profiles.ensure(session, setting.chat_id, now=now)
+
+
 def _read_language(session: Session, chat_id: int, thread_id: int) -> str:
     return language_of(session, chat_id, thread_id) or SOURCE_LANGUAGE
 
@@ -273,5 +296,6 @@ SETTINGS: dict[str, ChatSetting] = {
             _to_destination(_write_preview),
         ),
         ChatSetting("language", _read_language, _to_destination(_write_language)),
+        ChatSetting("suggest", _of_destination(_read_suggest), _to_destination(_write_suggest)),
     )
 }

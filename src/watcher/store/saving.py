@@ -22,6 +22,9 @@ A paper stored at a newer version records what changed from the version stored b
 (`paper.changes`: title, authors, abstract, categories, comment, journal reference, DOI), which
 a revision's message shows; a metadata update of the same version adds to it.
 
+Each new paper's terms are kept and counted for the suggestions (`watcher.store.paper_terms`),
+and a revision that changes the title or abstract replaces them, in the same transaction.
+
 `paper_match_category` (a link times its paper's categories, for a chat's questions within a
 category) is rewritten, in the same transaction, for every paper whose categories were
 replaced or that got a new link, from what `paper_match` and `paper_category` then hold; a
@@ -43,6 +46,7 @@ from sqlmodel import Session, col, select
 
 from watcher.arxiv import records
 from watcher.follows.names import name_key
+from watcher.store import paper_terms
 from watcher.store.tables import (
     ALL_PAPERS,
     Author,
@@ -146,6 +150,8 @@ def write_batch(
                             written=written, paper_ids=paper_ids, published=published,
                             changes=changes)  # fmt: skip
     added = _write_details(session, [written[a] for a in written], paper_ids, published)
+    _keep_terms(session, new=[written[a] for a in new], revised=revised, written=written,
+                changes=changes)  # fmt: skip
     counts = Counter(added)
     counts.subtract(removed)
     counts[ALL_PAPERS] += len(new)
@@ -202,6 +208,33 @@ def write_batch(
     # and every paper with a new link.
     _relink_categories(session, {paper_ids[a] for a in written} | {p for p, _ in inserted})
     return outcome
+
+
+def _keep_terms(
+    session: Session,
+    *,
+    new: list[records.Record],
+    revised: list[str],
+    written: dict[str, records.Record],
+    changes: dict[str, str],
+) -> None:
+    """The suggestions' terms (`watcher.store.paper_terms`): kept and counted for each new
+    paper, replaced for a revision whose title or abstract changed."""
+    now = utcnow()
+    paper_terms.count_papers(
+        session,
+        [
+            (r.arxiv_id, paper_terms.counts_json(paper_terms.terms_of(r.title, r.abstract)))
+            for r in new
+        ],
+        now=now,
+    )
+    reworded = {
+        arxiv_id: paper_terms.terms_of(written[arxiv_id].title, written[arxiv_id].abstract)
+        for arxiv_id in revised
+        if {"title", "abstract"} & set(changes[arxiv_id].split(","))
+    }
+    paper_terms.replace_terms(session, reworded, now=now)
 
 
 # The same statement on SQLite and PostgreSQL. "WHERE" keeps SQLite from reading ON CONFLICT

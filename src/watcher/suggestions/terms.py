@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from watcher.follows.folding import fold
 from watcher.follows.search_words import STOP_WORDS
+from watcher.follows.stemming import stem as stem_of
 from watcher.follows.stemming import stems
 
 TITLE_WEIGHT = 2
@@ -74,3 +75,32 @@ def term_frequencies(terms: Terms) -> dict[str, float]:
     raw = {term: 1.0 + math.log(count) for term, count in terms.counts.items()}
     norm = math.sqrt(sum(weight * weight for weight in raw.values())) or 1.0
     return {term: weight / norm for term, weight in raw.items()}
+
+
+def shown_word(title: str, abstract: str, term: str) -> str:
+    """The word `paper_terms` shows for `term` (a stem) in this paper: the first that has it as
+    its stem, the title's first. Only the words sharing the stem's first letters are stemmed
+    (a stem keeps its word's first letters nearly always; the rest are tried when none does),
+    so that naming a few shared words costs little next to all the paper's terms."""
+    words = [*_words(title), *_words(abstract)]
+    head = term[:3]
+    for word in (w for w in words if w.startswith(head)):
+        if stem_of(word) == term:
+            return word
+    for word in words:
+        if stem_of(word) == term:
+            return word
+    return term
+
+
+class ShownWords(dict[str, str]):
+    """`Terms.words` filled when asked (`shown_word`): for a paper whose counts are stored, to
+    explain it without stemming its whole text again."""
+
+    def __init__(self, title: str, abstract: str) -> None:
+        super().__init__()
+        self._title, self._abstract = title, abstract
+
+    def __missing__(self, term: str) -> str:
+        found = self[term] = shown_word(self._title, self._abstract, term)
+        return found

@@ -12,7 +12,7 @@ however many papers they wrote.
 If `name_key` ever changes, the stored digests must be recomputed by a migration like this one.
 
 Revision ID: 0035
-Revises: 0033
+Revises: 0034
 Create Date: 2026-12-04
 """
 
@@ -24,7 +24,7 @@ from alembic import op
 from watcher.store.saving import key_digest
 
 revision: str = "0035"
-down_revision: str | None = "0033"
+down_revision: str | None = "0034"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

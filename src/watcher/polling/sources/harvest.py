@@ -28,14 +28,15 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from watcher.aio import in_db_thread
 from watcher.arxiv.fetch import ArxivClient
 from watcher.arxiv.oai import BAD_RESUMPTION_TOKEN, OaiPage, OaiRecord, parse_list_records
 from watcher.arxiv.parse import parse_feed
-from watcher.arxiv.records import Record
+from watcher.arxiv.records import Author, Record
+from watcher.arxiv.taxonomy import is_paper_category
 from watcher.calendars.poll_calendar import PollCalendar
 from watcher.errors import ArxivEmptyPage, ArxivOAIError
 from watcher.follows.followed import Followed
@@ -55,6 +56,7 @@ ID_LIST_SIZE = 100  # papers per API request for their versions
 # An expired token restarts the window; a token expiring again and again is a fault, not luck.
 MAX_TOKEN_RESTARTS = 2
 HARVEST_NAME = "the OAI-PMH harvest"
+FRESH = timedelta(days=7)  # a record first submitted this close to its datestamp is a new paper
 
 
 def harvest_requests_per_cycle(matched_papers: int = 0) -> int:
@@ -74,6 +76,9 @@ class HarvestOutcome:
     revisions: int = 0
     silent: int = 0
     through: date | None = None  # the newest datestamp of the window
+    # The records first submitted within `FRESH` of their datestamp, as new papers (version 1,
+    # `updated` the datestamp): the new day's are the batch "Suggested for you" ranks.
+    fresh: list[Record] = field(default_factory=list)
 
     @property
     def requests(self) -> int:
@@ -95,8 +100,11 @@ class Harvester:
         retry_first: float = 60.0,
         clock: Callable[[], datetime],
         schedule: PollCalendar | None = None,
+        on_batch: Callable[[date, list[Record]], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
+        # Told of each new day's batch, read whole (`watcher.polling.suggested_batch`).
+        self.on_batch = on_batch
         self.client = client
         self.oai_url = oai_url
         self.sets = tuple(sets)
@@ -144,6 +152,10 @@ class Harvester:
                 await in_db_thread(
                     self.store.record_mailing_seen, outcome.through, source="OAI", at=self.clock()
                 )
+                if self.on_batch is not None:
+                    fresh = [r for r in outcome.fresh if r.updated.date() == outcome.through]
+                    await self.on_batch(outcome.through, fresh)
+            outcome.fresh = []
         except Exception as error:
             # The boundary of the harvest: whatever failed (arXiv, a save, a bug) is recorded
             # and retried later; the mark did not move, so the next harvest redoes this window.
@@ -283,6 +295,9 @@ class Harvester:
         for record in page.records:
             if outcome.through is None or record.datestamp > outcome.through:
                 outcome.through = record.datestamp
+            created = record.created
+            if self.on_batch is not None and created and record.datestamp - created <= FRESH:
+                outcome.fresh.append(fresh_record(record))
             ids = rules.match(
                 record.authors, record.categories, title=record.title, abstract=record.abstract
             )
@@ -417,6 +432,33 @@ class Announced:
             too_late = {i for i, created in self.topic_created.items() if datestamp <= created}
             self._by_day[datestamp] = self.backfilled - too_late if too_late else self.backfilled
         return self._by_day[datestamp]
+
+
+def fresh_record(record: OaiRecord) -> Record:
+    """A new paper's OAI-PMH record as its version 1, dated by its submission (`published`) and
+    its datestamp (`updated`): what a batch's suggestions rank and, when shown, store."""
+    created = record.created or record.datestamp
+    published = datetime(created.year, created.month, created.day, tzinfo=UTC)
+    stamped = datetime(
+        record.datestamp.year, record.datestamp.month, record.datestamp.day, tzinfo=UTC
+    )
+    categories = tuple(c for c in record.categories if is_paper_category(c)) or record.categories
+    return Record(
+        arxiv_id=record.arxiv_id,
+        version=1,
+        title=record.title,
+        abstract=record.abstract,
+        authors=tuple(Author(name) for name in record.authors),
+        primary_category=categories[0] if categories else "",
+        categories=categories,
+        published=published,
+        updated=stamped,
+        abs_url=f"https://arxiv.org/abs/{record.arxiv_id}v1",
+        pdf_url=f"https://arxiv.org/pdf/{record.arxiv_id}v1",
+        comment=record.comments,
+        journal_ref=record.journal_ref,
+        doi=record.doi,
+    )
 
 
 def _is_current(api: Record, oai: OaiRecord) -> bool:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from watcher.aio import in_db_thread
@@ -124,6 +124,9 @@ class ListingOutcome:
     failure: str | None = None
     parsed: bool = False  # some page of the listing parsed
     unparsed: Exception | None = None  # the answer that did not (`watcher.polling.source_alerts`)
+    # The batch's papers read (new submissions and cross-lists, each once, as listed): the
+    # candidates of "Suggested for you" (`watcher.polling.suggested_batch`).
+    candidates: list[Record] = field(default_factory=list)
 
 
 class ListingSource:
@@ -204,6 +207,11 @@ class ListingSource:
             for archive in archives:
                 items = await self._read_archive(archive, outcome.mailing, first, outcome)
                 first = None
+                outcome.candidates += [
+                    as_record(item, announcement)
+                    for item in items
+                    if item.section != "rep" and item.arxiv_id not in done
+                ]
                 matched = self._match(items, rules, done)
                 outcome.matched += len(matched)
                 records = await self._records(matched, announcement, outcome)
