@@ -25,8 +25,9 @@ destination a transaction.
 The destination's suggestions of the newest batch, held for it, go in the same claim
 (`watcher.store.suggestion_outbox.held_papers`, then `take_held` once its digest rendered): a
 digest carries them once. A crash before the commit leaves everything held and the digest still
-due: it is claimed again when the service is back, once. After the commit the parts are ordinary outbox rows: the sender
-sends each part and confirms it like a delivery, so a crash re-sends at most the part in flight.
+due: it is claimed again when the service is back, once. After the commit the parts are
+ordinary outbox rows: the sender sends each part and confirms it like a delivery, so a crash
+re-sends at most the part in flight.
 A row queued while a claim runs is not among those it read: it stays held for the next digest,
 so a paper is never in two digests. A day with nothing held sends nothing (the schedule moves
 on). Turning a destination's digest off claims what it holds at once, as one digest; the
