@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -143,6 +144,30 @@ async def test_a_paper_announced_to_a_chat_with_suggestions_goes_into_its_profil
     profile = profiles[ON]
     assert added_count == len(SLIWKO) and len(profile.examples) == len(SLIWKO)
     assert {"cluster", "workload", "balanc"} <= set(profile.weights)
+
+
+async def test_a_chat_told_of_nothing_yet_starts_from_its_follows_papers_of_the_year(
+    core: Core, engine: Engine
+) -> None:
+    """A follow's history is saved but never announced (it is not new); a chat that has just
+    subscribed still gets a profile from it, as far back as 365 days, so suggestions work from
+    the first batch."""
+    followed = core.store.followed(None)[0]
+    now = datetime.now(UTC)
+    recent = [replace(record(p), published=now - timedelta(days=30)) for p in SLIWKO[:-1]]
+    old = replace(record(SLIWKO[-1]), published=now - timedelta(days=400))
+    ids = frozenset({followed.id})
+    saved = core.store.save_records(
+        [MatchedRecord(r, ids) for r in [*recent, old]], announce_for=frozenset()
+    )
+    assert saved.new == []  # the history: nothing announced
+    await turn_on(core, (ON, 0))
+    with Session(engine) as session:
+        profile = read_profiles(session, [ON])[ON]
+    assert len(profile.examples) == len(recent)  # the one older than a year left out
+    assert {"cluster", "workload"} <= set(profile.weights)
+    assert await read_day(core, DAY) == 1  # ON alone: OFF and FORUM never turned them on
+    assert set(suggested_to(engine, ON)) <= DISTRIBUTED
 
 
 # --- a batch --------------------------------------------------------------------------------

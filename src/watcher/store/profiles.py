@@ -3,7 +3,9 @@ updated paper by paper, never rebuilt per batch (issue 32).
 
 A chat gets a profile the first time it needs one (`ensure`: its suggestions turned on, its top
 papers asked for, a 👍 or 👎), built from the papers it was told of in the last 365 days
-(`announced_paper`, each at the instant the store first saw it). From then on:
+(`announced_paper`, each at the instant the store first saw it); a chat told of none yet (it
+has just subscribed, and a follow's history is never new) starts from its follows' papers of
+those days (`paper_match`, at their v1 date). From then on:
 
 - `announced`, called by the queue (`watcher.store.announce`) inside the save's transaction,
   records each paper newly queued as new to a chat with a profile, at the queue's instant
@@ -40,7 +42,7 @@ from sqlmodel import Session, col, select
 from watcher.store import paper_terms
 from watcher.store.dialects import upsert_into
 from watcher.store.suggestion_tables import ProfilePaper, SuggestionProfile
-from watcher.store.tables import AnnouncedPaper, Paper, UTCDateTime
+from watcher.store.tables import AnnouncedPaper, Paper, PaperMatch, Subscription, UTCDateTime
 from watcher.suggestions.profile import MAX_TERMS, Profile, Reading
 
 WINDOW = timedelta(days=365)  # a paper stays in a profile this long
@@ -184,7 +186,7 @@ def current(session: Session, chat_ids: Iterable[int], *, now: datetime) -> dict
 def ensure(session: Session, chat_id: int, *, now: datetime) -> Profile:
     """Inside the caller's transaction: the chat's profile, built first if it has none, from the
     papers it was told of in the last 365 days (the newest `BOOTSTRAP_PAPERS`), each as read
-    when the store first saw it."""
+    when the store first saw it; told of none yet, from its follows' papers of those days."""
     found = current(session, [chat_id], now=now).get(chat_id)
     if found is not None:
         return found
@@ -197,6 +199,8 @@ def ensure(session: Session, chat_id: int, *, now: datetime) -> Profile:
         .limit(BOOTSTRAP_PAPERS)
     ).all()
     seen = {paper_id: at for paper_id, at in told if paper_id is not None}
+    if not seen:
+        seen = _followed_papers(session, chat_id, now=now)
     weights = paper_terms.weights_of(session, seen, now=now)
     profile = Profile()
     for paper_id, at in sorted(seen.items(), key=lambda item: (item[1], item[0])):
@@ -230,6 +234,24 @@ def ensure(session: Session, chat_id: int, *, now: datetime) -> Profile:
             .on_conflict_do_nothing()
         )
     return profile
+
+
+def _followed_papers(session: Session, chat_id: int, *, now: datetime) -> dict[int, datetime]:
+    """The papers of the chat's follows published in the last 365 days, at their v1 date (the
+    newest `BOOTSTRAP_PAPERS`): a chat that has just subscribed was told nothing yet, since a
+    follow's history is never new, but its follows say what it reads."""
+    followed = session.exec(
+        select(PaperMatch.paper_id, PaperMatch.published)
+        .join(
+            Subscription,
+            col(Subscription.followed_author_id) == col(PaperMatch.followed_author_id),
+        )
+        .where(col(Subscription.chat_id) == chat_id, col(PaperMatch.published) >= now - WINDOW)
+        .distinct()
+        .order_by(col(PaperMatch.published).desc())
+        .limit(BOOTSTRAP_PAPERS)
+    ).all()
+    return dict(followed)
 
 
 def react(session: Session, chat_id: int, paper_id: int, *, liked: bool, now: datetime) -> bool:
