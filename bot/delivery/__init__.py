@@ -10,7 +10,9 @@ crashes. `DeliverySender` is its face; the front end starts it and wakes it.
 - `confirmations`: the group commit that marks confirmed sends sent, many to a transaction;
 - `counting`: the sender's part of the metrics (each answer counted, each confirmed send's delay);
 - `admin_notices`: the notices the core owes the admin chats (a source stopped parsing, or reads
-  again), each marked sent once Telegram confirmed it.
+  again), each marked sent once Telegram confirmed it;
+- `suggestions`: the "Suggested for you" messages, sent in the slots announcements leave free;
+- `pace`: how many sends run at once for a rate, and what ends one send.
 """
 
 from bot.delivery.sender import DeliverySender

@@ -201,7 +201,7 @@ COMMAND_TABLE: tuple[Command, ...] = (
         lambda h: h.suggest.suggest,
         Group.READING,
         "[on|off|N]",
-        N_("papers suggested for this chat"),
+        N_("papers you may like"),
         SUGGEST_DETAILS,
     ),
     Command(

@@ -12,6 +12,7 @@ and the visible length Telegram counts is exact. One module per kind of message:
 - `card`: one paper's compact card, as inline mode offers it for any chat;
 - `actions`: the buttons under a paper, and the callback data they carry;
 - `saved`: a page of /saved, the chat's reading list, with its buttons;
+- `suggested`: a batch's "Suggested for you" message, with 👍/👎 buttons, and a digest's section;
 - `styled`: the lines and spans, their two views, lengths and cutting; `Message` and `Button`.
 """
 

@@ -61,7 +61,7 @@ def test_help_in_chinese_is_chinese_with_the_english_examples() -> None:
 def test_the_overview_is_short_in_each_language(language: str) -> None:
     with speaking(language):
         overview = help_overview()
-    assert visible_length(overview) < 1250, visible_length(overview)
+    assert visible_length(overview) < 1300, visible_length(overview)  # 1250 until /suggest
     lines = overview.split("\n")
     assert len(lines) == 1 + 2 * 3 + len(COMMAND_TABLE) + 2  # title, 3 groups, commands, hint
     assert all(len(line) <= 60 for line in lines[:-1] if line.startswith("/")), lines

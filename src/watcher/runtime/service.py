@@ -4,10 +4,10 @@
 entry point (the Telegram bot registers itself there), so this package never imports the chat
 framework. Without a bot token the console front end prints each new paper to stdout.
 Next to the poll, the scheduler prunes the outbox (at start, then hourly; see
-`watcher.store.outbox`) and the suggestions (`watcher.store.suggestion_outbox.prune`: what
-went into profiles 365 days ago comes out), and with EARLY_LISTINGS the service reads arXiv's
-listing pages from each announcement instant of `watcher.calendars.announcements`
-(`watcher.polling.sources.listing`):
+`watcher.store.outbox`) and the suggestions (`SuggestionOutbox.prune` of
+`watcher.store.suggestion_outbox`: what went into profiles 365 days ago comes out), and with
+EARLY_LISTINGS the service reads arXiv's listing pages from each announcement instant of
+`watcher.calendars.announcements` (`watcher.polling.sources.listing`):
 one task waits on the clock for the next announcement, and queues the one after as it starts (an
 evening arXiv's holiday list skips is queued too: the listing is probed a few times then). A
 service that starts within LISTING_PROBE_HOURS of an announcement reads that one at once: after
