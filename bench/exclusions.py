@@ -6,10 +6,12 @@ INSERT ... SELECT that queues one delivery per chat and paper), median of `--rou
 three cases: no chat excludes anything (the queue as it was: one extra read of an empty join);
 10% of the chats exclude 20 words each that no paper holds; the same with one word that every
 tenth paper holds (those papers held back in those chats). Prints milliseconds a batch and
-deliveries queued.
+deliveries queued. `--version 2`: the papers are new to the author at v2, which also looks for
+chats told an older version (a revision for them: `watcher.store.announce`; none here), with
+`--revisions` among every chat's (each asked for revisions).
 
     .venv/bin/python bench/exclusions.py [--chats 2000] [--papers 50] [--rounds 5]
-        [--database-url URL]
+        [--version 1] [--revisions] [--database-url URL]
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tests.fakes.corpus import make_record  # noqa: E402
 from watcher.follows.rules import parse_person  # noqa: E402
 from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import MatchedRecord, Store  # noqa: E402
+from watcher.store.chats import Chats  # noqa: E402
 from watcher.store.tables import Delivery  # noqa: E402
 
 
@@ -41,6 +44,8 @@ def main() -> None:
     parser.add_argument("--chats", type=int, default=2000)
     parser.add_argument("--papers", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--version", type=int, default=1, help="the version the papers come at")
+    parser.add_argument("--revisions", action="store_true", help="every chat asks for them")
     parser.add_argument("--database-url", default="")
     parser.add_argument(
         "--plain", action="store_true", help="only the first case (runs on code before /exclude)"
@@ -58,6 +63,10 @@ def run(engine: Engine, args: argparse.Namespace) -> None:
     store = Store(engine)
     followed, _ = store.follow_person(parse_person("Dezun Dong"))
     chat_ids = subscribe_chats(engine, followed.id, args.chats)
+    if args.revisions:
+        chats = Chats(engine)
+        for chat_id in chat_ids:
+            chats.set_notify_revisions(chat_id, True)
     excluding = chat_ids[::10]
     serial = iter(range(1, 1_000_000))
 
@@ -71,6 +80,7 @@ def run(engine: Engine, args: argparse.Namespace) -> None:
                 records.append(
                     make_record(
                         arxiv_id=f"2612.{n:05d}",
+                        version=args.version,
                         title=f"{topic} in Dragonfly Networks, Part {n}",
                         abstract="We route packets around congestion in large networks.",
                         authors=["Dezun Dong"],

@@ -92,6 +92,21 @@ _opening = st.lists(st.one_of(_follow, _arrive), min_size=4, max_size=8)
         ("harvest",),
     ],
 )
+# Found by this test: a chat that asked for revisions follows person 0 by name and by identity;
+# v1 came by the name and was sent, then v2 came first by the author feed, new to the identity.
+# The chat, already told of the paper, was queued nothing: v2 never told
+# (`test_new_after_told.py`).
+@example(
+    revisions=(True, False, False),
+    opening=[("follow", 1, 5), ("follow", 0, 1), ("arrive", 0, 0, 0.0, False)],
+    events=[
+        ("harvest",),
+        ("claim", 0, 1),
+        ("send_all", False),
+        ("new_version", 0),
+        ("author_feed", 0),
+    ],
+)
 @given(
     revisions=st.tuples(*[st.booleans()] * CHATS),
     opening=_opening,

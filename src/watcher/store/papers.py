@@ -10,7 +10,9 @@ poll, `PollState.started`; see `horizon_on_start`). arXiv gives the id at announ
 is arXiv's own order (`records.announced_after`): a submission held in moderation for a week
 and announced after the follow began is new, however old its v1 date; a paper announced before
 is not, whatever brings it now (a new version, a DOI added, a person claiming it in their arXiv
-account): it is linked silently. An old-style id (hep-th/9901001) is never new. Where a source
+account): it is linked silently. A paper new to a follow at a later version than a chat was
+told of it through another follow is, for that chat, a revision (told if it asked for
+revisions). An old-style id (hep-th/9901001) is never new. Where a source
 says when a paper was announced (the listing's mailing, an OAI datestamp), it narrows
 `announce_for` before the save (`watcher.polling.sources.harvest.Announced`). A revision replaces
 everything the new version carries: title, abstract, authors, categories, ACM/MSC classes,
@@ -247,6 +249,7 @@ class PaperStore:
                     newest[linked.paper_id] = max(newest.get(linked.paper_id, 0), record.version)
             move_waiting(session, newest)
             announcements = Announcements(session)
+            earlier: set[int] = set()  # the papers of the records before this one
             for (record, _), linked in zip(batch, linked_batch, strict=True):
                 # New to a follow: linked to it for the first time, and announced after it
                 # began (its id newer than the follow's horizon); an older paper is linked
@@ -256,17 +259,25 @@ class PaperStore:
                     if announcement_order(record.arxiv_id) is not None
                     and (f not in horizons or announced_after(record.arxiv_id, horizons[f]))
                 }  # fmt: skip
-                announced_any = False
-                for kind, followed_ids, found in (
-                    (NewsKind.NEW, frozenset(new_for), result.new),
-                    (NewsKind.REVISION, linked.revised_for & announce_for, result.revisions),
+                revised_for = linked.revised_for & announce_for
+                # New to a follow past v1, a paper stored before: a destination may have been
+                # told an older version through another follow. For it this version is a
+                # revision (queued if it asked for revisions); the others get the "new".
+                told_before = record.version > 1 and (linked.stored or linked.paper_id in earlier)
+                for kind, followed_ids in (
+                    (NewsKind.NEW, new_for),
+                    (NewsKind.REVISION, revised_for | (new_for if told_before else set())),
                 ):
                     if followed_ids:
-                        found.append(record)
-                        announcements.owe(kind, Owed(linked.paper_id, record.version, followed_ids))
-                        announced_any = True
-                if (linked.new_for or linked.revised_for) and not announced_any:
+                        owed = Owed(linked.paper_id, record.version, frozenset(followed_ids))
+                        announcements.owe(kind, owed)
+                if new_for:
+                    result.new.append(record)
+                if revised_for:
+                    result.revisions.append(record)
+                if (linked.new_for or linked.revised_for) and not (new_for or revised_for):
                     result.silent += 1
+                earlier.add(linked.paper_id)
             announcements.flush()
             session.commit()
         return result

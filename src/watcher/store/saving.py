@@ -93,6 +93,7 @@ class Linked:
     revised_for: frozenset[int]
     published: datetime  # the paper's v1 date, as stored
     raised: bool = False  # the stored paper was at an older version: this record replaced it
+    stored: bool = False  # the paper was stored before the batch
 
 
 def write_batch(
@@ -188,7 +189,7 @@ def write_batch(
         outcome.append(
             Linked(
                 paper_id, frozenset(new_for), frozenset(revised_for), published[record.arxiv_id],
-                newer,
+                newer, record.arxiv_id in stored_versions,
             )
         )  # fmt: skip
     paper_dates = {paper_ids[a]: published[a] for a in paper_ids}
