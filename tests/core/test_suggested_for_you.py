@@ -258,6 +258,26 @@ async def test_a_batch_ranked_twice_or_by_two_at_once_queues_each_message_once(
     assert [(r.chat_id, r.thread_id) for r in messages(engine)] == [(ON, 0), (FORUM, TOPIC)]
 
 
+async def test_a_group_that_becomes_a_supergroup_keeps_its_message_and_its_profile(
+    core: Core, engine: Engine
+) -> None:
+    await turn_on(core, (ON, 0))
+    announce_sliwko(core)
+    assert await read_day(core, DAY) == 1
+    with Session(engine) as session:
+        profile = current(session, [ON], now=datetime.now(UTC))[ON]
+        session.commit()
+    core.chats.migrate(ON, -100_10)
+    assert suggested_to(engine, -100_10) and suggested_to(engine, ON) == []
+    with Session(engine) as session:
+        moved = read_profiles(session, [-100_10])[-100_10]
+        went_in = session.exec(
+            select(func.count()).where(col(ProfilePaper.chat_id) == -100_10)
+        ).one()
+    assert moved.weights == profile.weights and went_in == len(SLIWKO)
+    assert (await core.suggestions.state(-100_10, 0)).on
+
+
 async def test_a_destination_taking_digests_gets_its_suggestions_in_the_digest(
     core: Core, engine: Engine
 ) -> None:

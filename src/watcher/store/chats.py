@@ -37,6 +37,7 @@ from watcher.store.exclusions import move_exclusions
 from watcher.store.parking import Parking
 from watcher.store.reading_list import move_saved
 from watcher.store.speaking import Speaking
+from watcher.store.suggestion_outbox import move_suggestions
 from watcher.store.tables import (
     NO_THREAD,
     WAITING,
@@ -229,6 +230,7 @@ class Chats:
             move_destinations(session, old_id=old_id, new_id=new_id)
             move_saved(session, old_id=old_id, new_id=new_id)
             move_exclusions(session, old_id=old_id, new_id=new_id)
+            move_suggestions(session, old_id=old_id, new_id=new_id)
             session.flush()
             session.exec(
                 update(Delivery)

@@ -11,6 +11,9 @@ A destination taking digests has its message held; the digest's claim takes the 
 one into its content (`take_held`, in the claim's transaction) and marks it sent with the
 digest: it goes out once, in that digest. A digest with no paper sends nothing, and the
 suggestions wait for the next one (a newer batch's replace them).
+
+A group that becomes a supergroup takes its messages, its profile and what went into it along
+(`move_suggestions`, in the migration's transaction).
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ from watcher.store.destinations import DestinationSetting
 from watcher.store.rows import load_records
 from watcher.store.suggestion_tables import (
     PaperTerms,
+    ProfilePaper,
     Suggestion,
     SuggestionBatch,
     SuggestionCandidate,
+    SuggestionProfile,
     SuggestionStatus,
 )
 from watcher.store.tables import Chat, Paper, ParkedDestination
@@ -106,6 +111,31 @@ def take_held(session: Session, chat_id: int, thread_id: int, *, now: datetime) 
         )
         .values(status=SuggestionStatus.SENT, sent=now)
     )
+
+
+def move_suggestions(session: Session, *, old_id: int, new_id: int) -> None:
+    """Inside the caller's transaction, before the old chat's row goes (its rows go with it): a
+    group became a supergroup. Its messages move, except one for a topic and batch the
+    supergroup has already; its profile and what went into it move if the supergroup has none."""
+    have = set(
+        session.exec(
+            select(Suggestion.thread_id, Suggestion.mailing).where(
+                col(Suggestion.chat_id) == new_id
+            )
+        ).all()
+    )
+    for message in session.exec(select(Suggestion).where(col(Suggestion.chat_id) == old_id)).all():
+        if (message.thread_id, message.mailing) not in have:
+            message.chat_id = new_id
+            session.add(message)
+    old = session.get(SuggestionProfile, old_id)
+    if old is None or session.get(SuggestionProfile, new_id) is not None:
+        return
+    session.add(SuggestionProfile(**{**old.model_dump(), "chat_id": new_id}))
+    for went_in in session.exec(
+        select(ProfilePaper).where(col(ProfilePaper.chat_id) == old_id)
+    ).all():
+        session.add(ProfilePaper(**{**went_in.model_dump(), "chat_id": new_id}))
 
 
 def _destination_holds(now: datetime) -> object:
