@@ -119,7 +119,7 @@ def move_suggestions(session: Session, *, old_id: int, new_id: int) -> None:
     supergroup has already; its profile and what went into it move if the supergroup has none."""
     have = set(
         session.exec(
-            select(Suggestion.thread_id, Suggestion.mailing).where(
+            select(col(Suggestion.thread_id), col(Suggestion.mailing)).where(
                 col(Suggestion.chat_id) == new_id
             )
         ).all()
