@@ -283,6 +283,6 @@ async def test_in_api_only_mode_suggest_on_says_what_it_needs(
 
 
 async def test_help_tells_suggest_in_full(bot: Bot) -> None:
-    assert "/suggest [on|off|N]: papers suggested for this chat" in await bot.ask_one(USER, "/help")
+    assert "/suggest [on|off|N]: papers you may like" in await bot.ask_one(USER, "/help")
     full = await bot.ask_one(USER, "/help suggest")
     assert "up to 3 papers" in full and "(at most 10)" in full and "top 5 now" in full
