@@ -170,6 +170,19 @@ async def test_a_chat_told_of_nothing_yet_starts_from_its_follows_papers_of_the_
     assert set(suggested_to(engine, ON)) <= DISTRIBUTED
 
 
+async def test_a_word_a_hundred_times_too_long_is_stored_and_left_out_of_the_terms(
+    core: Core, engine: Engine
+) -> None:
+    """arXiv's text has no length limit (a run-together formula, a DNA sequence): the paper is
+    stored, and the word is no term (a term is a key of 200 characters on PostgreSQL)."""
+    followed = core.store.followed(None)[0]
+    ids = frozenset({followed.id})
+    long = replace(record(SLIWKO[0]), arxiv_id="2612.00001", abstract="x" * 4000 + " clusters")
+    assert len(core.store.save_records([MatchedRecord(long, ids)], announce_for=ids).new) == 1
+    counts = paper_terms.terms_of(long.title, long.abstract).counts
+    assert "cluster" in counts and max(map(len, counts)) <= 40
+
+
 # --- a batch --------------------------------------------------------------------------------
 
 

@@ -34,6 +34,9 @@ _COMMON_STEMS = frozenset(
 )
 _WORD = re.compile(r"[^\W_]+")
 _DROPPED = STOP_WORDS | {"et", "al", "ie", "eg", "via", "mathcal", "mathbf", "mathrm", "textit"}
+# Longer "words" are run-together formulas, sequences or URLs, never shared by two papers; and a
+# term is a key of `term_frequency` (200 characters at most on PostgreSQL).
+MAX_WORD = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +51,7 @@ def _words(text: str) -> list[str]:
     return [
         word
         for word in _WORD.findall(fold(text))
-        if len(word) > 1 and not word.isdigit() and word not in _DROPPED
+        if 1 < len(word) <= MAX_WORD and not word.isdigit() and word not in _DROPPED
     ]
 
 
