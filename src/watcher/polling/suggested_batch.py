@@ -19,8 +19,8 @@ The batch is prepared once (`scoring.Batch`); the destinations with suggestions 
 page at a time (`PAGE`), each with its chat's profile; each is ranked (`choose`: papers it was
 told of, and those its chat's excluded words hold, left out; up to its count, above the
 threshold), and only the papers shown are explained (`scoring.explain`). Each page's messages
-are queued in one transaction. The database thread is asked for short steps; the ranking runs
-on a worker thread between them.
+are queued in one transaction, the one that reads the next page. The database thread is asked
+for short steps; the ranking runs on a worker thread between them.
 """
 
 from __future__ import annotations
@@ -233,15 +233,19 @@ class BatchSuggester:
         by_id = {record.arxiv_id: record for record in records}
         examples: dict[int, Example] = {}
         after: tuple[int, int] | None = None
+        queued: list[Queued] = []  # the last page's, queued with the next page's read
         while True:
-            page = await in_db_thread(
-                self.store.destinations,
+            count, page = await in_db_thread(
+                self.store.page,
                 mailing,
+                queued,
+                records=by_id,
                 after=after,
                 limit=PAGE,
                 stored=stored,
                 now=self.clock(),
             )
+            report.queued += count
             if not page:
                 return
             after = (page[-1].chat_id, page[-1].thread_id)
@@ -249,9 +253,6 @@ class BatchSuggester:
             queued = await self.rank_page(prepared, page, examples)
             while len(examples) > _EXAMPLES:  # the oldest read go first
                 del examples[next(iter(examples))]
-            report.queued += await in_db_thread(
-                self.store.queue, mailing, queued, records=by_id, now=self.clock()
-            )
 
     async def rank_page(
         self, prepared: Prepared, page: Sequence[ToRank], examples: dict[int, Example]

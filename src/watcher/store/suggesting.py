@@ -5,12 +5,13 @@ mailing claimed and ranked in pages, the messages queued, /suggest's top papers,
 
 A batch: `begin_batch` claims the mailing (`suggestion_batch`, its primary key: of two readers,
 one claims it) and keeps its papers (`suggestion_candidate`) and their terms, counting those
-not counted yet (`watcher.store.paper_terms`), in one transaction. Then `destinations` reads the
-destinations with suggestions on that have no message for the mailing yet, a page at a time, with
-their chats' profiles, excluded words and the batch's papers they were told of; `queue` stores
-the papers shown that the store lacked (without a follow: stored, never announced) and queues one
-message a destination, unique on (chat, thread, mailing): a page done twice (a crash, a second
-process) queues nothing twice. `finish_batch` marks the mailing done. A batch cut short by a
+not counted yet (`watcher.store.paper_terms`), in one transaction. Then `page`, one
+transaction a page, queues the last page's messages (`queue_in`: the papers shown that the
+store lacked stored, without a follow: stored, never announced; one message a destination,
+unique on (chat, thread, mailing)) and reads the next page of destinations with suggestions on
+that have no message for the mailing yet, with their chats' profiles (folded), excluded words
+and the batch's papers they were told of: a page done twice (a crash, a second process) queues
+nothing twice. `finish_batch` marks the mailing done. A batch cut short by a
 crash is resumed by the next reader of that mailing (the listing read again, or the harvest),
 from its kept papers, and only for the destinations still without a message.
 
@@ -255,8 +256,36 @@ class SuggestionStore:
         with Session(self.engine) as session:
             return paper_terms.counts_by_arxiv_id(session, arxiv_ids)
 
-    def destinations(
+    def page(
         self,
+        mailing: date,
+        queued: Sequence[Queued],
+        *,
+        records: Mapping[str, Record],
+        after: tuple[int, int] | None,
+        limit: int,
+        stored: Mapping[str, int],
+        now: datetime,
+    ) -> tuple[int, list[ToRank]]:
+        """Queue the last page's messages (`queued`, none for the first page) and read the next
+        `limit` destinations (by chat, thread, after `after`) of active chats with suggestions
+        on and no message for `mailing` yet, with what ranking them needs, their profiles
+        folded; in one transaction, so that a page costs one (on PostgreSQL a few round trips
+        each). Both commit or neither does: a page whose messages were lost is read again.
+        Returns how many messages were new (`queue_in`) and the page. `stored`: the batch's
+        papers the store holds (arXiv id → paper id)."""
+        with Session(self.engine) as session:
+            _relaxed(session)
+            count = queue_in(session, mailing, queued, records=records, now=now)
+            ranked = self._destinations_in(
+                session, mailing, after=after, limit=limit, stored=stored, now=now
+            )
+            session.commit()  # with the profiles built and folded on the way
+            return count, ranked
+
+    def _destinations_in(
+        self,
+        session: Session,
         mailing: date,
         *,
         after: tuple[int, int] | None,
@@ -264,45 +293,38 @@ class SuggestionStore:
         stored: Mapping[str, int],
         now: datetime,
     ) -> list[ToRank]:
-        """The next `limit` destinations (by chat, thread, after `after`) of active chats with
-        suggestions on and no message for `mailing` yet, with what ranking them needs.
-        `stored`: the batch's papers the store holds (arXiv id → paper id)."""
-        with Session(self.engine) as session:
-            _relaxed(session)
-            query = (
-                select(
-                    DestinationSetting.chat_id,
-                    DestinationSetting.thread_id,
-                    DestinationSetting.suggest_count,
-                    DestinationSetting.next_digest_at,
-                )
-                .join(Chat, col(Chat.id) == col(DestinationSetting.chat_id))
-                .where(col(DestinationSetting.suggest), col(Chat.active))
-                .where(
-                    ~select(Suggestion.id)
-                    .where(
-                        col(Suggestion.chat_id) == col(DestinationSetting.chat_id),
-                        col(Suggestion.thread_id) == col(DestinationSetting.thread_id),
-                        col(Suggestion.mailing) == mailing,
-                    )
-                    .exists()
-                )
-                .order_by(col(DestinationSetting.chat_id), col(DestinationSetting.thread_id))
-                .limit(limit)
+        query = (
+            select(
+                DestinationSetting.chat_id,
+                DestinationSetting.thread_id,
+                DestinationSetting.suggest_count,
+                DestinationSetting.next_digest_at,
             )
-            if after is not None:
-                chat, thread = after
-                query = query.where(
-                    (col(DestinationSetting.chat_id) > chat)
-                    | (
-                        (col(DestinationSetting.chat_id) == chat)
-                        & (col(DestinationSetting.thread_id) > thread)
-                    )
+            .join(Chat, col(Chat.id) == col(DestinationSetting.chat_id))
+            .where(col(DestinationSetting.suggest), col(Chat.active))
+            .where(
+                ~select(Suggestion.id)
+                .where(
+                    col(Suggestion.chat_id) == col(DestinationSetting.chat_id),
+                    col(Suggestion.thread_id) == col(DestinationSetting.thread_id),
+                    col(Suggestion.mailing) == mailing,
                 )
-            rows = session.exec(query).all()
-            ranked = self._to_rank(session, rows, stored, now=now)
-            session.commit()  # profiles built on the way
-            return ranked
+                .exists()
+            )
+            .order_by(col(DestinationSetting.chat_id), col(DestinationSetting.thread_id))
+            .limit(limit)
+        )
+        if after is not None:
+            chat, thread = after
+            query = query.where(
+                (col(DestinationSetting.chat_id) > chat)
+                | (
+                    (col(DestinationSetting.chat_id) == chat)
+                    & (col(DestinationSetting.thread_id) > thread)
+                )
+            )
+        rows = session.exec(query).all()
+        return self._to_rank(session, rows, stored, now=now)
 
     def destination(
         self, chat_id: int, thread_id: int, *, stored: Mapping[str, int], now: datetime
@@ -384,60 +406,6 @@ class SuggestionStore:
             session.commit()
             return ids
 
-    def queue(
-        self,
-        mailing: date,
-        queued: Sequence[Queued],
-        *,
-        records: Mapping[str, Record],
-        now: datetime,
-    ) -> int:
-        """Queue each destination's message for `mailing` (its papers stored first, from
-        `records` where the store lacks them), unless it has one: returns how many were new. A
-        destination taking digests gets it held for its next digest, where it replaces an older
-        one still held."""
-        if not queued:
-            return 0
-        with Session(self.engine) as session:
-            _relaxed(session)
-            shown = {paper.arxiv_id for one in queued for paper in one.papers}
-            ids = _store_papers(session, [records[arxiv_id] for arxiv_id in sorted(shown)])
-            dialect = session.get_bind().dialect.name
-            table = Suggestion.__table__  # type: ignore[attr-defined]
-            rows = [
-                {
-                    "chat_id": one.chat_id,
-                    "thread_id": one.thread_id,
-                    "mailing": mailing,
-                    "status": SuggestionStatus.HELD if one.digest else SuggestionStatus.PENDING,
-                    "papers": papers_json([(ids[p.arxiv_id], p) for p in one.papers]),
-                    "attempts": 0,
-                    "next_attempt": now,
-                    "created": now,
-                }
-                for one in queued
-            ]
-            insert = (
-                upsert_into(dialect, table)
-                .on_conflict_do_nothing(index_elements=["chat_id", "thread_id", "mailing"])
-                .returning(table.c.chat_id, table.c.thread_id, table.c.status)
-            )
-            inserted = session.execute(insert, rows).all()
-            for chat_id, thread_id, status in inserted:
-                if status == SuggestionStatus.HELD:
-                    session.execute(
-                        update(Suggestion)
-                        .where(
-                            col(Suggestion.chat_id) == chat_id,
-                            col(Suggestion.thread_id) == thread_id,
-                            col(Suggestion.status) == SuggestionStatus.HELD,
-                            col(Suggestion.mailing) < mailing,
-                        )
-                        .values(status=SuggestionStatus.DROPPED)
-                    )
-            session.commit()
-            return len(inserted)
-
     # -- 👍 and 👎 ---------------------------------------------------------------------------
 
     def react(self, chat_id: int, arxiv_id: str, *, liked: bool, now: datetime) -> bool | None:
@@ -452,6 +420,58 @@ class SuggestionStore:
             changed = profiles.react(session, chat_id, paper_id, liked=liked, now=now)
             session.commit()
             return changed
+
+
+def queue_in(
+    session: Session,
+    mailing: date,
+    queued: Sequence[Queued],
+    *,
+    records: Mapping[str, Record],
+    now: datetime,
+) -> int:
+    """Inside the caller's transaction: queue each destination's message for `mailing` (its
+    papers stored first, from `records` where the store lacks them), unless it has one:
+    returns how many were new. A destination taking digests gets it held for its next digest,
+    where it replaces an older one still held."""
+    if not queued:
+        return 0
+    shown = {paper.arxiv_id for one in queued for paper in one.papers}
+    ids = _store_papers(session, [records[arxiv_id] for arxiv_id in sorted(shown)])
+    dialect = session.get_bind().dialect.name
+    table = Suggestion.__table__  # type: ignore[attr-defined]
+    rows = [
+        {
+            "chat_id": one.chat_id,
+            "thread_id": one.thread_id,
+            "mailing": mailing,
+            "status": SuggestionStatus.HELD if one.digest else SuggestionStatus.PENDING,
+            "papers": papers_json([(ids[p.arxiv_id], p) for p in one.papers]),
+            "attempts": 0,
+            "next_attempt": now,
+            "created": now,
+        }
+        for one in queued
+    ]
+    insert = (
+        upsert_into(dialect, table)
+        .on_conflict_do_nothing(index_elements=["chat_id", "thread_id", "mailing"])
+        .returning(table.c.chat_id, table.c.thread_id, table.c.status)
+    )
+    inserted = session.execute(insert, rows).all()
+    for chat_id, thread_id, status in inserted:
+        if status == SuggestionStatus.HELD:
+            session.execute(
+                update(Suggestion)
+                .where(
+                    col(Suggestion.chat_id) == chat_id,
+                    col(Suggestion.thread_id) == thread_id,
+                    col(Suggestion.status) == SuggestionStatus.HELD,
+                    col(Suggestion.mailing) < mailing,
+                )
+                .values(status=SuggestionStatus.DROPPED)
+            )
+    return len(inserted)
 
 
 def _stored_ids(session: Session, arxiv_ids: Sequence[str]) -> dict[str, int]:
