@@ -1,17 +1,17 @@
 """Suggestions through the real store (issue 32): `bench/suggestions.py --store` runs this.
 
-A first process (not measured) builds the database: every migration applied, `--chats` chats
-with suggestions on, each with a stored profile built from a real author's papers announced
-before the batch (the sample's newest `--batch` papers), cycling through the authors with 3 to
-60 such papers, as `--cost` builds them; those papers stored (their terms kept); each chat's
-3 newest papers recorded as announced since its profile was last read (the batch folds them in
-first, `watcher.store.profiles.current`); and the document frequencies those of the whole
-sample. A second process, the one measured, is the batch hook as
-the service runs it after the listing (`watcher.polling.suggested_batch.BatchSuggester`): it
-claims the batch, keeps its papers and counts their terms, prepares it, reads the destinations
-and their profiles a page at a time, ranks, explains, stores the papers shown and queues one
-message a destination, in the store's transactions. Printed: its wall clock, its own CPU
-seconds, its peak RSS (ru_maxrss), the messages queued; on PostgreSQL also the server's CPU.
+A first process (not measured) builds the database: every migration applied, `--chats` chats with
+suggestions on, each with a stored profile built from a real author's papers announced before the
+batch (the sample's newest `--batch` papers), cycling through the authors with 3 to 60 such papers,
+as `--cost` builds them; those papers stored, their terms kept (as the batches that read them keep
+them); each chat's 3 newest papers recorded as announced since its profile was last read (the batch
+folds them in first, `watcher.store.profiles.current`); and the document frequencies those of the
+whole sample. A second process, the one measured, is the batch hook as the service runs it after the
+listing (`watcher.polling.suggested_batch.BatchSuggester`): it claims the batch, keeps its papers
+and counts their terms, prepares it, reads the destinations and their profiles a page at a time,
+ranks, explains, stores the papers shown and queues one message a destination, in the store's
+transactions. Printed: its wall clock, its own CPU seconds, its peak RSS (ru_maxrss), the messages
+queued; on PostgreSQL also the server's CPU.
 
     .venv/bin/python bench/suggestions.py --store [--chats 10000] [--batch 2000]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
@@ -119,6 +119,19 @@ def build(args: argparse.Namespace) -> None:
     }
     profiles: dict[str, Profile] = {}
     with Session(engine) as session:
+        # Their terms kept, as the batches of the mailings that brought them kept them (the
+        # save keeps none); the frequencies then set to the whole sample's.
+        paper_terms.count_papers(
+            session,
+            [
+                (
+                    arxiv_id,
+                    paper_terms.counts_json(terms_of(str(item["title"]), str(item["abstract"]))),
+                )
+                for arxiv_id, item in wanted.items()
+            ],
+            now=datetime.now(UTC),
+        )
         session.execute(delete(TermFrequency))
         paper_terms.add_frequencies(session, {**counted.counts, "": counted.papers})
         chat_ids = range(FIRST_CHAT, FIRST_CHAT + args.chats)

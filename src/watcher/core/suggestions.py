@@ -189,10 +189,11 @@ class Suggestions:
         records = await in_db_thread(store.candidates, mailing)
         ids = [record.arxiv_id for record in records]
         counts = await in_db_thread(store.candidate_counts, ids)
-        frequencies = await in_db_thread(store.frequencies)
         stored = await in_db_thread(store.stored_ids, ids)
         now = self._clock()
         one = await in_db_thread(store.destination, chat_id, thread_id, stored=stored, now=now)
+        # Read once the profile is (a profile built now counts its papers' terms first).
+        frequencies = await in_db_thread(store.frequencies)
         one = dataclasses.replace(one, count=limit)
 
         def rank() -> tuple[Prepared, dict[str, float], list[tuple[int, float]]]:

@@ -251,6 +251,7 @@ class BatchSuggester:
             after = (page[-1].chat_id, page[-1].thread_id)
             report.destinations += len(page)
             queued = await self.rank_page(prepared, page, examples)
+            del page  # not held while the next page is read
             while len(examples) > _EXAMPLES:  # the oldest read go first
                 del examples[next(iter(examples))]
 
@@ -279,7 +280,8 @@ class BatchSuggester:
         }
         if wanted:
             read = await in_db_thread(self.store.examples, wanted, now=self.clock())
-            for paper_id, (title, weights) in read.items():
+            while read:  # each paper's weights let go as its vector is made
+                paper_id, (title, weights) = read.popitem()
                 examples[paper_id] = Example.of(title, weights, prepared.frequencies)
 
         def explain_all() -> list[Queued]:

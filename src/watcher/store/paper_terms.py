@@ -2,11 +2,13 @@
 
 A paper's term counts (`watcher.suggestions.terms.paper_terms`: the stems of its title and
 abstract) are computed once and kept by arXiv id (`paper_terms`); the first writer of a row
-counts the paper in `term_frequency`, in the same transaction. Whoever meets a paper first
-writes it: the save (`watcher.store.saving`, for every paper it stores), the batch of a mailing
-(`watcher.store.suggesting`, for its papers, mostly never stored), or a profile needing a paper
-stored before migration 0034 (`weights_of`). A revision that changes the title or abstract
-replaces the counts and moves the frequencies from the old terms to the new (`replace_terms`).
+counts the paper in `term_frequency`, in the same transaction. Whoever needs a paper's terms
+first writes them: the batch of a mailing (`watcher.store.suggesting`, for its papers, mostly
+never stored), or a profile or an explanation needing a stored paper (`weights_of`). The save
+keeps none (most papers a follow brings are in some mailing's batch anyway, and a service with
+no chat taking suggestions would pay for nothing); a revision it stores that changes the title
+or abstract of a paper whose terms are kept replaces them and moves the frequencies from the
+old terms to the new (`reword`).
 
 The frequencies change only by `papers = papers + delta`, in one statement whose rows come from
 a JSON parameter, in the terms' order: two writers at once add up and never deadlock.
@@ -101,26 +103,23 @@ def count_papers(
     return counted
 
 
-def replace_terms(session: Session, papers: Mapping[str, Terms], *, now: datetime) -> None:
-    """A revision changed these papers' title or abstract: their kept terms become the new
-    ones, and the frequencies move from the old terms to the new (a paper not kept yet is
-    kept and counted)."""
-    if not papers:
+def reword(session: Session, texts: Mapping[str, tuple[str, str]]) -> None:
+    """A revision changed these papers' title or abstract (arXiv id: (title, abstract)): those
+    whose terms are kept get the new ones, and the frequencies move from the old terms to the
+    new. A paper not kept yet stays so: whoever needs it keeps it as it then reads."""
+    if not texts:
         return
-    ids = sorted(papers)
-    old: dict[str, dict[str, int]] = {}
+    ids = sorted(texts)
+    deltas: Counter[str] = Counter()
     for start in range(0, len(ids), _PER_READ):
         part = ids[start : start + _PER_READ]
         for row in session.exec(select(PaperTerms).where(col(PaperTerms.arxiv_id).in_(part))):
-            old[row.arxiv_id] = json.loads(row.counts)
-            row.counts = counts_json(papers[row.arxiv_id])
+            new = terms_of(*texts[row.arxiv_id])
+            deltas.subtract(json.loads(row.counts).keys())
+            deltas.update(new.counts.keys())
+            row.counts = counts_json(new)
             session.add(row)
-    deltas: Counter[str] = Counter()
-    for arxiv_id, counts in old.items():
-        deltas.subtract(counts.keys())
-        deltas.update(papers[arxiv_id].counts.keys())
     add_frequencies(session, deltas)
-    count_papers(session, [(a, counts_json(papers[a])) for a in ids if a not in old], now=now)
 
 
 def frequencies(session: Session, terms: Iterable[str] | None = None) -> DocumentFrequencies:
@@ -143,7 +142,8 @@ def frequencies(session: Session, terms: Iterable[str] | None = None) -> Documen
                     )
                 ).all()
             )
-    return DocumentFrequencies.from_counts(papers.papers if papers else 0, counts)
+    # Not `from_counts`, which copies: the frequencies are the largest thing a batch reads.
+    return DocumentFrequencies(papers=papers.papers if papers else 0, counts=counts)
 
 
 def counts_by_arxiv_id(session: Session, arxiv_ids: Sequence[str]) -> dict[str, str]:
@@ -162,8 +162,9 @@ def counts_by_arxiv_id(session: Session, arxiv_ids: Sequence[str]) -> dict[str, 
 def weights_of(
     session: Session, paper_ids: Iterable[int], *, now: datetime
 ) -> dict[int, tuple[str, dict[str, float]]]:
-    """Stored papers' titles and term weights, by paper id. A paper stored before its terms
-    were kept (before migration 0034) gets them now, and is counted."""
+    """Stored papers' titles and term weights, by paper id. A paper whose terms are not kept
+    yet (no batch read it, or it was stored before migration 0034) gets them now, and is
+    counted."""
     ids = sorted(set(paper_ids))
     found: dict[int, tuple[str, dict[str, float]]] = {}
     missing: list[int] = []

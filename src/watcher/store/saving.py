@@ -151,8 +151,7 @@ def write_batch(
                             written=written, paper_ids=paper_ids, published=published,
                             changes=changes)  # fmt: skip
     added = _write_details(session, [written[a] for a in written], paper_ids, published)
-    _keep_terms(session, new=[written[a] for a in new], revised=revised, written=written,
-                changes=changes)  # fmt: skip
+    _reword_terms(session, revised=revised, written=written, changes=changes)
     counts = Counter(added)
     counts.subtract(removed)
     counts[ALL_PAPERS] += len(new)
@@ -211,31 +210,24 @@ def write_batch(
     return outcome
 
 
-def _keep_terms(
+def _reword_terms(
     session: Session,
     *,
-    new: list[records.Record],
     revised: list[str],
     written: dict[str, records.Record],
     changes: dict[str, str],
 ) -> None:
-    """The suggestions' terms (`watcher.store.paper_terms`): kept and counted for each new
-    paper, replaced for a revision whose title or abstract changed."""
-    now = utcnow()
-    paper_terms.count_papers(
+    """A revision that changed a paper's title or abstract replaces the suggestions' terms kept
+    for it (`watcher.store.paper_terms.reword`), if any were. The save keeps no terms of its
+    own: a paper's are first kept by whoever needs them, a batch or a profile."""
+    paper_terms.reword(
         session,
-        [
-            (r.arxiv_id, paper_terms.counts_json(paper_terms.terms_of(r.title, r.abstract)))
-            for r in new
-        ],
-        now=now,
+        {
+            arxiv_id: (written[arxiv_id].title, written[arxiv_id].abstract)
+            for arxiv_id in revised
+            if {"title", "abstract"} & set(changes[arxiv_id].split(","))
+        },
     )
-    reworded = {
-        arxiv_id: paper_terms.terms_of(written[arxiv_id].title, written[arxiv_id].abstract)
-        for arxiv_id in revised
-        if {"title", "abstract"} & set(changes[arxiv_id].split(","))
-    }
-    paper_terms.replace_terms(session, reworded, now=now)
 
 
 # The same statement on SQLite and PostgreSQL. "WHERE" keeps SQLite from reading ON CONFLICT

@@ -15,8 +15,8 @@ How the store holds it (migration 0034, `watcher.store.paper_terms`, `profiles`,
 `suggestion_outbox`; the batch hook is `watcher.polling.suggested_batch`):
 - each paper's term counts (`terms.paper_terms`, title and abstract only) are computed once and
   kept by arXiv id (`paper_terms`, a table beside `paper`, so that no read of papers carries
-  them), when the save first stores the paper or a batch first reads it; a revision that
-  changes the title or abstract replaces them;
+  them), when a batch first reads the paper or a profile or an explanation first needs it (the
+  save keeps none); a revision that changes the title or abstract of a paper kept replaces them;
 - the document frequencies are one row a term (term, papers) plus the number of papers counted,
   incremented by whoever keeps a paper's terms first, in that transaction: every paper of every
   batch read whole is counted, stored or not (`frequencies.DocumentFrequencies.add`);

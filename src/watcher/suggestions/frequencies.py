@@ -19,13 +19,9 @@ class DocumentFrequencies:
 
     papers: int = 0
     counts: dict[str, int] = field(default_factory=dict)
-    # Each term's idf once computed, until the next paper is counted: a batch's ranking asks
-    # for the same terms' idf once a chat.
-    _idfs: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, terms: Iterable[str]) -> None:
         """Count one more paper, which holds `terms` (each distinct term once)."""
-        self._idfs.clear()
         self.papers += 1
         counts = self.counts
         for term in terms:
@@ -34,12 +30,9 @@ class DocumentFrequencies:
     def idf(self, term: str) -> float:
         """The smoothed inverse document frequency, ln((1 + N) / (1 + df)) + 1: a term no paper
         was counted with weighs most, one in every paper weighs 1."""
-        found = self._idfs.get(term)
-        if found is None:
-            found = self._idfs[term] = (
-                math.log((1 + self.papers) / (1 + self.counts.get(term, 0))) + 1.0
-            )
-        return found
+        # Computed each time, not cached: a cache keyed by the callers' strings would keep every
+        # term of every profile a batch reads alive to its end (bench/README.md, issue 32).
+        return math.log((1 + self.papers) / (1 + self.counts.get(term, 0))) + 1.0
 
     def idfs(self, terms: Iterable[str]) -> dict[str, float]:
         """`idf` of each of `terms`."""
