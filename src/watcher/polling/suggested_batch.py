@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 K = TypeVar("K")
 V = TypeVar("V")
 
-PAGE = 50  # destinations read, ranked and queued at a time
+PAGE = 25  # destinations read, ranked and queued at a time
 _CACHED = 256  # candidates' texts (for excluded words) kept between destinations
 _EXAMPLES = 256  # example papers (their vectors) kept between pages
 
