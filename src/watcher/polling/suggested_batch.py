@@ -51,7 +51,7 @@ V = TypeVar("V")
 
 PAGE = 25  # destinations read, ranked and queued at a time
 _CACHED = 256  # candidates' texts (for excluded words) kept between destinations
-_EXAMPLES = 256  # example papers (their vectors) kept between pages
+_EXAMPLES = 128  # example papers (their vectors) kept between pages
 
 
 class _Cache(Generic[K, V]):
