@@ -289,7 +289,7 @@ def measure(args: argparse.Namespace) -> None:
             f"{found['candidates']:,} papers: {found['total_s']:.1f} s "
             f"({found['cpu_s']:.1f} CPU seconds"
             + (f", the server {server:.1f}" if postgres else "")
-            + f"), peak RSS {found['peak_rss_mb']:.0f} MB; {found['queued']:,} messages queued"
+            + f"), peak RSS {found['peak_rss_mb']:.1f} MB; {found['queued']:,} messages queued"
         )
 
 
