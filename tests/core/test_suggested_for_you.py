@@ -35,13 +35,7 @@ from watcher.store.exclusions import Exclusions
 from watcher.store.profiles import current, read_profiles
 from watcher.store.suggesting import Claim, SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
-from watcher.store.suggestion_tables import (
-    PaperTerms,
-    ProfilePaper,
-    Suggestion,
-    SuggestionStatus,
-    TermFrequency,
-)
+from watcher.store.suggestion_tables import ProfilePaper, Suggestion, SuggestionStatus
 
 PAPERS = [
     json.loads(line)
@@ -187,45 +181,6 @@ async def test_a_word_a_hundred_times_too_long_is_stored_and_left_out_of_the_ter
     assert len(core.store.save_records([MatchedRecord(long, ids)], announce_for=ids).new) == 1
     counts = paper_terms.terms_of(long.title, long.abstract).counts
     assert "cluster" in counts and max(map(len, counts)) <= 40
-
-
-def kept_terms(engine: Engine, arxiv_id: str) -> dict[str, int] | None:
-    with Session(engine) as session:
-        row = session.get(PaperTerms, arxiv_id)
-        return None if row is None else json.loads(row.counts)
-
-
-def papers_with(engine: Engine, term: str) -> int:
-    with Session(engine) as session:
-        row = session.get(TermFrequency, term)
-        return 0 if row is None else row.papers
-
-
-async def test_the_save_keeps_no_terms_and_a_revision_rewords_those_a_batch_kept(
-    core: Core, engine: Engine
-) -> None:
-    """A paper a follow brings is stored without terms: a service where no chat takes
-    suggestions pays nothing for them. Once a batch has kept a paper's terms, a revision that
-    changes its abstract replaces them and moves the frequencies; one never kept stays so."""
-    followed = core.store.followed(None)[0]
-    ids = frozenset({followed.id})
-    kept, never = record(SLIWKO[0]), record(SLIWKO[1])
-    core.store.save_records([MatchedRecord(kept, ids), MatchedRecord(never, ids)], announce_for=ids)
-    assert kept_terms(engine, kept.arxiv_id) is None
-    await read_day(core, [SLIWKO[0]])
-    read = kept_terms(engine, kept.arxiv_id)
-    assert read is not None and "zebrafish" not in read
-    zebrafish, papers = papers_with(engine, "zebrafish"), papers_with(engine, "")
-
-    def revised(paper: Record) -> MatchedRecord:
-        return MatchedRecord(
-            replace(paper, version=2, abstract=paper.abstract + " Zebrafish."), ids
-        )
-
-    core.store.save_records([revised(kept), revised(never)], announce_for=ids)
-    assert (kept_terms(engine, kept.arxiv_id) or {}).get("zebrafish") == 1
-    assert kept_terms(engine, never.arxiv_id) is None
-    assert (papers_with(engine, "zebrafish"), papers_with(engine, "")) == (zebrafish + 1, papers)
 
 
 # --- a batch --------------------------------------------------------------------------------
