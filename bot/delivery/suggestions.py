@@ -12,7 +12,7 @@ closed) parks the destination, a chat that blocked or removed the bot is deactiv
 message waits, as its deliveries do), and a group that became a supergroup moves
 (`Deliveries.migrate`). A send to a parked destination is its probe: getting through releases
 it. A crash between Telegram's answer and `mark_sent` sends that one message again after the
-restart; nothing is skipped.
+restart; nothing is skipped. Each answer is counted (`bot.delivery.counting`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from bot.delivery.answers import (
     outcome_of,
 )
 from bot.delivery.compose import Composed, markup_of, send, topic_note
+from bot.delivery.counting import count_suggestion_send
 from bot.delivery.pace import finish
 from bot.i18n import speaking
 from bot.i18n.dates import short_day
@@ -188,7 +189,9 @@ class SuggestionSends:
         await self._act(pending, outcome, what)
 
     async def _act(self, pending: PendingSuggestion, outcome: Outcome, what: str) -> None:
-        """What Telegram's answer means for the message, as for any delivery."""
+        """What Telegram's answer means for the message, as for any delivery; each answer counts
+        once in `arxiv_watcher_suggestion_messages_total`."""
+        count_suggestion_send(outcome)
         delivery, place = self.context.delivery, (pending.chat_id, pending.thread_id)
         where = f"chat {pending.chat_id}{topic_note(pending.thread_id)}"
         match outcome:

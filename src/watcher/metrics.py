@@ -16,6 +16,8 @@ nothing lands in prometheus-client's global registry. Each is moved where the th
 - `arxiv_watcher_papers_found_total{kind}`: papers reported `new` and `revision` by the saves.
 - `arxiv_watcher_deliveries_total{outcome}`: each outbox row a send carried, by Telegram's
   answer (`bot.delivery.answers`): sent, retried, parked, failed.
+- `arxiv_watcher_suggestion_messages_total{outcome}`: each send of a "Suggested for you"
+  message (`bot.delivery.suggestions`), by Telegram's answer, with the same outcomes.
 - `arxiv_watcher_telegram_retry_after_total`: Telegram's 429s, any request (`bot.ratelimit`).
 - `arxiv_watcher_telegram_network_errors_total`: the Bot API could not be reached while reading
   updates (`bot.network_blips`): a blip, logged as one WARNING line.
@@ -87,6 +89,12 @@ DELIVERIES = Counter(
     ["outcome"],
     registry=None,
 )
+SUGGESTION_MESSAGES = Counter(
+    "arxiv_watcher_suggestion_messages",
+    "Sends of suggestion messages, by Telegram's answer (sent, retried, parked, failed).",
+    ["outcome"],
+    registry=None,
+)
 TELEGRAM_RETRY_AFTER = Counter(
     "arxiv_watcher_telegram_retry_after",
     "Telegram's 429 answers (flood control), any request.",
@@ -130,6 +138,7 @@ for _kind in PAPER_KINDS:
     PAPERS_FOUND.labels(kind=_kind)
 for _outcome in DELIVERY_OUTCOMES:
     DELIVERIES.labels(outcome=_outcome)
+    SUGGESTION_MESSAGES.labels(outcome=_outcome)
 LEADER.set(0)
 
 IN_MEMORY: tuple[Collector, ...] = (
@@ -138,6 +147,7 @@ IN_MEMORY: tuple[Collector, ...] = (
     PARSE_FAILURES,
     PAPERS_FOUND,
     DELIVERIES,
+    SUGGESTION_MESSAGES,
     TELEGRAM_RETRY_AFTER,
     TELEGRAM_NETWORK_ERRORS,
     DELIVERY_DELAY,
@@ -173,6 +183,11 @@ def count_found(*, new: int, revisions: int) -> None:
 
 def count_deliveries(outcome: str, deliveries: int) -> None:
     DELIVERIES.labels(outcome=outcome).inc(deliveries)
+
+
+def count_suggestion_message(outcome: str) -> None:
+    """One send of a suggestion message was answered so."""
+    SUGGESTION_MESSAGES.labels(outcome=outcome).inc()
 
 
 def observe_delays(queued: Iterable[datetime]) -> None:

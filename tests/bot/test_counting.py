@@ -1,5 +1,6 @@
 """What each of Telegram's answers to a send counts as in `arxiv_watcher_deliveries_total`
-(`bot.delivery.counting`), and the delay a confirmed send observes. Pure: no database."""
+(`bot.delivery.counting`), the delay a confirmed send observes, and a suggestion message's
+count in `arxiv_watcher_suggestion_messages_total`. Pure: no database."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.delivery.answers import Deactivate, Fail, Migrate, Outcome, Park, Retry, Sent
-from bot.delivery.counting import count_send, outcome_label
+from bot.delivery.counting import count_send, count_suggestion_send, outcome_label
 from tests.fakes.corpus import make_record
 from watcher.kinds import NewsKind
 from watcher.metrics import build_registry
@@ -60,3 +61,22 @@ def test_a_send_counts_every_row_it_carried_and_a_confirmed_one_its_delay() -> N
     assert counted("arxiv_watcher_delivery_delay_seconds_count") == delays + 1
     assert counted("arxiv_watcher_delivery_delay_seconds_bucket", le="900.0") == within_15_min + 1
     assert counted("arxiv_watcher_delivery_delay_seconds_bucket", le="300.0") == within_5_min
+
+
+def test_a_suggestion_message_counts_once_an_answer_and_no_delivery() -> None:
+    suggestions, deliveries = (
+        "arxiv_watcher_suggestion_messages_total",
+        "arxiv_watcher_deliveries_total",
+    )
+    before = {
+        (name, outcome): counted(name, outcome=outcome)
+        for name in (suggestions, deliveries)
+        for outcome in ("sent", "retried", "parked", "failed")
+    }
+
+    count_suggestion_send(Retry("HTTP 502"))
+    count_suggestion_send(Sent(9))
+
+    after = {key: counted(key[0], outcome=key[1]) for key in before}
+    moved = {key: after[key] - before[key] for key in before if after[key] != before[key]}
+    assert moved == {(suggestions, "retried"): 1, (suggestions, "sent"): 1}

@@ -7,9 +7,10 @@ What must show: chats following Dezun Dong were told of his papers on interconne
 (tests/data/suggestions/make_days.py), five of them on interconnection networks and
 high-performance communication, is read whole (the batch hook the listing calls). The chat with
 /suggest on gets one message whose suggestions are among those five; the chat with suggestions
-off gets none. 👎 on a suggestion lowers the similar papers of the next day, 👍 raises them,
-against a chat that pressed neither. The document frequencies are seeded as the whole sample's
-(31,097 papers), as a store that counted a year of batches holds them."""
+off gets none; each message sent counts once in arxiv_watcher_suggestion_messages_total. 👎 on
+a suggestion lowers the similar papers of the next day, 👍 raises them, against a chat that
+pressed neither. The document frequencies are seeded as the whole sample's (31,097 papers), as
+a store that counted a year of batches holds them."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.harness.bots import GROUP, USER, Bot, running_bot
 from tests.harness.paths import DATA
 from watcher.arxiv.records import Author, Record
 from watcher.core.suggestions import MAX_COUNT
+from watcher.metrics import build_registry
 from watcher.store import MatchedRecord, paper_terms
 
 OTHER, LIKER, PLAIN = 43, 44, 45
@@ -139,6 +141,13 @@ async def all_sent(bot: Bot) -> None:
     raise AssertionError("suggestion messages still pending")
 
 
+def suggestion_messages_sent() -> float:
+    labels = {"outcome": "sent"}
+    value = build_registry().get_sample_value("arxiv_watcher_suggestion_messages_total", labels)
+    assert value is not None
+    return value
+
+
 async def score(bot: Bot, chat_id: int, arxiv_id: str) -> float:
     """The paper's score for the chat in the newest batch (0 when under the threshold)."""
     top = await bot.service.suggestions.top_now(chat_id, 0, limit=MAX_COUNT)
@@ -162,6 +171,7 @@ async def test_a_chat_with_suggestions_on_gets_one_message_of_the_papers_like_it
         answer = await bot.ask_one(chat_id, "/suggest on")
         assert answer.startswith("✨ Suggestions are on: after each day's arXiv batch, up to 3")
 
+    sent_before = suggestion_messages_sent()
     await read_whole(bot, MAILING, FIRST_DAY)
     await bot.until(lambda: all(suggestions(bot, c) for c in (USER, LIKER, PLAIN)))
     ((message_id, shown),) = suggestions(bot, USER)
@@ -171,6 +181,7 @@ async def test_a_chat_with_suggestions_on_gets_one_message_of_the_papers_like_it
     await all_sent(bot)
     assert len(suggestions(bot, USER)) == 1  # one message, marked sent: never again
     assert suggestions(bot, OTHER) == []  # off: none
+    assert suggestion_messages_sent() == sent_before + 3  # USER, LIKER, PLAIN
 
     # 👎 in one chat, 👍 in another, on the same paper; a third presses neither.
     first = PRESSED

@@ -87,6 +87,7 @@ def test_the_issue_names_are_all_exported() -> None:
         "arxiv_watcher_source_parse_failures_total",
         "arxiv_watcher_papers_found_total",
         "arxiv_watcher_deliveries_total",
+        "arxiv_watcher_suggestion_messages_total",
         "arxiv_watcher_outbox_pending",
         "arxiv_watcher_telegram_retry_after_total",
         "arxiv_watcher_telegram_network_errors_total",
