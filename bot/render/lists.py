@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.i18n import _, ngettext
-from bot.render.paper import ID_LIMIT, author_name, author_spans
+from bot.render.paper import ID_LIMIT, author_name, author_spans, first_authors
 from bot.render.styled import (
     BUDGET,
     MAX_CALLBACK_DATA_BYTES,
@@ -36,7 +36,6 @@ _CROWDED_AUTHOR_LIMIT = 30
 _MIN_LIST_TITLE = 20
 _LIST_HEADER_LIMIT = 200
 _LIST_CATEGORY_LIMIT = 20
-_LIST_MARKED = 2  # followed authors named in a list entry, besides the first author
 MAX_DIGEST_MESSAGES = 3  # a digest longer than this many messages ends with "… and N more"
 _DIGEST_TITLE_LIMIT = 200
 _DIGEST_AUTHORS_LIMIT = 250
@@ -352,7 +351,7 @@ def _list_entry(
     The entry costs at most `share` UTF-16 units with its blank line and newlines (3 units):
     the title gets what the rest leaves, up to `_LIST_TITLE_LIMIT`.
     """
-    who = _list_authors(record.author_names, marked, limit=author_limit)
+    who = first_authors(record.author_names, marked, limit=author_limit)
     details = (
         f" · {record.published:%Y-%m-%d} · {clip(record.primary_category, _LIST_CATEGORY_LIMIT)} · "
     )
@@ -365,25 +364,6 @@ def _list_entry(
         Line((Span(numbered), Span(title, ("b",)))),
         Line((Span("   "), *who, Span(details), link)),
     ]
-
-
-def _list_authors(
-    authors: Sequence[str], marked: Callable[[str], bool], *, limit: int
-) -> list[Span]:
-    """The first author and up to `_LIST_MARKED` marked ones (★, as in announcements), each
-    cut to `limit`, then "et al." when some are left out: "Ziyu Wang, ★ Dezun Dong et al."."""
-    names = [" ".join(name.split()) for name in authors if name.strip()]
-    if not names:
-        return [Span(_("unknown authors"))]
-    chosen = [0, *[i for i, name in enumerate(names) if i and marked(name)][:_LIST_MARKED]]
-    spans: list[Span] = []
-    for index in chosen:
-        if spans:
-            spans.append(Span(", "))
-        spans += author_name(clip(names[index], limit), marked=marked(names[index]))
-    if len(chosen) < len(names):
-        spans.append(Span(" " + _("et al.")))
-    return spans
 
 
 def _page_callback(prefix: str, page: int) -> str:

@@ -63,6 +63,32 @@ def author_name(name: str, *, marked: bool, tags: tuple[str, ...] = MARKED_TAGS)
     return [Span(MARKER), Span(name, tags)] if marked else [Span(name)]
 
 
+def first_authors(
+    authors: Sequence[str],
+    marked: Callable[[str], bool],
+    *,
+    limit: int,
+    leading: int = 1,
+    also_marked: int = 2,
+) -> list[Span]:
+    """A compact line's authors: the first `leading`, then up to `also_marked` marked ones (★,
+    as in announcements), each cut to `limit`, then "et al." when some are left out: "Ziyu
+    Wang, ★ Dezun Dong et al."."""
+    names = [" ".join(name.split()) for name in authors if name.strip()]
+    if not names:
+        return [Span(_("unknown authors"))]
+    chosen = list(range(min(leading, len(names))))
+    chosen += [i for i, name in enumerate(names) if i >= leading and marked(name)][:also_marked]
+    spans: list[Span] = []
+    for index in chosen:
+        if spans:
+            spans.append(Span(", "))
+        spans += author_name(clip(names[index], limit), marked=marked(names[index]))
+    if len(chosen) < len(names):
+        spans.append(Span(" " + _("et al.")))
+    return spans
+
+
 def render_paper(
     record: Record,
     *,

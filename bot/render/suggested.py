@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.i18n import N_, _, ngettext
+from bot.render.paper import first_authors
 from bot.render.styled import (
     BUDGET,
     MAX_CALLBACK_DATA_BYTES,
@@ -130,7 +131,9 @@ def suggestion_entry(number: int, paper: SuggestedPaper, *, share: int) -> list[
     the numbered linked title (it gets what the other two leave, up to `TITLE_LIMIT`), the
     first authors and the primary category, and why it was suggested."""
     record = paper.record
-    details = _authors(record.author_names)
+    details = first_authors(
+        record.author_names, lambda _name: False, limit=NAME_LIMIT, leading=LEADING_AUTHORS
+    )
     if record.primary_category:
         details.append(Span(" · " + clip(record.primary_category, CATEGORY_LIMIT)))
     who = Line((Span("   👥 "), *details))
@@ -144,18 +147,6 @@ def suggestion_entry(number: int, paper: SuggestedPaper, *, share: int) -> list[
         who,
         why,
     ]
-
-
-def _authors(names: Sequence[str]) -> list[Span]:
-    """ "Ann Lee, Bo Chen, Cy Diaz et al.": the first `LEADING_AUTHORS`, each cut to
-    `NAME_LIMIT`."""
-    names = [" ".join(name.split()) for name in names if name.strip()]
-    if not names:
-        return [Span(_("unknown authors"))]
-    shown = ", ".join(clip(name, NAME_LIMIT) for name in names[:LEADING_AUTHORS])
-    if len(names) > LEADING_AUTHORS:
-        return [Span(_("{names} et al.", names=shown))]
-    return [Span(shown)]
 
 
 def _why(paper: SuggestedPaper) -> list[Span]:
