@@ -6,15 +6,13 @@ administrators change it, anyone may ask."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.delivery.sender import DeliverySender
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
-from tests.harness.bots import GROUP, USER, Bot
+from tests.harness.bots import GROUP, USER, Bot, wake_sender, with_sender
 from watcher.arxiv.records import Record
 from watcher.store import MatchedRecord
 from watcher.store.tables import NO_THREAD
@@ -28,17 +26,8 @@ OFF = {"is_disabled": True}
 @pytest.fixture
 async def front(bot: Bot) -> AsyncIterator[Bot]:
     """The running bot, with a delivery sender on its own Bot (woken by `publish`)."""
-    sender = DeliverySender(bot.app.bot, bot.service)
-    task = asyncio.create_task(sender.run())
-    bot.app.bot_data[_SENDER] = sender
-    try:
+    async with with_sender(bot):
         yield bot
-    finally:
-        await sender.stop()
-        await task
-
-
-_SENDER = "test sender"
 
 
 def publish(bot: Bot, record: Record) -> None:
@@ -47,8 +36,7 @@ def publish(bot: Bot, record: Record) -> None:
     assert found is not None
     followed = frozenset({found.id})
     bot.store.save_records([MatchedRecord(record, followed)], announce_for=followed)
-    sender: DeliverySender = bot.app.bot_data[_SENDER]
-    sender.wake()
+    wake_sender(bot)
 
 
 async def announced(bot: Bot, chat_id: int, record: Record) -> SentMessage:

@@ -6,21 +6,18 @@ number; in a group only administrators change the list, anyone lists it."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.delivery.sender import DeliverySender
 from bot.handlers.exclude import EMPTY
 from tests.fakes.corpus import make_record
-from tests.harness.bots import GROUP, USER, Bot
+from tests.harness.bots import GROUP, USER, Bot, wake_sender, with_sender
 from watcher.arxiv.records import Record
 from watcher.follows.excluded_words import MAX_EXCLUDED, MAX_EXCLUDED_LENGTH
 from watcher.store import MatchedRecord
 
 OTHER = 43
-_SENDER = "test sender"
 SURVEY = make_record(
     arxiv_id="2612.03201",
     title="Interconnection Networks for Exascale: A Survey",
@@ -44,14 +41,8 @@ LLM = make_record(
 @pytest.fixture
 async def front(bot: Bot) -> AsyncIterator[Bot]:
     """The running bot, with a delivery sender on its own Bot (woken by `publish`)."""
-    sender = DeliverySender(bot.app.bot, bot.service)
-    task = asyncio.create_task(sender.run())
-    bot.app.bot_data[_SENDER] = sender
-    try:
+    async with with_sender(bot):
         yield bot
-    finally:
-        await sender.stop()
-        await task
 
 
 def publish(bot: Bot, *records: Record) -> None:
@@ -59,8 +50,7 @@ def publish(bot: Bot, *records: Record) -> None:
     assert found is not None
     followed = frozenset({found.id})
     bot.store.save_records([MatchedRecord(r, followed) for r in records], announce_for=followed)
-    sender: DeliverySender = bot.app.bot_data[_SENDER]
-    sender.wake()
+    wake_sender(bot)
 
 
 def told(bot: Bot, chat_id: int, record: Record) -> bool:

@@ -8,20 +8,18 @@ anyone may cite; old presses are answered clearly; a revision says what changed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from bot.delivery.sender import DeliverySender
 from bot.handlers.paper_buttons import KEPT
 from bot.handlers.permissions import only_admins
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentMessage
 from tests.harness.bibtex_reader import read_entry
-from tests.harness.bots import GROUP, USER, Bot
+from tests.harness.bots import GROUP, USER, Bot, wake_sender, with_sender
 from watcher.arxiv.records import Record
 from watcher.kinds import FollowKind
 from watcher.store import MatchedRecord
@@ -39,25 +37,15 @@ ODD = make_record(
 @pytest.fixture
 async def front(bot: Bot) -> AsyncIterator[Bot]:
     """The running bot, with a delivery sender on its own Bot (woken by `publish`)."""
-    sender = DeliverySender(bot.app.bot, bot.service)
-    task = asyncio.create_task(sender.run())
-    bot.app.bot_data[_SENDER] = sender
-    try:
+    async with with_sender(bot):
         yield bot
-    finally:
-        await sender.stop()
-        await task
-
-
-_SENDER = "test sender"
 
 
 def publish(bot: Bot, record: Record, followed_id: int) -> None:
     """Store the record as found by the follow; the sender is told at once (as after a poll)."""
     followed = frozenset({followed_id})
     saved = bot.store.save_records([MatchedRecord(record, followed)], announce_for=followed)
-    sender: DeliverySender = bot.app.bot_data[_SENDER]
-    sender.refresh() if saved.revisions else sender.wake()
+    wake_sender(bot, revisions=bool(saved.revisions))
 
 
 def dezun(bot: Bot) -> int:

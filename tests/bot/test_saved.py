@@ -8,7 +8,6 @@ list."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -17,19 +16,17 @@ import bibtexparser
 import pytest
 from sqlmodel import Session
 
-from bot.delivery.sender import DeliverySender
 from bot.handlers.permissions import only_admins
 from bot.handlers.saved import EMPTY, full
 from tests.fakes.corpus import make_record
 from tests.fakes.telegram import SentDocument, SentMessage
 from tests.harness.bibtex_reader import read_entry
-from tests.harness.bots import GROUP, USER, Bot
+from tests.harness.bots import GROUP, USER, Bot, wake_sender, with_sender
 from watcher.arxiv.records import Record
 from watcher.store import MatchedRecord
 from watcher.store.reading_list import MAX_SAVED, ReadingLists, SavedPaper
 
 OTHER = 43
-_SENDER = "test sender"
 ODD = make_record(
     arxiv_id="2611.04242",
     title=r"Braces {open and $\alpha$-stable \emph{laws}: 30% of A&B} Results\}, note = {x}",
@@ -44,14 +41,8 @@ TWIN_B = make_record(arxiv_id="2611.04244", title="Adaptive Routing in Dragonfly
 @pytest.fixture
 async def front(bot: Bot) -> AsyncIterator[Bot]:
     """The running bot, with a delivery sender on its own Bot (woken by `publish`)."""
-    sender = DeliverySender(bot.app.bot, bot.service)
-    task = asyncio.create_task(sender.run())
-    bot.app.bot_data[_SENDER] = sender
-    try:
+    async with with_sender(bot):
         yield bot
-    finally:
-        await sender.stop()
-        await task
 
 
 def publish(bot: Bot, record: Record) -> None:
@@ -59,8 +50,7 @@ def publish(bot: Bot, record: Record) -> None:
     assert found is not None
     followed = frozenset({found.id})
     bot.store.save_records([MatchedRecord(record, followed)], announce_for=followed)
-    sender: DeliverySender = bot.app.bot_data[_SENDER]
-    sender.wake()
+    wake_sender(bot)
 
 
 async def announced(bot: Bot, chat_id: int, record: Record) -> SentMessage:

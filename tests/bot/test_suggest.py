@@ -24,9 +24,8 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.delivery.sender import DeliverySender
 from tests.fakes.corpus import dezun_dong_records, make_record
-from tests.harness.bots import GROUP, USER, Bot, running_bot
+from tests.harness.bots import GROUP, USER, Bot, running_bot, wake_sender, with_sender
 from tests.harness.paths import DATA
 from watcher.arxiv.records import Author, Record
 from watcher.core.suggestions import MAX_COUNT
@@ -34,7 +33,6 @@ from watcher.metrics import build_registry
 from watcher.store import MatchedRecord, paper_terms
 
 OTHER, LIKER, PLAIN = 43, 44, 45
-_SENDER = "test sender"
 MAILING, NEXT = date(2026, 5, 21), date(2026, 5, 22)
 HEADING = "✨ Suggested for you"
 
@@ -81,14 +79,8 @@ async def front(bot: Bot) -> AsyncIterator[Bot]:
     """The running bot, with a delivery sender on its own Bot (woken by `publish`), and the
     document frequencies of the whole sample."""
     seed_frequencies(bot)
-    sender = DeliverySender(bot.app.bot, bot.service)
-    task = asyncio.create_task(sender.run())
-    bot.app.bot_data[_SENDER] = sender
-    try:
+    async with with_sender(bot):
         yield bot
-    finally:
-        await sender.stop()
-        await task
 
 
 def seed_frequencies(bot: Bot) -> None:
@@ -104,13 +96,13 @@ def publish(bot: Bot, *records: Record) -> None:
     assert found is not None
     followed = frozenset({found.id})
     bot.store.save_records([MatchedRecord(r, followed) for r in records], announce_for=followed)
-    bot.app.bot_data[_SENDER].wake()
+    wake_sender(bot)
 
 
 async def read_whole(bot: Bot, mailing: date, records: list[Record]) -> None:
     """The batch of `mailing` read whole, as the listing hands it over."""
     await bot.service.poller.suggester.after_batch(mailing, records, source="listing")
-    bot.app.bot_data[_SENDER].wake()
+    wake_sender(bot)
 
 
 def suggestions(bot: Bot, chat_id: int) -> list[tuple[int, list[str]]]:

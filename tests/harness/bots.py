@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from bot.app import ALLOWED_UPDATES, BotApplication, build_application
+from bot.delivery.sender import DeliverySender
 from bot.frontend import TelegramFrontend
 from bot.handlers import CommandBudget
 from bot.ratelimit import TelegramRateLimiter
@@ -245,3 +246,30 @@ def dezun_count(bot: Bot) -> int:
     followed = bot.store.find_followed("Dezun Dong")
     assert followed is not None
     return followed.record_count
+
+
+_SENDER = "test sender"
+
+
+@asynccontextmanager
+async def with_sender(bot: Bot) -> AsyncIterator[Bot]:
+    """The running bot with a delivery sender on its own Bot, running until the block ends;
+    `wake_sender` tells it a paper was queued."""
+    sender = DeliverySender(bot.app.bot, bot.service)
+    task = asyncio.create_task(sender.run())
+    bot.app.bot_data[_SENDER] = sender
+    try:
+        yield bot
+    finally:
+        await sender.stop()
+        await task
+
+
+def wake_sender(bot: Bot, *, revisions: bool = False) -> None:
+    """Tell `with_sender`'s sender that deliveries were queued (with `revisions`, that what it
+    holds may have changed: it reads its queue again)."""
+    sender: DeliverySender = bot.app.bot_data[_SENDER]
+    if revisions:
+        sender.refresh()
+    else:
+        sender.wake()
