@@ -19,19 +19,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.digests import add_digest_chats, bench_paper  # noqa: E402
 from bench.fanout import fresh_database  # noqa: E402
 from bot.digest import render_digest_parts  # noqa: E402
-from tests.fakes.corpus import make_record  # noqa: E402
 from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import MatchedRecord, Store  # noqa: E402
 from watcher.store.chats import Chats  # noqa: E402
-from watcher.store.destinations import DestinationSetting  # noqa: E402
-from watcher.store.tables import Chat, Subscription  # noqa: E402
 
 ROUND = 50  # destinations a call, as the sender claims them (bot.delivery.sender.DIGEST_CLAIMS)
 
@@ -53,30 +50,8 @@ def run(engine: Engine, chats: int, url: str) -> None:
     store = Store(engine)
     followed, _ = store.follow(["Dezun Dong"])
     due = datetime.now(UTC)
-    chat_ids = range(20_000_001, 20_000_001 + chats)
-    with Session(engine) as session:
-        session.add_all(Chat(id=chat_id, kind="private") for chat_id in chat_ids)
-        session.flush()
-        session.add_all(
-            DestinationSetting(
-                chat_id=chat_id,
-                digest_minute=due.hour * 60 + due.minute,
-                digest_days=127,
-                next_digest_at=due,
-                digest_since=due - timedelta(days=1),
-            )
-            for chat_id in chat_ids
-        )
-        session.flush()
-        session.add_all(
-            Subscription(chat_id=chat_id, followed_author_id=followed.id) for chat_id in chat_ids
-        )
-        session.commit()
-    record = make_record(
-        arxiv_id="2612.20000",
-        title="Benchmarking Digests on Interconnection Networks",
-        authors=["Ann Other", "Dezun Dong"],
-    )
+    add_digest_chats(engine, followed.id, chats, due)
+    record = bench_paper()
     ids = frozenset({followed.id})
     store.save_records([MatchedRecord(record, ids)], announce_for=ids)
     digests = Chats(engine).digests

@@ -21,6 +21,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,6 +38,7 @@ from bench.fanout import (  # noqa: E402
 from tests.fakes.arxiv_api import FakeArxiv  # noqa: E402
 from tests.fakes.corpus import dezun_dong_records, make_record  # noqa: E402
 from tests.fakes.telegram import FakeTelegram, RateLimits  # noqa: E402
+from watcher.arxiv.records import Record  # noqa: E402
 from watcher.store import Store  # noqa: E402
 from watcher.store.destinations import DestinationSetting  # noqa: E402
 from watcher.store.outbox import Outbox  # noqa: E402
@@ -57,6 +59,40 @@ def main() -> None:
         run(args, workdir, database_url)
 
 
+def add_digest_chats(engine: Engine, followed_id: int, chats: int, due: datetime) -> list[int]:
+    """Adds `chats` private chats, each following `followed_id` and taking a daily digest due at
+    `due` (`bench/digest_claims.py` builds the same); returns their ids."""
+    chat_ids = list(range(20_000_001, 20_000_001 + chats))
+    with Session(engine) as session:
+        session.add_all(Chat(id=chat_id, kind="private") for chat_id in chat_ids)
+        session.flush()
+        session.add_all(
+            DestinationSetting(
+                chat_id=chat_id,
+                digest_minute=due.hour * 60 + due.minute,
+                digest_days=127,
+                next_digest_at=due,
+                digest_since=due - timedelta(days=1),
+            )
+            for chat_id in chat_ids
+        )
+        session.flush()
+        session.add_all(
+            Subscription(chat_id=chat_id, followed_author_id=followed_id) for chat_id in chat_ids
+        )
+        session.commit()
+    return chat_ids
+
+
+def bench_paper() -> Record:
+    """The one paper the digests carry."""
+    return make_record(
+        arxiv_id="2612.20000",
+        title="Benchmarking Digests on Interconnection Networks",
+        authors=["Ann Other", "Dezun Dong"],
+    )
+
+
 def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
     limits = RateLimits(global_per_second=TELEGRAM_RATE, global_burst=int(TELEGRAM_RATE))
     with FakeArxiv(dezun_dong_records()) as arxiv, FakeTelegram(TOKEN, rate_limits=limits) as tg:
@@ -65,34 +101,9 @@ def run(args: argparse.Namespace, workdir: Path, database_url: str) -> None:
             engine = _wait_for_backfill(database_url, service)
             (followed,) = Store(engine).followed()
             due = datetime.now(UTC) + timedelta(seconds=args.lead)
-            chat_ids = list(range(20_000_001, 20_000_001 + args.chats))
-            with Session(engine) as session:
-                session.add_all(Chat(id=chat_id, kind="private") for chat_id in chat_ids)
-                session.flush()
-                session.add_all(
-                    DestinationSetting(
-                        chat_id=chat_id,
-                        digest_minute=due.hour * 60 + due.minute,
-                        digest_days=127,
-                        next_digest_at=due,
-                        digest_since=due - timedelta(days=1),
-                    )
-                    for chat_id in chat_ids
-                )
-                session.flush()
-                session.add_all(
-                    Subscription(chat_id=chat_id, followed_author_id=followed.id)
-                    for chat_id in chat_ids
-                )
-                session.commit()
+            chat_ids = add_digest_chats(engine, followed.id, args.chats, due)
             outbox = Outbox(engine)
-            arxiv.add(
-                make_record(
-                    arxiv_id="2612.20000",
-                    title="Benchmarking Digests on Interconnection Networks",
-                    authors=["Ann Other", "Dezun Dong"],
-                )
-            )
+            arxiv.add(bench_paper())
             wait_until(lambda: outbox.stats().held == args.chats, "every chat holds the paper")
             assert tg.calls("sendMessage") == 0, "a held paper went out before its digest"
             time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()))
