@@ -22,15 +22,15 @@ from datetime import UTC, date, datetime
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.harness.bots import GROUP, USER, Bot, running_bot, wake_sender, with_sender
+from tests.harness.frequencies import seed_sample_frequencies
 from tests.harness.paths import DATA
 from watcher.arxiv.records import Author, Record
 from watcher.core.suggestions import MAX_COUNT
 from watcher.metrics import build_registry
-from watcher.store import MatchedRecord, paper_terms
+from watcher.store import MatchedRecord
 
 OTHER, LIKER, PLAIN = 43, 44, 45
 MAILING, NEXT = date(2026, 5, 21), date(2026, 5, 22)
@@ -85,10 +85,7 @@ async def front(bot: Bot) -> AsyncIterator[Bot]:
 
 def seed_frequencies(bot: Bot) -> None:
     """The document frequencies of the whole sample, of these papers' terms."""
-    stored = json.loads((DATA / "suggestions" / "days-frequencies.json").read_text("utf-8"))
-    with Session(bot.store.engine) as session:
-        paper_terms.add_frequencies(session, {**stored["counts"], "": stored["papers"]})
-        session.commit()
+    seed_sample_frequencies(bot.store.engine, "days-frequencies.json")
 
 
 def publish(bot: Bot, *records: Record) -> None:

@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import make_record
 from tests.harness.core_face import core_on
+from tests.harness.frequencies import seed_sample_frequencies
 from tests.harness.paths import DATA
 from watcher.arxiv.records import Author, Record
 from watcher.calendars.schedule import DigestSchedule
@@ -81,10 +82,7 @@ async def core(engine: Engine, fake: FakeArxiv) -> AsyncIterator[Core]:
         for chat_id, thread_id in ((ON, 0), (OFF, 0), (FORUM, TOPIC)):
             core.chats.seen(chat_id, kind="supergroup" if thread_id else "private")
             core.chats.subscribe(chat_id, followed.id, thread_id=thread_id)
-        stored = json.loads((DATA / "suggestions" / "frequencies.json").read_text("utf-8"))
-        with Session(engine) as session:
-            paper_terms.add_frequencies(session, {**stored["counts"], "": stored["papers"]})
-            session.commit()
+        seed_sample_frequencies(engine)
         yield core
 
 

@@ -7,18 +7,17 @@ The document frequencies are seeded as the sample's (tests/data/suggestions)."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from tests.fakes.arxiv_api import FakeArxiv
+from tests.harness.frequencies import seed_sample_frequencies
 from tests.harness.harvest_day import NOW, TODAY, client, fake, paper, store
-from tests.harness.paths import DATA
 from watcher.arxiv.fetch import ArxivClient
 from watcher.polling.poll import Poller
-from watcher.store import Store, paper_terms
+from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.suggesting import SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
@@ -42,10 +41,7 @@ async def test_a_harvests_new_day_brings_the_suggestions_once(
     followed = store.followed(None)[0]
     Chats(engine).seen(CHAT, kind="private")
     Chats(engine).subscribe(CHAT, followed.id)
-    frequencies = json.loads((DATA / "suggestions" / "frequencies.json").read_text("utf-8"))
-    with Session(engine) as session:
-        paper_terms.add_frequencies(session, {**frequencies["counts"], "": frequencies["papers"]})
-        session.commit()
+    seed_sample_frequencies(engine)
     SuggestionStore(engine).turn(CHAT, 0, on=True, now=NOW)
     poller = Poller(
         store=store, client=client, poll_interval=3600, source="harvest", oai_url=fake.oai_url

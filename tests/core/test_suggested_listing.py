@@ -8,7 +8,6 @@ has counted a few months of batches holds them."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -19,12 +18,12 @@ from sqlmodel import Session, select
 from tests.fakes.arxiv_api import FakeArxiv
 from tests.fakes.corpus import dezun_dong_records, make_record
 from tests.fakes.listing import FakeListing
-from tests.harness.paths import DATA
+from tests.harness.frequencies import seed_sample_frequencies
 from tests.harness.patience import LOOPBACK_TIMEOUT
 from watcher.arxiv.fetch import ArxivClient
 from watcher.calendars.announcements import Announcement
 from watcher.polling.poll import Poller
-from watcher.store import Store, paper_terms
+from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.suggesting import SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
@@ -82,10 +81,7 @@ async def poller(engine: Engine, arxiv: FakeArxiv, listing: FakeListing) -> Asyn
         followed, _ = store.follow(["Dezun Dong"])
         Chats(engine).seen(CHAT, kind="private")
         Chats(engine).subscribe(CHAT, followed.id)
-        stored = json.loads((DATA / "suggestions" / "frequencies.json").read_text("utf-8"))
-        with Session(engine) as session:
-            paper_terms.add_frequencies(session, {**stored["counts"], "": stored["papers"]})
-            session.commit()
+        seed_sample_frequencies(engine)
         polls = Poller(
             store=store,
             client=client,
