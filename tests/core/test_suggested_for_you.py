@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -289,17 +289,25 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_message_and_its_profi
     assert (await core.suggestions.state(-100_10, 0)).on
 
 
-async def test_a_destination_taking_digests_gets_its_suggestions_in_the_digest(
-    core: Core, engine: Engine
-) -> None:
-    await turn_on(core, (ON, 0))
+def daily_digest(
+    core: Core, chat_id: int
+) -> tuple[list[DigestContent], Callable[[DigestContent], list[RenderedPart]]]:
+    """The chat takes a digest at 08:00; what each rendered digest held is kept in the list."""
     seen: list[DigestContent] = []
 
     def render(content: DigestContent) -> list[RenderedPart]:
         seen.append(content)
         return [RenderedPart("digest", "digest", tuple(range(len(content.items))))]
 
-    core.chats.digests.set_schedule(ON, DigestSchedule(time(8, 0)), render=render)
+    core.chats.digests.set_schedule(chat_id, DigestSchedule(time(8, 0)), render=render)
+    return seen, render
+
+
+async def test_a_destination_taking_digests_gets_its_suggestions_in_the_digest(
+    core: Core, engine: Engine
+) -> None:
+    await turn_on(core, (ON, 0))
+    seen, render = daily_digest(core, ON)
     announce_sliwko(core)  # held for the digest
     await read_day(core, DAY)
     assert [r.status for r in messages(engine)] == [SuggestionStatus.HELD]
@@ -314,13 +322,7 @@ async def test_a_digest_carries_the_newest_batchs_suggestions_only(
     core: Core, engine: Engine
 ) -> None:
     await turn_on(core, (ON, 0))
-    seen: list[DigestContent] = []
-
-    def render(content: DigestContent) -> list[RenderedPart]:
-        seen.append(content)
-        return [RenderedPart("digest", "digest", tuple(range(len(content.items))))]
-
-    core.chats.digests.set_schedule(ON, DigestSchedule(time(8, 0)), render=render)
+    seen, render = daily_digest(core, ON)
     announce_sliwko(core)
     await read_day(core, DAY)
     await core.poller.suggester.after_batch(MAILING + timedelta(days=1), twin_day(), source="OAI")
