@@ -6,8 +6,10 @@ the stem "rout". The stems are the English Snowball stemmer's (Porter2), in PySt
 implementation; no suffix list of ours decides. A stem is of one whole word: "rdmax" keeps its "x",
 so a word never matches the start of a longer one.
 
-A PyStemmer object is not to be shared between threads (it keeps a cache), so each thread that
-stems gets its own.
+A PyStemmer object is not to be shared between threads, so each thread that stems gets its own,
+without PyStemmer's cache of stemmed words: by default 10,000 words a thread, 1.6 MB held after
+one 2,000-paper batch, for no speed, as the C stemmer is as fast as the cache's lookup
+(`bench/stemmer_cache.py`, issue 32).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def _stemmer() -> Stemmer.Stemmer:
     try:
         stemmer: Stemmer.Stemmer = _local.stemmer
     except AttributeError:
-        stemmer = _local.stemmer = Stemmer.Stemmer(LANGUAGE)
+        stemmer = _local.stemmer = Stemmer.Stemmer(LANGUAGE, maxCacheSize=0)
     return stemmer
 
 
