@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
 
@@ -64,11 +63,11 @@ def paper_terms(title: str, abstract: str) -> Terms:
         for word, stem in zip(folded, stems(folded), strict=True):
             if stem in _COMMON_STEMS:
                 continue
-            # Interned: a batch's thousands of vectors and posting lists share one string a term.
-            stem = sys.intern(stem)
+            # Not interned: a batch's terms reach its posting lists through the JSON the store
+            # keeps, and sys.intern's table, which never shrinks, grew to 1.9 MB for one batch.
             counts[stem] += weight
             if stem not in words:
-                words[stem] = sys.intern(word)
+                words[stem] = word
     return Terms(counts=dict(counts), words=words)
 
 
