@@ -6,15 +6,20 @@ batch (the sample's newest `--batch` papers), cycling through the authors with 3
 as `--cost` builds them; those papers stored, their terms kept (as the batches that read them keep
 them); each chat's 3 newest papers recorded as announced since its profile was last read (the batch
 folds them in first, `watcher.store.profiles.current`); and the document frequencies those of the
-whole sample. A second process, the one measured, is the batch hook as the service runs it after the
-listing (`watcher.polling.suggested_batch.BatchSuggester`): it claims the batch, keeps its papers
-and counts their terms, prepares it, reads the destinations and their profiles a page at a time,
-ranks, explains, stores the papers shown and queues one message a destination, in the store's
-transactions. Printed: its wall clock, its own CPU seconds, its peak RSS (ru_maxrss), the messages
-queued; on PostgreSQL also the server's CPU.
+whole sample. A second process stands for the service: it reads the batch and hands it to the batch
+hook as the service does after the listing, to a ranking process of its own
+(`watcher.polling.ranking_process`), which claims the batch, keeps its papers and counts their
+terms, prepares it, reads the destinations and their profiles a page at a time, ranks, explains,
+stores the papers shown and queues one message a destination, in the store's transactions.
+Printed: the ranking's wall clock, the ranking process's CPU seconds and peak RSS (ru_maxrss of
+the child), the messages queued; on PostgreSQL also the server's CPU; and the resident memory of
+the process standing for the service, before and after (what the batch left in the service).
+With `--in-process` (run this file directly) the second process ranks the batch itself, as the
+service did before the ranking process: its own CPU and peak.
 
     .venv/bin/python bench/suggestions.py --store [--chats 10000] [--batch 2000]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
+    .venv/bin/python bench/suggestions_store.py --in-process [--database-url URL]
 
 With `--announce` (run this file directly), the second process instead subscribes every chat to
 one author and times `save_records` of one new paper of his (a delivery queued to each chat, and
@@ -174,26 +179,45 @@ def build(args: argparse.Namespace) -> None:
     engine.dispose()
 
 
+def resident_mb() -> float:
+    """This process's resident memory now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
 def run(args: argparse.Namespace) -> None:
-    """Measured: the batch hook over the built database."""
+    """Measured: the batch hook over the built database, as the service runs it: in a ranking
+    process of its own (`watcher.polling.ranking_process`), or here with `--in-process`."""
+    from watcher.polling.ranking_process import RankingProcess
     from watcher.polling.suggested_batch import BatchSuggester
 
     wanted = set(json.loads((Path(args.folder) / "batch.json").read_text()))
     from bench.suggestions import records
 
     batch = [as_record(item) for item in records(args.sample) if item["id"] in wanted]
-    started = time.perf_counter()
     engine = open_database(args.database_url)
-    suggester = BatchSuggester(SuggestionStore(engine), lambda: datetime.now(UTC))
+    clock = lambda: datetime.now(UTC)  # noqa: E731
+    if args.in_process:
+        suggester: BatchSuggester | RankingProcess = BatchSuggester(SuggestionStore(engine), clock)
+    else:
+        suggester = RankingProcess(args.database_url, clock)
+    before = resident_mb()
+    started = time.perf_counter()
     report = asyncio.run(suggester.after_batch(MAILING, batch, source="listing"))
     took = time.perf_counter() - started
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    ranker = resource.getrusage(
+        resource.RUSAGE_SELF if args.in_process else resource.RUSAGE_CHILDREN
+    )
     print(
         json.dumps(
             {
                 "total_s": took,
-                "cpu_s": usage.ru_utime + usage.ru_stime,
-                "peak_rss_mb": usage.ru_maxrss / 1024,
+                "cpu_s": ranker.ru_utime + ranker.ru_stime,
+                "peak_rss_mb": ranker.ru_maxrss / 1024,
+                "service_before_mb": before,
+                "service_after_mb": resident_mb(),
                 "destinations": report.destinations,
                 "queued": report.queued,
                 "candidates": report.candidates,
@@ -260,6 +284,7 @@ def measure(args: argparse.Namespace) -> None:
             f"--folder={folder}",
             f"--sample={args.sample}",
             f"--database-url={url}",
+            *(["--in-process"] if args.in_process else []),
         ]
         started = time.perf_counter()
         subprocess.run([sys.executable, __file__, "--build", *passed], check=True)
@@ -289,7 +314,9 @@ def measure(args: argparse.Namespace) -> None:
             f"{found['candidates']:,} papers: {found['total_s']:.1f} s "
             f"({found['cpu_s']:.1f} CPU seconds"
             + (f", the server {server:.1f}" if postgres else "")
-            + f"), peak RSS {found['peak_rss_mb']:.1f} MB; {found['queued']:,} messages queued"
+            + f"), peak RSS {found['peak_rss_mb']:.1f} MB; {found['queued']:,} messages queued; "
+            f"the calling process (the service) {found['service_before_mb']:.1f} MB resident "
+            f"before, {found['service_after_mb']:.1f} MB after"
         )
 
 
@@ -308,6 +335,11 @@ def main() -> None:
         "--announce", action="store_true", help="time the profiles' update in a save instead"
     )
     parser.add_argument("--announce-run", action="store_true")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="rank in the measured process itself, not in a ranking process as the service does",
+    )
     args = parser.parse_args()
     if args.build:
         build(args)

@@ -2,5 +2,5 @@
 (`sources`), are matched and stored (`poll`); failures are described and retried (`failures`),
 failing OR-queries split (`failing_groups`), and a source that stops parsing is told to the
 operator (`source_alerts`). A batch read whole is ranked for "Suggested for you"
-(`suggested_batch`).
+(`suggested_batch`), in a process of its own (`ranking_process`).
 """

@@ -48,7 +48,7 @@ from watcher.polling.sources.api import DEFAULT_BACKFILL_LIMIT, DEFAULT_WINDOW, 
 from watcher.polling.sources.author_feed import DEFAULT_AUTHOR_FEED_URL, AuthorFeedSource
 from watcher.polling.sources.harvest import DEFAULT_OAI_URL, Harvester, harvest_requests_per_cycle
 from watcher.polling.sources.listing import DEFAULT_LISTING_URL, ListingSource
-from watcher.polling.suggested_batch import BatchSuggester
+from watcher.polling.suggested_batch import BatchSuggester, Suggester
 from watcher.store import MatchedRecord, SaveResult, Store
 from watcher.store.suggesting import SuggestionStore
 from watcher.store.tables import utcnow
@@ -117,6 +117,7 @@ class Poller:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         admin_chats: Sequence[int] = (),
         listings: bool = False,
+        suggester: Suggester | None = None,
     ) -> None:
         self.store = store
         # When arXiv announces: the schedule's, else the given one, else arXiv's defaults.
@@ -136,7 +137,9 @@ class Poller:
             clock=clock,
             schedule=schedule,
         )
-        self.suggester = BatchSuggester(SuggestionStore(store.engine), clock)
+        # "Suggested for you" of each batch read whole: ranked here unless given (the service
+        # ranks in a process of its own, `watcher.polling.ranking_process`).
+        self.suggester = suggester or BatchSuggester(SuggestionStore(store.engine), clock)
         # Suggestions being ranked (`_suggest`): the service cancels them when it stops.
         self.background: set[asyncio.Task[object]] = set()
         self.harvest = Harvester(

@@ -19,8 +19,10 @@ The batch is prepared once (`scoring.Batch`); the destinations with suggestions 
 page at a time (`PAGE`), each with its chat's profile; each is ranked (`choose`: papers it was
 told of, and those its chat's excluded words hold, left out; up to its count, above the
 threshold), and only the papers shown are explained (`scoring.explain`). Each page's messages
-are queued in one transaction, the one that reads the next page. The database thread is asked
-for short steps; the ranking runs on a worker thread between them.
+are queued in one transaction, the one that reads the next page. In the service's event loop the
+database thread is asked for short steps and the ranking runs on a worker thread between them;
+the service ranks in a process of its own (`watcher.polling.ranking_process`), where every step
+runs on its one thread.
 """
 
 from __future__ import annotations
@@ -33,19 +35,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, TypeVar, overload
+from typing import Generic, ParamSpec, Protocol, TypeVar, overload
 
 from watcher.aio import in_db_thread
 from watcher.arxiv.records import Record
 from watcher.follows.excluded_words import RecordText, holds_any
 from watcher.store.paper_terms import counts_json
-from watcher.store.suggesting import Claim, Queued, Shown, SuggestionStore, ToRank
+from watcher.store.suggesting import Claim, SuggestionStore, ToRank
+from watcher.store.suggestion_queue import Queued, Shown
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
 from watcher.suggestions.scoring import THRESHOLD, Batch, Example, explain, scored
 from watcher.suggestions.terms import ShownWords, Terms, paper_terms, term_frequencies
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -75,20 +80,24 @@ class _Cache(Generic[K, V]):
 
 @dataclass(slots=True)
 class Prepared:
-    """A batch ready to rank: its papers, the frequencies, and the posting lists."""
+    """A batch ready to rank: its papers' ids and texts, the frequencies, and the posting lists.
+    Neither the papers' `Record`s nor their term counts are kept (a 2,000-paper batch's are
+    about 8 MB, bench/README.md): an explanation counts its paper's terms again
+    (`terms`, the last `_CACHED` kept), and the papers shown are stored from the batch the store
+    keeps (`watcher.store.suggestion_queue.queue_in`)."""
 
-    records: list[Record]
-    counts: Sequence[str]  # each paper's term counts, JSON
+    ids: list[str]  # in batch order: a paper's index is its position in the batch
+    titles_and_abstracts: list[tuple[str, str]]
     frequencies: DocumentFrequencies
     batch: Batch
     texts: _Cache[int, RecordText]
+    counted: _Cache[int, dict[str, int]]
 
     def terms(self, index: int) -> Terms:
-        """A paper's terms as an explanation reads them: its stored counts, and the words it
-        shows for a few of them found when asked (`ShownWords`)."""
-        record = self.records[index]
-        counts = json.loads(self.counts[index] or "{}")
-        return Terms(counts=counts, words=ShownWords(record.title, record.abstract))
+        """A paper's terms as an explanation reads them: its counts, and the words it shows
+        for a few of them found when asked (`ShownWords`)."""
+        title, abstract = self.titles_and_abstracts[index]
+        return Terms(counts=self.counted(index), words=ShownWords(title, abstract))
 
     @classmethod
     def of(
@@ -96,11 +105,19 @@ class Prepared:
     ) -> Prepared:
         """`counts`: each record's term counts, JSON (`watcher.store.paper_terms.counts_json`),
         read one at a time."""
-        kept = list(records)
-        batch = Batch(_Weights(counts), df)
+        texts = [(record.title, record.abstract) for record in records]
         return cls(
-            kept, counts, df, batch, _Cache(lambda i: RecordText(kept[i].title, kept[i].abstract))
+            [record.arxiv_id for record in records],
+            texts,
+            df,
+            Batch(_Weights(counts), df),
+            _Cache(lambda i: RecordText(*texts[i])),
+            _Cache(lambda i: paper_terms(*texts[i]).counts),
         )
+
+    def positions(self) -> dict[str, int]:
+        """Each paper's position in the batch, by arXiv id."""
+        return {arxiv_id: index for index, arxiv_id in enumerate(self.ids)}
 
 
 class _Weights(Sequence[dict[str, float]]):
@@ -136,8 +153,7 @@ def choose(prepared: Prepared, vector: dict[str, float], one: ToRank) -> list[tu
             score = scores[index]
             if score < THRESHOLD:
                 return chosen
-            record = prepared.records[index]
-            if record.arxiv_id in one.told:
+            if prepared.ids[index] in one.told:
                 continue
             if one.excluded and holds_any(prepared.texts(index), one.excluded):
                 continue
@@ -157,7 +173,7 @@ def explained(
 ) -> tuple[Shown, ...]:
     return tuple(
         Shown(
-            prepared.records[index].arxiv_id,
+            prepared.ids[index],
             score,
             explain(prepared.terms(index), vector, examples, prepared.frequencies),
         )
@@ -176,12 +192,29 @@ class BatchReport:
     queued: int = 0
 
 
+class Suggester(Protocol):
+    """What the poll calls once a batch was read whole: `BatchSuggester` here, or in a process
+    of its own (`watcher.polling.ranking_process`)."""
+
+    async def after_batch(
+        self, mailing: date, records: Sequence[Record], *, source: str
+    ) -> BatchReport: ...
+
+
 class BatchSuggester:
     """Ranks a read batch for every destination with suggestions on (`after_batch`)."""
 
-    def __init__(self, store: SuggestionStore, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, store: SuggestionStore, clock: Callable[[], datetime], *, one_thread: bool = False
+    ) -> None:
+        """`one_thread`: every step on the calling thread, none on the database thread or a
+        worker: for the ranking process (`watcher.polling.ranking_process`), where nothing else
+        waits on the event loop, and one thread's allocator reuses what the steps let go
+        (2.3 MB less at the peak, bench/README.md)."""
         self.store = store
         self.clock = clock
+        self._database = _inline if one_thread else in_db_thread
+        self._work = _inline if one_thread else asyncio.to_thread
 
     async def after_batch(
         self, mailing: date, records: Sequence[Record], *, source: str
@@ -192,10 +225,9 @@ class BatchSuggester:
         if not records:
             return report
         unique = list({record.arxiv_id: record for record in records}.values())
-        counts = await asyncio.to_thread(
-            lambda: [counts_json(paper_terms(r.title, r.abstract)) for r in unique]
-        )
-        claim = await in_db_thread(
+        del records  # not held by this call from here (the ranking process passes its only copy)
+        counts = await self._work(_counts_of, unique)
+        claim = await self._database(
             self.store.begin_batch,
             mailing,
             source=source,
@@ -206,12 +238,15 @@ class BatchSuggester:
         if claim == Claim.FINISHED:
             return report
         if claim == Claim.UNFINISHED:  # resumed: the papers as the first reader kept them
-            unique = await in_db_thread(self.store.candidates, mailing)
-            kept = await in_db_thread(self.store.candidate_counts, [r.arxiv_id for r in unique])
+            unique = await self._database(self.store.candidates, mailing)
+            kept = await self._database(self.store.candidate_counts, [r.arxiv_id for r in unique])
             counts = [kept.get(r.arxiv_id, "{}") for r in unique]
         report.candidates = len(unique)
-        await self._rank_all(mailing, unique, counts, report)
-        await in_db_thread(self.store.finish_batch, mailing, now=self.clock())
+        df = await self._database(self.store.frequencies)
+        prepared = await self._work(Prepared.of, unique, counts, df)
+        del unique, counts  # the ranking holds the papers' ids and texts only (`Prepared`)
+        await self._rank_all(mailing, prepared, report)
+        await self._database(self.store.finish_batch, mailing, now=self.clock())
         log.info(
             "suggestions for the mailing of %s (%s, %d papers): %d destinations ranked, "
             "%d messages queued",
@@ -220,26 +255,18 @@ class BatchSuggester:
         )  # fmt: skip
         return report
 
-    async def _rank_all(
-        self,
-        mailing: date,
-        records: Sequence[Record],
-        counts: Sequence[str],
-        report: BatchReport,
-    ) -> None:
-        df = await in_db_thread(self.store.frequencies)
-        prepared = await asyncio.to_thread(Prepared.of, records, counts, df)
-        stored = await in_db_thread(self.store.stored_ids, [r.arxiv_id for r in records])
-        by_id = {record.arxiv_id: record for record in records}
+    async def _rank_all(self, mailing: date, prepared: Prepared, report: BatchReport) -> None:
+        stored = await self._database(self.store.stored_ids, prepared.ids)
+        positions = prepared.positions()
         examples: dict[int, Example] = {}
         after: tuple[int, int] | None = None
         queued: list[Queued] = []  # the last page's, queued with the next page's read
         while True:
-            count, page = await in_db_thread(
+            count, page = await self._database(
                 self.store.page,
                 mailing,
                 queued,
-                records=by_id,
+                positions=positions,
                 after=after,
                 limit=PAGE,
                 stored=stored,
@@ -271,7 +298,7 @@ class BatchSuggester:
                 found.append((one, choose(prepared, vector, one)))
             return found
 
-        ranked = [(one, chosen) for one, chosen in await asyncio.to_thread(rank) if chosen]
+        ranked = [(one, chosen) for one, chosen in await self._work(rank) if chosen]
         wanted = {
             int(paper_id)
             for one, _ in ranked
@@ -279,7 +306,7 @@ class BatchSuggester:
             if int(paper_id) not in examples
         }
         if wanted:
-            read = await in_db_thread(self.store.examples, wanted, now=self.clock())
+            read = await self._database(self.store.examples, wanted, now=self.clock())
             while read:  # each paper's weights let go as its vector is made
                 paper_id, (title, weights) = read.popitem()
                 examples[paper_id] = Example.of(title, weights, prepared.frequencies)
@@ -297,11 +324,19 @@ class BatchSuggester:
                 for one, chosen in ranked
             ]
 
-        return await asyncio.to_thread(explain_all)
+        return await self._work(explain_all)
+
+
+async def _inline(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    return function(*args, **kwargs)
+
+
+def _counts_of(records: Sequence[Record]) -> list[str]:
+    return [counts_json(paper_terms(record.title, record.abstract)) for record in records]
 
 
 def _examples_of(profile: Profile, examples: dict[int, Example]) -> list[Example]:
     return [examples[int(p)] for p in profile.examples if int(p) in examples]
 
 
-__all__ = ["PAGE", "BatchReport", "BatchSuggester", "Prepared", "choose"]
+__all__ = ["PAGE", "BatchReport", "BatchSuggester", "Prepared", "Suggester", "choose"]

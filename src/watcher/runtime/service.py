@@ -46,6 +46,7 @@ from watcher.core import Core
 from watcher.core.identity_check import IdentityCheck
 from watcher.core.watched_check import START_PATIENCE, refuse_unknown_watched
 from watcher.polling.poll import Poller, PollReport
+from watcher.polling.ranking_process import ChildLog, suggester_for
 from watcher.polling.sources.listing import HOLIDAY_PROBES
 from watcher.runtime.db import at_head, open_database, upgrade_in_child
 from watcher.runtime.leader import Leadership, Role, leader_lock
@@ -55,6 +56,7 @@ from watcher.settings import Settings
 from watcher.store import Store
 from watcher.store.chats import Chats
 from watcher.store.outbox import Outbox
+from watcher.store.suggesting import SuggestionStore
 from watcher.store.suggestion_outbox import SuggestionOutbox
 from watcher.text import describe_record
 
@@ -247,6 +249,12 @@ def build_poller(
         calendar=settings.announcement_calendar,
         admin_chats=settings.admin_chat_ids,
         listings=settings.early_listings,
+        suggester=suggester_for(
+            settings.database_url,
+            SuggestionStore(store.engine),
+            clock,
+            ChildLog(settings.log_level, settings.log_format, tuple(settings.secrets)),
+        ),
     )
 
 

@@ -30,11 +30,11 @@ One module per thing it owns:
   queued since an instant by follow, and the other modules' reads in that one session.
 - `exclusions`: each chat's excluded words (/exclude), and the papers they held back;
 - "Suggested for you" (issue 32): `suggestion_tables` (its tables), `paper_terms` (each paper's
-  terms and the document frequencies, kept by the save), `profiles` (each chat's profile,
-  updated as papers are announced), `suggesting` (the setting, a batch ranked in pages, the
-  messages queued, 👍/👎, with `kept_records`: a batch's papers as kept) and
-  `suggestion_outbox` (the messages as the sender drains them, a digest's section, the daily
-  prune).
+  terms and the document frequencies, kept by a batch or when first needed), `profiles` (each
+  chat's profile, updated as papers are announced), `suggesting` (the setting, a batch ranked
+  in pages, 👍/👎, with `kept_records`: a batch's papers as kept, and `suggestion_queue`: the
+  messages a page queues) and `suggestion_outbox` (the messages as the sender drains them, a
+  digest's section, the daily prune).
 
 `Store` joins follows, papers, questions, search, inline mode's reads, mailings and source health
 over one engine, so callers hold one object; `Chats`, `Outbox`, `LookupBudgets`, `OfferStore`,

@@ -6,9 +6,9 @@ mailing claimed and ranked in pages, the messages queued, /suggest's top papers,
 A batch: `begin_batch` claims the mailing (`suggestion_batch`, its primary key: of two readers,
 one claims it) and keeps its papers (`suggestion_candidate`) and their terms, counting those
 not counted yet (`watcher.store.paper_terms`), in one transaction. Then `page`, one
-transaction a page, queues the last page's messages (`queue_in`: the papers shown that the
-store lacked stored, without a follow: stored, never announced; one message a destination,
-unique on (chat, thread, mailing)) and reads the next page of destinations with suggestions on
+transaction a page, queues the last page's messages (`watcher.store.suggestion_queue`: the
+papers shown that the store lacked stored, without a follow; one message a destination, unique
+on (chat, thread, mailing)) and reads the next page of destinations with suggestions on
 that have no message for the mailing yet, with their chats' profiles (folded), excluded words
 and the batch's papers they were told of: a page done twice (a crash, a second process) queues
 nothing twice. `finish_batch` marks the mailing done. A batch cut short by a
@@ -21,7 +21,6 @@ as read (JSON of the `Record`) for the newest mailings only (`prune`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -37,8 +36,7 @@ from watcher.store.destinations import DestinationSetting, destination
 from watcher.store.dialects import upsert_into
 from watcher.store.exclusions import ExcludedEntry
 from watcher.store.kept_records import record_json, record_of
-from watcher.store.papers import storable
-from watcher.store.saving import write_batch
+from watcher.store.suggestion_queue import Queued, queue_in, store_papers, stored_ids
 from watcher.store.suggestion_tables import (
     Suggestion,
     SuggestionBatch,
@@ -48,7 +46,6 @@ from watcher.store.suggestion_tables import (
 from watcher.store.tables import AnnouncedPaper, Chat, Paper
 from watcher.suggestions.frequencies import DocumentFrequencies
 from watcher.suggestions.profile import Profile
-from watcher.suggestions.scoring import Explanation
 
 DEFAULT_COUNT = 3
 _PER_READ = 500
@@ -81,36 +78,6 @@ class ToRank:
     profile: Profile
     excluded: tuple[ExcludedWord, ...]
     told: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Shown:
-    """A paper a destination is shown: its arXiv id, score and why."""
-
-    arxiv_id: str
-    score: float
-    reason: Explanation
-
-
-@dataclass(frozen=True, slots=True)
-class Queued:
-    """The message owed to one destination: its papers, best first."""
-
-    chat_id: int
-    thread_id: int
-    digest: bool
-    papers: tuple[Shown, ...]
-
-
-def papers_json(papers: Sequence[tuple[int, Shown]]) -> str:
-    """A message's papers as `suggestion.papers` keeps them (paper id, score, like, shared)."""
-    return json.dumps(
-        [
-            [paper_id, round(shown.score, 4), shown.reason.like, list(shown.reason.shared)]
-            for paper_id, shown in papers
-        ],
-        separators=(",", ":"),
-    )
 
 
 def setting_in(session: Session, chat_id: int, thread_id: int) -> SuggestionSetting:
@@ -261,7 +228,7 @@ class SuggestionStore:
         mailing: date,
         queued: Sequence[Queued],
         *,
-        records: Mapping[str, Record],
+        positions: Mapping[str, int],
         after: tuple[int, int] | None,
         limit: int,
         stored: Mapping[str, int],
@@ -272,11 +239,12 @@ class SuggestionStore:
         on and no message for `mailing` yet, with what ranking them needs, their profiles
         folded; in one transaction, so that a page costs one (on PostgreSQL a few round trips
         each). Both commit or neither does: a page whose messages were lost is read again.
-        Returns how many messages were new (`queue_in`) and the page. `stored`: the batch's
-        papers the store holds (arXiv id → paper id)."""
+        Returns how many messages were new (`queue_in`) and the page. `positions`: each of
+        the batch's papers' position in it; `stored`: those the store holds (arXiv id → paper
+        id)."""
         with Session(self.engine) as session:
             _relaxed(session)
-            count = queue_in(session, mailing, queued, records=records, now=now)
+            count = queue_in(session, mailing, queued, positions=positions, now=now)
             ranked = self._destinations_in(
                 session, mailing, after=after, limit=limit, stored=stored, now=now
             )
@@ -386,7 +354,7 @@ class SuggestionStore:
     def stored_ids(self, arxiv_ids: Sequence[str]) -> dict[str, int]:
         """The paper id of each of these papers the store holds."""
         with Session(self.engine) as session:
-            return _stored_ids(session, arxiv_ids)
+            return stored_ids(session, arxiv_ids)
 
     def examples(
         self, paper_ids: Iterable[int], *, now: datetime
@@ -402,7 +370,7 @@ class SuggestionStore:
         """Store these papers of a batch the store lacks, without a follow (never announced);
         returns each one's paper id."""
         with Session(self.engine) as session:
-            ids = _store_papers(session, records)
+            ids = store_papers(session, records)
             session.commit()
             return ids
 
@@ -420,79 +388,3 @@ class SuggestionStore:
             changed = profiles.react(session, chat_id, paper_id, liked=liked, now=now)
             session.commit()
             return changed
-
-
-def queue_in(
-    session: Session,
-    mailing: date,
-    queued: Sequence[Queued],
-    *,
-    records: Mapping[str, Record],
-    now: datetime,
-) -> int:
-    """Inside the caller's transaction: queue each destination's message for `mailing` (its
-    papers stored first, from `records` where the store lacks them), unless it has one:
-    returns how many were new. A destination taking digests gets it held for its next digest,
-    where it replaces an older one still held."""
-    if not queued:
-        return 0
-    shown = {paper.arxiv_id for one in queued for paper in one.papers}
-    ids = _store_papers(session, [records[arxiv_id] for arxiv_id in sorted(shown)])
-    dialect = session.get_bind().dialect.name
-    table = Suggestion.__table__  # type: ignore[attr-defined]
-    rows = [
-        {
-            "chat_id": one.chat_id,
-            "thread_id": one.thread_id,
-            "mailing": mailing,
-            "status": SuggestionStatus.HELD if one.digest else SuggestionStatus.PENDING,
-            "papers": papers_json([(ids[p.arxiv_id], p) for p in one.papers]),
-            "attempts": 0,
-            "next_attempt": now,
-            "created": now,
-        }
-        for one in queued
-    ]
-    insert = (
-        upsert_into(dialect, table)
-        .on_conflict_do_nothing(index_elements=["chat_id", "thread_id", "mailing"])
-        .returning(table.c.chat_id, table.c.thread_id, table.c.status)
-    )
-    inserted = session.execute(insert, rows).all()
-    for chat_id, thread_id, status in inserted:
-        if status == SuggestionStatus.HELD:
-            session.execute(
-                update(Suggestion)
-                .where(
-                    col(Suggestion.chat_id) == chat_id,
-                    col(Suggestion.thread_id) == thread_id,
-                    col(Suggestion.status) == SuggestionStatus.HELD,
-                    col(Suggestion.mailing) < mailing,
-                )
-                .values(status=SuggestionStatus.DROPPED)
-            )
-    return len(inserted)
-
-
-def _stored_ids(session: Session, arxiv_ids: Sequence[str]) -> dict[str, int]:
-    ids = sorted(set(arxiv_ids))
-    found: dict[str, int] = {}
-    for start in range(0, len(ids), _PER_READ):
-        for paper_id, arxiv_id in session.exec(
-            select(Paper.id, Paper.arxiv_id).where(
-                col(Paper.arxiv_id).in_(ids[start : start + _PER_READ])
-            )
-        ):
-            assert paper_id is not None
-            found[arxiv_id] = paper_id
-    return found
-
-
-def _store_papers(session: Session, records: Sequence[Record]) -> dict[str, int]:
-    """Inside the caller's transaction: store those of `records` the store lacks, without a
-    follow; the paper id of each."""
-    ids = _stored_ids(session, [record.arxiv_id for record in records])
-    missing = [(storable(r), frozenset[int]()) for r in records if r.arxiv_id not in ids]
-    for linked, (record, _) in zip(write_batch(session, missing), missing, strict=True):
-        ids[record.arxiv_id] = linked.paper_id
-    return ids
