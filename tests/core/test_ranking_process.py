@@ -35,7 +35,7 @@ from watcher.clock import SYSTEM_CLOCK
 from watcher.core import Core
 from watcher.errors import WatcherError
 from watcher.polling.ranking_process import ChildLog, RankingProcess, suggester_for
-from watcher.polling.suggested_batch import BatchSuggester
+from watcher.polling.suggested_batch import BatchReport, BatchSuggester
 from watcher.store.suggesting import Claim, SuggestionStore
 from watcher.store.suggestion_tables import SuggestionBatch
 
@@ -80,6 +80,18 @@ def batch_claim_held(engine: Engine) -> Iterator[None]:
         session.rollback()
 
 
+async def child_started(
+    ranker: RankingProcess,
+) -> tuple[asyncio.Task[BatchReport], asyncio.subprocess.Process]:
+    """The day's batch handed to `ranker`, once its child runs."""
+    task = asyncio.create_task(
+        ranker.after_batch(MAILING, [record(p) for p in DAY], source="listing")
+    )
+    await eventually(lambda: ranker.child is not None)
+    assert ranker.child is not None
+    return task, ranker.child
+
+
 async def test_a_child_ranks_the_batch_as_the_hook_does_in_process(
     core: Core, engine: Engine, database_url: str
 ) -> None:
@@ -104,12 +116,7 @@ async def test_a_cancelled_ranking_kills_its_child_and_the_next_read_ranks_the_b
 ) -> None:
     ranker = ranking(database_url)
     with batch_claim_held(engine):
-        task = asyncio.create_task(
-            ranker.after_batch(MAILING, [record(p) for p in DAY], source="listing")
-        )
-        await eventually(lambda: ranker.child is not None)
-        child = ranker.child
-        assert child is not None
+        task, child = await child_started(ranker)
         await asyncio.sleep(0.5)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -127,12 +134,7 @@ async def test_a_child_past_its_time_is_killed_and_said_so(
 ) -> None:
     ranker = ranking(database_url, timeout=1.0)
     with batch_claim_held(engine):
-        task = asyncio.create_task(
-            ranker.after_batch(MAILING, [record(p) for p in DAY], source="listing")
-        )
-        await eventually(lambda: ranker.child is not None)
-        child = ranker.child
-        assert child is not None
+        task, child = await child_started(ranker)
         with pytest.raises(WatcherError, match="took over 1 s and was stopped"):
             await task
         assert child.returncode is not None
