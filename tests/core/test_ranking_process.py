@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -36,6 +38,7 @@ from watcher.core import Core
 from watcher.errors import WatcherError
 from watcher.polling.ranking_process import ChildLog, RankingProcess, suggester_for
 from watcher.polling.suggested_batch import BatchReport, BatchSuggester
+from watcher.store.kept_records import record_json
 from watcher.store.suggesting import Claim, SuggestionStore
 from watcher.store.suggestion_tables import SuggestionBatch
 
@@ -163,6 +166,26 @@ async def test_a_child_that_fails_says_so_in_the_log_without_a_secret(
     assert "Connection refused" in logged  # the cause, in the traceback
     for secret in (password, TOKEN):
         assert secret not in logged and secret not in str(raised.value)
+
+
+async def test_a_batch_cut_short_on_its_way_to_the_child_is_not_claimed(
+    core: Core, engine: Engine, database_url: str
+) -> None:
+    """The service stopped while it wrote the papers: the child claims nothing, so the next read
+    of the mailing ranks the whole batch."""
+    header = ranking(database_url).header(MAILING, source="listing", papers=len(DAY))
+    child = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "watcher.polling.ranking_process"],
+        input=f"{json.dumps(header)}\n{record_json(record(DAY[0]))}\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (child.returncode, child.stdout) == (1, "")
+    assert f"1 of its {len(DAY)} papers came" in child.stderr
+    with Session(engine) as session:
+        assert session.get(SuggestionBatch, MAILING) is None
 
 
 async def test_an_empty_batch_starts_no_child(database_url: str) -> None:

@@ -78,16 +78,7 @@ class RankingProcess:
     ) -> BatchReport:
         if not records:
             return BatchReport(mailing)
-        password = make_url(self.database_url).password
-        header = {
-            "database_url": self.database_url,
-            "mailing": mailing.isoformat(),
-            "source": source,
-            "now": self.clock().isoformat(),
-            "log_level": self.child_log.level,
-            "log_format": self.child_log.format,
-            "secrets": [*self.child_log.secrets, *([str(password)] if password else [])],
-        }
+        header = self.header(mailing, source=source, papers=len(records))
         child = self.child = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -122,6 +113,20 @@ class RankingProcess:
             destinations=found["destinations"],
             queued=found["queued"],
         )
+
+    def header(self, mailing: date, *, source: str, papers: int) -> dict[str, object]:
+        """The first line the child reads: where and what to rank, and how to log."""
+        password = make_url(self.database_url).password
+        return {
+            "database_url": self.database_url,
+            "mailing": mailing.isoformat(),
+            "source": source,
+            "papers": papers,
+            "now": self.clock().isoformat(),
+            "log_level": self.child_log.level,
+            "log_format": self.child_log.format,
+            "secrets": [*self.child_log.secrets, *([str(password)] if password else [])],
+        }
 
     @staticmethod
     async def _talk(
@@ -164,6 +169,14 @@ def main() -> int:
     header = json.loads(sys.stdin.readline())
     setup_logging(header["log_level"], secrets=header["secrets"], log_format=header["log_format"])
     now = datetime.fromisoformat(header["now"])
+    records = [record_of(line) for line in sys.stdin if line.strip()]
+    if len(records) != header["papers"]:  # the service stopped while it wrote: claim nothing
+        log.error(
+            "ranking the suggestions of the mailing of %s: %d of its %d papers came; "
+            "the next read of the mailing ranks it",
+            header["mailing"], len(records), header["papers"],
+        )  # fmt: skip
+        return 1
     try:
         engine = create_db_engine(header["database_url"])
         suggester = BatchSuggester(
@@ -171,14 +184,11 @@ def main() -> int:
             lambda: now + timedelta(seconds=time.monotonic() - started),
             one_thread=True,
         )
-        report = asyncio.run(
-            suggester.after_batch(
-                date.fromisoformat(header["mailing"]),
-                # Its only copy: the hook lets the papers go once it has what ranking needs.
-                [record_of(line) for line in sys.stdin if line.strip()],
-                source=header["source"],
-            )
+        ranking = suggester.after_batch(
+            date.fromisoformat(header["mailing"]), records, source=header["source"]
         )
+        del records  # the hook's is the only copy: it lets the papers go once it has prepared
+        report = asyncio.run(ranking)
         engine.dispose()
     except Exception:
         log.exception("ranking the suggestions of the mailing of %s failed", header["mailing"])
