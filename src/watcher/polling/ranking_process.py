@@ -9,9 +9,10 @@ it was, and the ranking's peak is the child's alone. A database only this proces
 in-memory SQLite) is ranked in process instead (`suggester_for`).
 
 The pipe, one way each:
-- standard input: a header line (JSON: the database URL, the mailing, the reader, the time, how to
-  log, what to redact), then the batch's papers, a line each, as a batch keeps them
-  (`watcher.store.kept_records`);
+- standard input: a header line (JSON: the database URL, the mailing, the reader, how many papers
+  follow, the time, how to log, what to redact), then the batch's papers, a line each, as a batch
+  keeps them (`watcher.store.kept_records`); a child that gets fewer (the service stopped while
+  it wrote) claims nothing;
 - standard output: one JSON line, the `BatchReport`'s figures;
 - standard error: the child's log, as the service logs (format, level, redaction).
 
