@@ -51,6 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from watcher.arxiv.records import Author, Record  # noqa: E402
+from watcher.clock import SYSTEM_CLOCK  # noqa: E402
 from watcher.runtime.db import open_database  # noqa: E402
 from watcher.store import MatchedRecord, Store, paper_terms  # noqa: E402
 from watcher.store.destinations import DestinationSetting  # noqa: E402
@@ -198,11 +199,12 @@ def run(args: argparse.Namespace) -> None:
 
     batch = [as_record(item) for item in records(args.sample) if item["id"] in wanted]
     engine = open_database(args.database_url)
-    clock = lambda: datetime.now(UTC)  # noqa: E731
     if args.in_process:
-        suggester: BatchSuggester | RankingProcess = BatchSuggester(SuggestionStore(engine), clock)
+        suggester: BatchSuggester | RankingProcess = BatchSuggester(
+            SuggestionStore(engine), SYSTEM_CLOCK
+        )
     else:
-        suggester = RankingProcess(args.database_url, clock)
+        suggester = RankingProcess(args.database_url, SYSTEM_CLOCK)
     before = resident_mb()
     started = time.perf_counter()
     report = asyncio.run(suggester.after_batch(MAILING, batch, source="listing"))

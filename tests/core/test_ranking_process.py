@@ -61,9 +61,7 @@ async def core(engine: Engine) -> AsyncIterator[Core]:
 
 
 def ranking(database_url: str, **given: float) -> RankingProcess:
-    return RankingProcess(
-        database_url, lambda: datetime.now(UTC), child_log=ChildLog(secrets=(TOKEN,)), **given
-    )
+    return RankingProcess(database_url, SYSTEM_CLOCK, child_log=ChildLog(secrets=(TOKEN,)), **given)
 
 
 def children_cpu() -> float:
@@ -152,7 +150,7 @@ async def test_a_child_that_fails_says_so_in_the_log_without_a_secret(
     url = f"postgresql+psycopg://postgres:{password}@127.0.0.1:1/test"
     ranker = RankingProcess(
         url,
-        lambda: datetime.now(UTC),
+        SYSTEM_CLOCK,
         child_log=ChildLog(format="json", secrets=(TOKEN,)),
     )
     with pytest.raises(WatcherError, match="exited with 1; its error is logged above") as raised:

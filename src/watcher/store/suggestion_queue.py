@@ -65,18 +65,17 @@ def queue_in(
     positions: Mapping[str, int],
     now: datetime,
 ) -> int:
-    """Inside the caller's transaction: queue each destination's message for `mailing` (its
-    papers stored first where the store lacks them, as the batch kept them: `positions`, each
-    paper's in the batch), unless it has one:
-    returns how many were new. A destination taking digests gets it held for its next digest,
-    where it replaces an older one still held."""
+    """Inside the caller's transaction: queue each destination's message for `mailing`, unless
+    it has one; returns how many were new. Its papers the store lacks are stored first, as the
+    batch kept them (`positions`: each paper's position in the batch). A destination taking
+    digests gets it held for its next digest, where it replaces an older one still held."""
     if not queued:
         return 0
     shown = sorted({paper.arxiv_id for one in queued for paper in one.papers})
     ids = stored_ids(session, shown)
     missing = [positions[arxiv_id] for arxiv_id in shown if arxiv_id not in ids]
     if missing:
-        ids.update(store_papers(session, _candidates_at(session, mailing, missing)))
+        ids.update(_store_new(session, _candidates_at(session, mailing, missing)))
     dialect = session.get_bind().dialect.name
     table = Suggestion.__table__  # type: ignore[attr-defined]
     rows = [
@@ -114,6 +113,7 @@ def queue_in(
 
 
 def stored_ids(session: Session, arxiv_ids: Sequence[str]) -> dict[str, int]:
+    """The paper id of each of these papers the store holds, by arXiv id."""
     ids = sorted(set(arxiv_ids))
     found: dict[str, int] = {}
     for start in range(0, len(ids), _PER_READ):
@@ -145,7 +145,15 @@ def store_papers(session: Session, records: Sequence[Record]) -> dict[str, int]:
     """Inside the caller's transaction: store those of `records` the store lacks, without a
     follow; the paper id of each."""
     ids = stored_ids(session, [record.arxiv_id for record in records])
-    missing = [(storable(r), frozenset[int]()) for r in records if r.arxiv_id not in ids]
-    for linked, (record, _) in zip(write_batch(session, missing), missing, strict=True):
-        ids[record.arxiv_id] = linked.paper_id
+    ids.update(_store_new(session, [r for r in records if r.arxiv_id not in ids]))
     return ids
+
+
+def _store_new(session: Session, records: Sequence[Record]) -> dict[str, int]:
+    """Store `records`, which the store was just found to lack, without a follow (never
+    announced); the paper id of each."""
+    rows = [(storable(record), frozenset[int]()) for record in records]
+    return {
+        record.arxiv_id: linked.paper_id
+        for linked, (record, _) in zip(write_batch(session, rows), rows, strict=True)
+    }
